@@ -1,0 +1,40 @@
+# Two commands, each creating .venv when it is missing:
+#   make demo   audit the built-in catalogue and print the verdict table
+#   make test   run the default test suite (slow checks are left out; `make test-slow` runs them)
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.dpaudit-installed
+
+.PHONY: demo test test-slow prove bounds bench lint clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,progress,plots,notebooks]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/dpaudit demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow
+
+prove: $(STAMP)
+	$(BIN)/dpaudit prove
+
+bounds: $(STAMP)
+	$(BIN)/dpaudit bounds
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+lint: $(STAMP)
+	$(BIN)/python -m pip install --quiet ruff mypy
+	$(BIN)/ruff check dpaudit proofs tests benchmarks
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

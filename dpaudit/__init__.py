@@ -1,0 +1,38 @@
+"""dpaudit: audit and verify differential-privacy implementations.
+
+Three parts, side by side:
+
+* :mod:`dpaudit.mechanisms` and :mod:`dpaudit.userlevel`: vectorised mechanisms with their claims;
+* :mod:`dpaudit.bounds` and ``proofs/``: symbolic checks of the papers' bounds and lemmas;
+* :func:`dpaudit.audit`: an empirical confidence lower bound on epsilon.
+"""
+
+from dpaudit.errors import (
+    DPAuditError,
+    InvalidArgument,
+    MechanismError,
+    NotNeighborsError,
+    NothingToLearnWarning,
+    UnsoundApproximationWarning,
+    UnsoundMechanismWarning,
+)
+from dpaudit.guarantees import GDP, ApproxDP, Guarantee, PureDP
+from dpaudit.interfaces import Mechanism
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "GDP",
+    "ApproxDP",
+    "DPAuditError",
+    "Guarantee",
+    "InvalidArgument",
+    "Mechanism",
+    "MechanismError",
+    "NotNeighborsError",
+    "NothingToLearnWarning",
+    "PureDP",
+    "UnsoundApproximationWarning",
+    "UnsoundMechanismWarning",
+    "__version__",
+]

@@ -1,0 +1,163 @@
+"""The one place where argument errors are formatted.
+
+Every message follows one template (house style, convention 7)::
+
+    `<owner>`: `<name>` must be <constraint>; got <name>=<value!r>.
+
+Helpers return the validated value (converted to the canonical Python type) so that call sites
+read ``epsilon = check_positive("LaplaceMechanism", "epsilon", epsilon)``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit.errors import InvalidArgument
+
+__all__ = [
+    "argument_error",
+    "check_array",
+    "check_finite_array",
+    "check_in_range",
+    "check_int",
+    "check_nonnegative",
+    "check_one_of",
+    "check_positive",
+    "check_probability",
+    "check_real",
+]
+
+
+def argument_error(owner: str, name: str, constraint: str, value: Any, fix: str | None = None) -> InvalidArgument:
+    """Build (not raise) the standard :class:`InvalidArgument` for ``name`` of ``owner``."""
+    shown = _short_repr(value)
+    message = f"`{owner}`: `{name}` must be {constraint}; got {name}={shown}."
+    if fix:
+        message += f" To fix: {fix}"
+    return InvalidArgument(message)
+
+
+def _short_repr(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"array(shape={value.shape}, dtype={value.dtype})"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_real(owner: str, name: str, value: Any) -> float:
+    """Return ``value`` as a float; reject non-numbers, booleans and NaN."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise argument_error(owner, name, "a real number", value)
+    out = float(value)
+    if math.isnan(out):
+        raise argument_error(owner, name, "a real number, not NaN", value)
+    return out
+
+
+def check_positive(owner: str, name: str, value: Any, *, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float in (0, inf) (or (0, inf] with ``allow_inf``)."""
+    out = check_real(owner, name, value)
+    upper = "inf]" if allow_inf else "inf)"
+    if not out > 0 or (math.isinf(out) and not allow_inf):
+        raise argument_error(owner, name, f"in (0, {upper}", value)
+    return out
+
+
+def check_nonnegative(owner: str, name: str, value: Any, *, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float in [0, inf) (or [0, inf] with ``allow_inf``)."""
+    out = check_real(owner, name, value)
+    upper = "inf]" if allow_inf else "inf)"
+    if not out >= 0 or (math.isinf(out) and not allow_inf):
+        raise argument_error(owner, name, f"in [0, {upper}", value)
+    return out
+
+
+def check_in_range(
+    owner: str,
+    name: str,
+    value: Any,
+    low: float,
+    high: float,
+    *,
+    low_closed: bool = True,
+    high_closed: bool = True,
+) -> float:
+    """Return ``value`` as a float inside the interval between ``low`` and ``high``."""
+    out = check_real(owner, name, value)
+    ok_low = out >= low if low_closed else out > low
+    ok_high = out <= high if high_closed else out < high
+    if not (ok_low and ok_high):
+        left = "[" if low_closed else "("
+        right = "]" if high_closed else ")"
+        raise argument_error(owner, name, f"in {left}{low:g}, {high:g}{right}", value)
+    return out
+
+
+def check_probability(owner: str, name: str, value: Any, *, allow_one: bool = False, allow_zero: bool = True) -> float:
+    """Return ``value`` as a float probability, in [0, 1) by default."""
+    return check_in_range(owner, name, value, 0.0, 1.0, low_closed=allow_zero, high_closed=allow_one)
+
+
+def check_int(owner: str, name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` as an int within the optional bounds; reject booleans and floats."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise argument_error(owner, name, "an integer", value)
+    out = int(value)
+    if minimum is not None and out < minimum:
+        bound = f"an integer >= {minimum}" if maximum is None else f"an integer in [{minimum}, {maximum}]"
+        raise argument_error(owner, name, bound, value)
+    if maximum is not None and out > maximum:
+        bound = f"an integer <= {maximum}" if minimum is None else f"an integer in [{minimum}, {maximum}]"
+        raise argument_error(owner, name, bound, value)
+    return out
+
+
+def check_one_of(owner: str, name: str, value: Any, allowed: tuple[Any, ...]) -> Any:
+    """Return ``value`` if it is one of ``allowed``."""
+    if value not in allowed:
+        listing = ", ".join(repr(a) for a in allowed)
+        raise argument_error(owner, name, f"one of {listing}", value)
+    return value
+
+
+def check_array(
+    owner: str,
+    name: str,
+    value: Any,
+    *,
+    ndim: int | tuple[int, ...] | None = None,
+    min_ndim: int | None = None,
+    dtype: type | None = np.float64,
+) -> NDArray[Any]:
+    """Return ``value`` as an ndarray of ``dtype`` with the required dimensionality.
+
+    Object and string arrays are rejected. NaN is *not* checked here; use :func:`check_finite_array`.
+    """
+    try:
+        arr = np.asarray(value) if dtype is None else np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise argument_error(owner, name, "array-like of numbers", value) from exc
+    if arr.dtype.kind not in "biuf":
+        raise argument_error(owner, name, "array-like of numbers", value)
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else ndim
+        if arr.ndim not in allowed:
+            wanted = " or ".join(str(k) for k in allowed)
+            raise argument_error(owner, name, f"an array with {wanted} dimension(s) (shape {arr.shape})", value)
+    if min_ndim is not None and arr.ndim < min_ndim:
+        raise argument_error(owner, name, f"an array with at least {min_ndim} dimension(s) (shape {arr.shape})", value)
+    return arr
+
+
+def check_finite_array(owner: str, name: str, value: Any, **kwargs: Any) -> NDArray[Any]:
+    """Like :func:`check_array`, and also reject NaN and infinite entries."""
+    arr = check_array(owner, name, value, **kwargs)
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        bad = int(np.count_nonzero(~np.isfinite(arr)))
+        raise argument_error(owner, name, f"finite (it has {bad} NaN or infinite entries)", value)
+    return arr

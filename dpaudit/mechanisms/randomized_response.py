@@ -1,0 +1,68 @@
+"""k-ary randomized response [War65; KOV16 Sec 2].
+
+References
+----------
+.. [War65] S. L. Warner. Randomized response. JASA 1965.
+.. [KOV16] P. Kairouz, S. Oh and P. Viswanath. Extremal mechanisms for local differential
+   privacy. JMLR 2016.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit._validation import argument_error, check_int, check_positive
+from dpaudit.guarantees import PureDP
+from dpaudit.mechanisms.base import MechanismBase, check_integer_valued, check_size
+from dpaudit.neighbors.relations import ItemReplace
+
+__all__ = ["RandomizedResponse", "randomized_response_keep_probability"]
+
+
+def randomized_response_keep_probability(epsilon: float, k: int) -> float:
+    """``p = e^eps / (e^eps + k - 1)``, the probability of reporting the true category, rounded down.
+
+    Computed as ``1 / (1 + (k-1) e^{-eps})`` and stepped down one ulp, so that the likelihood ratio
+    ``p (k-1) / (1-p)`` does not exceed ``e^eps`` through rounding.
+    """
+    epsilon = check_positive("randomized_response_keep_probability", "epsilon", epsilon, allow_inf=False)
+    k = check_int("randomized_response_keep_probability", "k", k, minimum=2)
+    p = 1.0 / (1.0 + (k - 1) * math.exp(-epsilon))
+    return float(np.nextafter(p, 0.0))
+
+
+@dataclass(frozen=True)
+class RandomizedResponse(MechanismBase):
+    """Report each entry's category truthfully with probability ``e^eps/(e^eps+k-1)``, else a uniform
+    *other* category.
+
+    ``data`` is an integer array of categories in ``{0, ..., k-1}``; each entry (one person's value)
+    is randomised independently, so the claim is epsilon-DP under :class:`ItemReplace`
+    (change one entry).
+    """
+
+    epsilon: float
+    k: int = 2
+    keep_probability: float = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "keep_probability", randomized_response_keep_probability(self.epsilon, self.k))
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int64]:
+        owner = "RandomizedResponse.sample"
+        x = check_integer_valued(owner, "data", data)
+        if x.size and (x.min() < 0 or x.max() >= self.k):
+            raise argument_error(owner, "data", f"categories in {{0, ..., {self.k - 1}}}", data)
+        size = check_size(owner, size)
+        shape = (size, *x.shape)
+        keep = rng.random(shape) < self.keep_probability
+        offset = rng.integers(1, self.k, size=shape)  # uniform over the k-1 other categories
+        return np.where(keep, x, (x + offset) % self.k)
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.epsilon, ItemReplace())

@@ -1,0 +1,188 @@
+"""Neighbouring relations: what exactly changes between two neighbouring datasets.
+
+Shapes (SPEC, data model):
+
+* item-level datasets are arrays of shape ``(n, ...)``: one row per item (record);
+* user-level datasets are arrays of shape ``(n_users, m_items, ...)``: one slice per user,
+  each user holding the same number ``m`` of items;
+* query-answer vectors (what the primitive mechanisms add noise to) are arrays of any shape.
+
+Each relation is a frozen dataclass with ``is_neighbor(a, b)``, a ``check_neighbors`` that raises
+:class:`~dpaudit.errors.NotNeighborsError` with the reason, a seeded ``random_neighbor`` and a
+``worst_case_neighbors`` candidate list (see :mod:`dpaudit.neighbors.generators`).
+
+Identical datasets are neighbours under every relation here ("differ in at most one ..."), which is
+the convention under which DP guarantees are stated; the auditor warns on such pairs because they
+cannot reveal anything.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit._validation import check_array, check_one_of, check_positive
+from dpaudit.errors import NotNeighborsError
+
+__all__ = [
+    "ItemAddRemove",
+    "ItemReplace",
+    "NeighborRelation",
+    "QueryDistance",
+    "UserAddRemove",
+    "UserReplace",
+]
+
+
+def _same(a: NDArray[Any], b: NDArray[Any]) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+class NeighborRelation(abc.ABC):
+    """A symmetric relation on datasets; ``is_neighbor(a, b)`` decides it exactly."""
+
+    name: str = "relation"
+    min_ndim: int = 1
+
+    def _as_data(self, value: Any, name: str) -> NDArray[Any]:
+        return check_array(type(self).__name__, name, value, min_ndim=self.min_ndim, dtype=None)
+
+    @abc.abstractmethod
+    def _reason_not_neighbors(self, a: NDArray[Any], b: NDArray[Any]) -> str | None:
+        """None when a and b are neighbours, else a short reason."""
+
+    def is_neighbor(self, a: Any, b: Any) -> bool:
+        """True when ``a`` and ``b`` are neighbours under this relation."""
+        return self._reason_not_neighbors(self._as_data(a, "a"), self._as_data(b, "b")) is None
+
+    def check_neighbors(self, a: Any, b: Any, owner: str = "dpaudit") -> None:
+        """Raise :class:`NotNeighborsError` naming the reason if ``a`` and ``b`` are not neighbours."""
+        reason = self._reason_not_neighbors(self._as_data(a, "a"), self._as_data(b, "b"))
+        if reason is not None:
+            raise NotNeighborsError(f"`{owner}`: the datasets are not neighbours under {self}: {reason}.")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _differing_rows(a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.intp]:
+    """Indices along axis 0 where two same-shape arrays differ."""
+    diff = a != b
+    if diff.ndim > 1:
+        diff = diff.reshape(diff.shape[0], -1).any(axis=1)
+    return np.flatnonzero(diff)
+
+
+def _add_remove_reason(a: NDArray[Any], b: NDArray[Any], unit: str) -> str | None:
+    if a.shape[1:] != b.shape[1:]:
+        return f"each {unit} must have the same shape, got {a.shape[1:]} and {b.shape[1:]}"
+    if a.shape[0] == b.shape[0]:
+        return None if _same(a, b) else f"same number of {unit}s ({a.shape[0]}) but different contents"
+    big, small = (a, b) if a.shape[0] > b.shape[0] else (b, a)
+    if big.shape[0] != small.shape[0] + 1:
+        return f"the numbers of {unit}s differ by {big.shape[0] - small.shape[0]}, not by 1"
+    rows = _differing_rows(big[:-1], small)
+    i = int(rows[0]) if rows.size else small.shape[0]
+    if np.array_equal(big[i + 1 :], small[i:]):
+        return None
+    return f"removing one {unit} from the larger dataset does not give the smaller one"
+
+
+@dataclass(frozen=True)
+class ItemAddRemove(NeighborRelation):
+    """Item-level add/remove: ``b`` is ``a`` with one row (item) inserted or deleted, order kept.
+
+    Datasets have shape ``(n, ...)``; the other rows are identical and in the same order.
+    """
+
+    name = "item add/remove"
+
+    def _reason_not_neighbors(self, a: NDArray[Any], b: NDArray[Any]) -> str | None:
+        return _add_remove_reason(a, b, "item")
+
+
+@dataclass(frozen=True)
+class ItemReplace(NeighborRelation):
+    """Item-level replace (bounded DP): same shape ``(n, ...)``, at most one row differs."""
+
+    name = "item replace"
+
+    def _reason_not_neighbors(self, a: NDArray[Any], b: NDArray[Any]) -> str | None:
+        if a.shape != b.shape:
+            return f"replace needs equal shapes, got {a.shape} and {b.shape}"
+        k = _differing_rows(a, b).size
+        return None if k <= 1 else f"{k} items differ, at most 1 may"
+
+
+@dataclass(frozen=True)
+class UserReplace(NeighborRelation):
+    """User-level replace: shape ``(n_users, m_items, ...)``, at most one user's slice differs.
+
+    All ``m`` items of the one user may change; the other users are identical. This is the
+    relation under which the four user-level DP-SCO papers state their guarantees.
+    """
+
+    name = "user replace"
+    min_ndim = 2
+
+    def _reason_not_neighbors(self, a: NDArray[Any], b: NDArray[Any]) -> str | None:
+        if a.shape != b.shape:
+            return f"replace needs equal shapes (n_users, m_items, ...), got {a.shape} and {b.shape}"
+        k = _differing_rows(a, b).size
+        return None if k <= 1 else f"{k} users differ, at most 1 may"
+
+
+@dataclass(frozen=True)
+class UserAddRemove(NeighborRelation):
+    """User-level add/remove: one user's whole ``(m_items, ...)`` slice is inserted or deleted."""
+
+    name = "user add/remove"
+    min_ndim = 2
+
+    def _reason_not_neighbors(self, a: NDArray[Any], b: NDArray[Any]) -> str | None:
+        return _add_remove_reason(a, b, "user")
+
+
+@dataclass(frozen=True)
+class QueryDistance(NeighborRelation):
+    """Query answers within ``sensitivity`` of each other in the ``norm`` ("l1", "l2" or "linf").
+
+    This is the relation the primitive mechanisms are stated for: they receive ``f(D)`` and the
+    guarantee holds whenever ``||f(D) - f(D')||_norm <= sensitivity``. Shapes must match.
+    """
+
+    sensitivity: float = 1.0
+    norm: str = "l1"
+    name = "query distance"
+    min_ndim = 0
+
+    def __post_init__(self) -> None:
+        check_positive("QueryDistance", "sensitivity", self.sensitivity)
+        check_one_of("QueryDistance", "norm", self.norm, ("l1", "l2", "linf"))
+
+    def distance(self, a: Any, b: Any) -> float:
+        """``||a - b||`` in this relation's norm."""
+        diff = np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)).ravel()
+        if diff.size == 0:
+            return 0.0
+        if self.norm == "l1":
+            return float(diff.sum())
+        if self.norm == "l2":
+            return float(np.sqrt(np.sum(diff**2)))
+        return float(diff.max())
+
+    def _reason_not_neighbors(self, a: NDArray[Any], b: NDArray[Any]) -> str | None:
+        if a.shape != b.shape:
+            return f"query answers must have equal shapes, got {a.shape} and {b.shape}"
+        dist = self.distance(a, b)
+        # one part in 1e12 of slack: sensitivities are often computed in floating point
+        if dist <= self.sensitivity * (1 + 1e-12):
+            return None
+        return f"{self.norm} distance {dist:g} exceeds the sensitivity {self.sensitivity:g}"
+
+    def __str__(self) -> str:
+        return f"{self.norm} query distance <= {self.sensitivity:g}"

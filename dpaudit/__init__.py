@@ -7,6 +7,7 @@ Three parts, side by side:
 * :func:`dpaudit.audit`: an empirical confidence lower bound on epsilon.
 """
 
+from dpaudit.auditor import AuditResult, audit
 from dpaudit.errors import (
     DPAuditError,
     InvalidArgument,
@@ -23,6 +24,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "GDP",
+    "AuditResult",
+    "audit",
     "ApproxDP",
     "DPAuditError",
     "Guarantee",

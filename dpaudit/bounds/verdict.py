@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CheckResult", "Verdict", "verdict_from_sympy"]
+__all__ = ["CheckResult", "Verdict", "combine_verdicts", "verdict_from_sympy"]
 
 
 class Verdict(enum.Enum):
@@ -79,3 +79,35 @@ class CheckResult:
     @property
     def disproved(self) -> bool:
         return self.verdict is Verdict.DISPROVED
+
+    @property
+    def undecided(self) -> bool:
+        return self.verdict is Verdict.UNDECIDED
+
+    def line(self) -> str:
+        """One-line rendering: verdict, claim, citation, and the counterexample if any."""
+        text = f"{self.verdict.name:<10} {self.claim}"
+        if self.source:
+            text += f"  {self.source}"
+        if self.counterexample:
+            shown = ", ".join(f"{k}={_short(v)}" for k, v in self.counterexample.items())
+            text += f"  [counterexample: {shown}]"
+        return text
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def combine_verdicts(*verdicts: Verdict) -> Verdict:
+    """Conjunction of claims: DISPROVED if any part is, PROVED if all parts are, else UNDECIDED."""
+    if any(v is Verdict.DISPROVED for v in verdicts):
+        return Verdict.DISPROVED
+    if verdicts and all(v is Verdict.PROVED for v in verdicts):
+        return Verdict.PROVED
+    return Verdict.UNDECIDED

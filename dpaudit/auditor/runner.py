@@ -1,0 +1,273 @@
+"""``audit()``: run a mechanism on two neighbouring datasets and lower-bound its epsilon.
+
+Procedure (SPEC, auditor contract):
+
+1. draw ``trials`` outputs on each dataset, in blocks on spawned streams (:mod:`.sampling`);
+2. split the trials: the first ``selection_fraction`` are the *selection split*, the rest the
+   *estimation split*. Trials are i.i.d., so the splits are independent;
+3. on the selection split only: classify the outputs, fit score functions (:mod:`.attacks`) on
+   its first half and rank events ``{score > t}`` / ``{score <= t}`` in both directions on its
+   second half (scalar continuous outputs use the whole selection split, as nothing is fitted);
+4. on the estimation split: evaluate the best ``candidates`` events, each at level
+   ``alpha / candidates`` (Bonferroni), with one-sided Clopper-Pearson limits at half that level
+   for the numerator and denominator probabilities, and
+   ``eps_lb = ln((p_num_lo - delta) / p_den_hi)``; report the largest.
+
+For any fixed event E an (epsilon, delta)-DP mechanism has ``P_num(E) <= e^epsilon P_den(E) + delta``,
+and E is fixed before the estimation split is read, so ``P[eps_lb > epsilon] <= 1 - confidence``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from concurrent.futures import Executor
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from dpaudit._rng import TrialStreams
+from dpaudit._validation import argument_error, check_in_range, check_int, check_nonnegative, check_probability
+from dpaudit.accounting.conversions import gdp_epsilon
+from dpaudit.auditor.attacks import Candidate, fit_scores, rank_candidates
+from dpaudit.auditor.features import OutputLayout, detect_layout, flatten_outputs
+from dpaudit.auditor.result import AuditResult, EventEvidence
+from dpaudit.auditor.sampling import as_sampler, draw_outputs
+from dpaudit.auditor.stats import (
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    epsilon_lower_bound_from_counts,
+    gdp_mu_lower_bound_from_counts,
+)
+from dpaudit.errors import NothingToLearnWarning
+from dpaudit.guarantees import ApproxDP
+
+__all__ = ["MIN_TRIALS", "audit"]
+
+MIN_TRIALS = 100
+OWNER = "audit"
+
+
+def _as_dataset(value: Any, name: str) -> Any:
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # pragma: no cover - numpy accepts nearly anything
+        raise argument_error(OWNER, name, "array-like", value) from exc
+    if arr.dtype.kind in "fc" and np.isnan(arr).any():
+        raise argument_error(OWNER, name, "free of NaN", value)
+    return value
+
+
+def _same_data(a: Any, b: Any) -> bool:
+    try:
+        x, y = np.asarray(a), np.asarray(b)
+    except Exception:  # pragma: no cover
+        return False
+    return x.shape == y.shape and x.dtype.kind not in "OSUV" and bool(np.array_equal(x, y))
+
+
+def _resolve_claim(sampler: Any, epsilon: Any, delta: Any) -> tuple[float, float, Any]:
+    claim = sampler.claimed_guarantee()
+    if delta is None:
+        delta = claim.delta if isinstance(claim, ApproxDP) else 0.0
+    delta = check_probability(OWNER, "delta", delta)
+    if epsilon is None:
+        if claim is None:
+            raise argument_error(OWNER, "epsilon", "given for a plain callable (it has no claimed_guarantee())", None)
+        epsilon = claim.epsilon_at(delta)
+    epsilon = check_nonnegative(OWNER, "epsilon", epsilon)
+    return epsilon, delta, claim
+
+
+def _evaluate(
+    cand: Candidate, e0: NDArray[Any], e1: NDArray[Any], delta: float, alpha: float, cache: dict[int, Any]
+) -> EventEvidence:
+    key = id(cand.score)
+    if key not in cache:  # a score shared by several candidates is computed once
+        cache[key] = (cand.score(e0), cand.score(e1))
+    s0, s1 = cache[key]
+    c0, c1 = int(np.count_nonzero(cand.event(s0))), int(np.count_nonzero(cand.event(s1)))
+    k_num, k_den = (c0, c1) if cand.numerator == 0 else (c1, c0)
+    n = len(e0)
+    value = epsilon_lower_bound_from_counts(k_num, k_den, n, delta, alpha)
+    per_limit = alpha / 2
+    return EventEvidence(
+        attack=cand.score.name,
+        event=cand.describe(),
+        numerator=f"d{cand.numerator}",
+        count_numerator=k_num,
+        count_denominator=k_den,
+        n=n,
+        p_numerator_interval=(float(clopper_pearson_lower(k_num, n, per_limit)), float(clopper_pearson_upper(k_num, n, per_limit))),
+        p_denominator_interval=(float(clopper_pearson_lower(k_den, n, per_limit)), float(clopper_pearson_upper(k_den, n, per_limit))),
+        value=value,
+    )
+
+
+def _select(layout: OutputLayout, sel0: NDArray[Any], sel1: NDArray[Any], n_est: int, delta: float, z: float) -> tuple[list[Candidate], list[Candidate]]:
+    learned = not (layout.kind == "continuous" and layout.n_columns == 1)
+    if learned:
+        half = len(sel0) // 2
+        scores = fit_scores(layout, sel0[:half], sel1[:half])
+        b0, b1 = sel0[half:], sel1[half:]
+    else:
+        scores = fit_scores(layout, sel0, sel1)
+        b0, b1 = sel0, sel1
+    return rank_candidates(scores, b0, b1, n_est=n_est, delta=delta, z=z)
+
+
+def audit(
+    mechanism: Any,
+    d0: Any,
+    d1: Any,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    trials: int = 100_000,
+    confidence: float = 0.95,
+    seed: Any = None,
+    selection_fraction: float | None = None,
+    candidates: int = 1,
+    check_neighbors: bool = True,
+    block_size: int = 65536,
+    executor: Executor | None = None,
+    progress: bool = False,
+) -> AuditResult:
+    """Lower-bound the epsilon of ``mechanism`` on the pair ``(d0, d1)``; flag it if above the claim.
+
+    Parameters
+    ----------
+    mechanism : Mechanism or callable
+        A dpaudit mechanism (``sample(data, size, *, rng)`` and ``claimed_guarantee()``), a
+        callable ``fn(data, rng, size=None)`` in numpy's convention, or a callable ``fn(data, rng)``
+        with no ``size`` (called once per trial: slow, but it works).
+    d0, d1 : array_like
+        The two datasets; for dpaudit mechanisms they are checked to be neighbours under the
+        claim's relation (set ``check_neighbors=False`` to skip).
+    epsilon : float, optional
+        The claimed epsilon, in [0, inf). Defaults to the mechanism's claim at ``delta``.
+    delta : float, optional
+        The claimed delta, in [0, 1). Defaults to the mechanism's claimed delta, else 0.
+    trials : int
+        Outputs drawn per dataset, at least 100.
+    confidence : float
+        In (0, 1). The false-alarm probability on a correct mechanism is at most
+        ``1 - confidence``.
+    seed : None, int, SeedSequence or Generator
+        Root of all randomness; the same seed gives the same result whatever ``executor``.
+    selection_fraction : float, optional
+        Fraction of the trials used to choose the attack, in (0, 1). Default: 0.2 for scalar
+        real outputs (nothing is fitted) and 0.3 otherwise.
+    candidates : int
+        Number of best events evaluated on the estimation split (Bonferroni-corrected).
+    check_neighbors : bool
+        Check ``d0``, ``d1`` against the claim's neighbour relation.
+    block_size : int
+        Trials per random-stream block. Part of the seed: changing it changes the draws.
+    executor : concurrent.futures.Executor, optional
+        Draw blocks in parallel (for example a ``ProcessPoolExecutor`` or a Dask
+        ``Client.get_executor()``); results are identical to the serial run.
+    progress : bool
+        Show a progress bar (needs the ``progress`` extra, tqdm).
+
+    Returns
+    -------
+    AuditResult
+        ``epsilon_lower_bound``, ``violation`` and the evidence behind them.
+
+    Raises
+    ------
+    InvalidArgument
+        For arguments outside their domain (the message names the range and the value).
+    NotNeighborsError
+        When ``d0`` and ``d1`` are not neighbours under the mechanism's claimed relation.
+    MechanismError
+        When the mechanism raises, returns NaN, or changes its output shape between calls.
+
+    Examples
+    --------
+    >>> import dpaudit
+    >>> from dpaudit.mechanisms import LaplaceMechanism
+    >>> res = dpaudit.audit(LaplaceMechanism(epsilon=1.0), 0.0, 1.0, trials=20_000, seed=0)
+    >>> res.violation
+    False
+    """
+    started = time.perf_counter()
+    sampler = as_sampler(mechanism)
+    trials = check_int(OWNER, "trials", trials, minimum=MIN_TRIALS)
+    confidence = check_in_range(OWNER, "confidence", confidence, 0.0, 1.0, low_closed=False, high_closed=False)
+    candidates = check_int(OWNER, "candidates", candidates, minimum=1)
+    if selection_fraction is not None:
+        selection_fraction = check_in_range(OWNER, "selection_fraction", selection_fraction, 0.0, 1.0, low_closed=False, high_closed=False)
+    epsilon, delta, claim = _resolve_claim(sampler, epsilon, delta)
+    d0, d1 = _as_dataset(d0, "d0"), _as_dataset(d1, "d1")
+    notes: list[str] = []
+    if _same_data(d0, d1):
+        warnings.warn("`audit`: d0 and d1 are identical, so no privacy loss can be observed.", NothingToLearnWarning, stacklevel=2)
+        notes.append("d0 and d1 are identical: nothing can be learned")
+    elif check_neighbors and claim is not None and claim.relation is not None:
+        claim.relation.check_neighbors(d0, d1, owner=OWNER)
+    streams = TrialStreams.from_seed(seed, block_size=block_size, owner=OWNER)
+
+    (out0, out1), sampling_seconds = draw_outputs(sampler, [d0, d1], trials, streams, executor=executor, progress=progress)
+    t_sel = time.perf_counter()
+    x0, x1 = flatten_outputs(out0), flatten_outputs(out1)
+    probe = max(2, trials // 10)
+    layout = detect_layout(x0[:probe], x1[:probe])
+    if selection_fraction is None:
+        selection_fraction = 0.2 if (layout.kind == "continuous" and layout.n_columns == 1) else 0.3
+    n_sel = min(max(2, round(selection_fraction * trials)), trials - 1)
+    if n_sel >= probe:
+        layout = detect_layout(x0[:n_sel], x1[:n_sel])
+    n_est = trials - n_sel
+    alpha = 1.0 - confidence
+    z = float(stats.norm.isf(alpha / (2 * candidates)))
+    eps_cands, gdp_cands = _select(layout, x0[:n_sel], x1[:n_sel], n_est, delta, z)
+    selection_seconds = time.perf_counter() - t_sel
+
+    t_est = time.perf_counter()
+    e0, e1 = x0[n_sel:], x1[n_sel:]
+    chosen = eps_cands[:candidates]
+    cache: dict[int, Any] = {}
+    if chosen:
+        evaluated = [_evaluate(c, e0, e1, delta, alpha / candidates, cache) for c in chosen]
+        best = max(evaluated, key=lambda ev: ev.value)
+    else:
+        best = EventEvidence("none", "no event separates the outputs", "d0", 0, 0, n_est, (0.0, 1.0), (0.0, 1.0), 0.0)
+        notes.append("no candidate event: the outputs on the selection split did not differ")
+    gdp_mu = gdp_eps = None
+    gdp_ev = None
+    if gdp_cands:
+        cand = gdp_cands[0]
+        gdp_ev = _evaluate(cand, e0, e1, delta, alpha, cache)
+        gdp_mu = gdp_mu_lower_bound_from_counts(gdp_ev.count_numerator, gdp_ev.count_denominator, n_est, alpha)
+        gdp_eps = gdp_epsilon(gdp_mu, delta) if delta > 0 and math.isfinite(gdp_mu) else None
+    estimation_seconds = time.perf_counter() - t_est
+
+    return AuditResult(
+        mechanism=sampler.name,
+        claimed_epsilon=epsilon,
+        delta=delta,
+        confidence=confidence,
+        epsilon_lower_bound=best.value,
+        violation=best.value > epsilon,
+        evidence=best,
+        trials=trials,
+        selection_trials=n_sel,
+        estimation_trials=n_est,
+        candidates_evaluated=len(chosen),
+        output_kind=f"{layout.kind}, {layout.n_columns} column(s)",
+        seed_entropy=streams.entropy,
+        block_size=streams.block_size,
+        sampling_seconds=sampling_seconds,
+        selection_seconds=selection_seconds,
+        estimation_seconds=estimation_seconds,
+        total_seconds=time.perf_counter() - started,
+        gdp_mu_lower_bound=gdp_mu,
+        gdp_epsilon_estimate=gdp_eps,
+        gdp_evidence=gdp_ev,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,154 @@
+"""Drawing mechanism outputs on both datasets, in blocks of trials on spawned streams.
+
+Block ``k`` of dataset ``j`` (0 or 1) always draws from ``TrialStreams.block_generator(j, k)``, so
+the outputs do not depend on how blocks are batched, on the executor, or on the number of workers.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit._rng import TrialStreams
+from dpaudit.errors import MechanismError
+from dpaudit.guarantees import Guarantee
+
+__all__ = ["Sampler", "as_sampler", "draw_outputs"]
+
+
+@dataclass(frozen=True)
+class Sampler:
+    """A uniform view of a mechanism: ``draw(data, size, rng)`` returns outputs stacked on axis 0."""
+
+    name: str
+    kind: str  # "mechanism", "callable-size" or "callable-looped"
+    target: Any
+
+    def draw(self, data: Any, size: int, rng: np.random.Generator) -> Any:
+        if self.kind == "mechanism":
+            return self.target.sample(data, size, rng=rng)
+        if self.kind == "callable-size":
+            return self.target(data, rng, size=size)
+        return np.stack([np.asarray(self.target(data, rng)) for _ in range(size)])
+
+    def claimed_guarantee(self) -> Guarantee | None:
+        if self.kind == "mechanism":
+            return self.target.claimed_guarantee()  # type: ignore[no-any-return]
+        return None
+
+
+def _accepts_size(fn: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # builtins without signatures: assume numpy convention
+        return True
+    return "size" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def as_sampler(mechanism: Any) -> Sampler:
+    """Wrap a dpaudit mechanism, a ``fn(data, rng, size=None)`` or a ``fn(data, rng)`` callable."""
+    from dpaudit._validation import argument_error
+
+    name = getattr(mechanism, "__name__", None) or type(mechanism).__name__
+    if hasattr(mechanism, "sample") and hasattr(mechanism, "claimed_guarantee"):
+        return Sampler(repr(mechanism) if len(repr(mechanism)) < 120 else type(mechanism).__name__, "mechanism", mechanism)
+    if callable(mechanism):
+        return Sampler(name, "callable-size" if _accepts_size(mechanism) else "callable-looped", mechanism)
+    raise argument_error(
+        "audit", "mechanism",
+        "a dpaudit mechanism (with sample() and claimed_guarantee()) or a callable fn(data, rng, size=None)",
+        mechanism,
+    )
+
+
+def _validate_block(out: Any, size: int, where: str) -> NDArray[Any]:
+    arr = np.asarray(out)
+    if arr.dtype.kind not in "biuf":
+        raise MechanismError(f"the mechanism returned non-numeric outputs (dtype {arr.dtype}) {where}.")
+    if arr.ndim == 0 or arr.shape[0] != size:
+        raise MechanismError(
+            f"the mechanism returned shape {arr.shape} {where}; expected {size} outputs stacked on axis 0."
+        )
+    # the sum is NaN whenever an entry is; only then pay for the element-wise check
+    if arr.dtype.kind == "f" and np.isnan(arr.sum()) and np.isnan(arr).any():
+        raise MechanismError(f"the mechanism returned NaN {where}; outputs must be numbers.")
+    return arr
+
+
+def _draw_block(sampler: Sampler, data: Any, streams: TrialStreams, stream: int, block: int, size: int) -> NDArray[Any]:
+    where = f"on d{stream} (block {block})"
+    try:
+        out = sampler.draw(data, size, streams.block_generator(stream, block))
+    except MechanismError:
+        raise
+    except Exception as exc:
+        raise MechanismError(f"the mechanism raised {type(exc).__name__}: {exc} {where}.") from exc
+    return _validate_block(out, size, where)
+
+
+def _task(args: tuple[Sampler, Any, TrialStreams, int, int, int]) -> NDArray[Any]:
+    return _draw_block(*args)
+
+
+def draw_outputs(
+    sampler: Sampler,
+    datasets: Sequence[Any],
+    trials: int,
+    streams: TrialStreams,
+    *,
+    executor: Executor | None = None,
+    progress: bool = False,
+) -> tuple[list[NDArray[Any]], float]:
+    """Draw ``trials`` outputs on each dataset; return the stacked outputs and the seconds taken.
+
+    Raises :class:`MechanismError` if the mechanism raises, returns NaN, returns the wrong number
+    of outputs, or changes its output shape or kind between calls or datasets.
+    """
+    start = time.perf_counter()
+    blocks = streams.blocks(trials)
+    tasks = [(sampler, data, streams, j, k, stop - begin) for j, data in enumerate(datasets) for k, begin, stop in blocks]
+    bar = _progress_bar(len(tasks), progress)
+    results: list[NDArray[Any]] = []
+    mapped = executor.map(_task, tasks) if executor is not None else map(_task, tasks)
+    for arr in mapped:
+        results.append(arr)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    first = results[0]
+    for i, arr in enumerate(results):
+        j, k = tasks[i][3], tasks[i][4]
+        if arr.shape[1:] != first.shape[1:]:
+            raise MechanismError(
+                f"the mechanism changed its output shape between calls: {first.shape[1:]} on d0 (block 0) "
+                f"but {arr.shape[1:]} on d{j} (block {k})."
+            )
+        if (arr.dtype.kind == "f") != (first.dtype.kind == "f"):
+            raise MechanismError(
+                f"the mechanism changed its output kind between calls: dtype {first.dtype} on d0 (block 0) "
+                f"but {arr.dtype} on d{j} (block {k})."
+            )
+    per_side = len(blocks)
+    outputs = [
+        results[j * per_side] if per_side == 1 else np.concatenate(results[j * per_side : (j + 1) * per_side], axis=0)
+        for j in range(len(datasets))
+    ]
+    return outputs, time.perf_counter() - start
+
+
+def _progress_bar(total: int, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # tqdm is an optional extra ("progress")
+        return None
+    return tqdm(total=total, desc="sampling", unit="block")

@@ -1,0 +1,484 @@
+"""Check engines: identities, inequalities and rates, each symbolic *and* numeric.
+
+Every engine returns a :class:`~dpaudit.bounds.verdict.CheckResult` and follows the same rule
+(house style, convention 11):
+
+* sympy is asked first; its three-valued answer is kept (``None`` is never turned into False);
+* the claim is then evaluated at random points drawn with the caller's seeded generator (plus the
+  corners of the sampling box), in 50-digit arithmetic;
+* PROVED needs sympy's True *and* no numerical counterexample; DISPROVED needs a numerical
+  counterexample (which is reported); anything else is UNDECIDED, with the evidence in
+  ``details`` (e.g. "no counterexample at 96 points; max lhs/rhs = 0.58").
+
+If sympy says True and the numbers disagree, the result is UNDECIDED and ``details`` says so:
+a disagreement is a bug to investigate, never silently resolved either way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from dpaudit._validation import argument_error, check_int
+from dpaudit.bounds.rates import RateError, compare_rates
+from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS, SymbolInfo
+from dpaudit.bounds.theorem import Bound
+from dpaudit.bounds.verdict import CheckResult, Verdict, verdict_from_sympy
+
+__all__ = [
+    "CheckSpec",
+    "check_identity",
+    "check_inequality",
+    "check_rate",
+    "random_points",
+]
+
+DIGITS = 50
+"""Working precision (decimal digits) of the numerical cross-checks."""
+
+_REL_TOL = mpmath.mpf(10) ** -30
+
+
+def _info(symbol: sp.Symbol) -> SymbolInfo:
+    """Declared domain of a canonical symbol; auxiliary positive (or real) symbols get a default box."""
+    info = SYMBOLS.get(symbol.name)
+    if info is not None and info.symbol == symbol:
+        return info
+    if symbol.is_positive:
+        return SymbolInfo(symbol, "auxiliary positive symbol", 0.0, math.inf, False, False, (1e-2, 1e2))
+    if symbol.is_real:
+        return SymbolInfo(symbol, "auxiliary real symbol", -math.inf, math.inf, False, False, (-10.0, 10.0),
+                          log_scale=False)
+    raise argument_error("random_points", "symbols", "canonical dpaudit.bounds symbols or positive/real symbols",
+                         symbol.name)
+
+
+def _draw(lo: float, hi: float, info: SymbolInfo, u: float) -> float:
+    if info.log_scale and lo > 0:
+        value = math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))
+    else:
+        value = lo + u * (hi - lo)
+    if info.integer:
+        value = float(min(max(round(value), math.ceil(lo)), math.floor(hi)))
+    return value
+
+
+def random_points(
+    symbols: Iterable[sp.Symbol],
+    rng: np.random.Generator,
+    count: int,
+    *,
+    region: Mapping[sp.Symbol, tuple[float, float]] | None = None,
+    where: Sequence[Any] = (),
+    corners: bool = True,
+) -> list[dict[sp.Symbol, float]]:
+    """Random parameter points for numerical cross-checks.
+
+    Parameters
+    ----------
+    symbols : iterable of Symbol
+        Canonical symbols to assign.
+    rng : numpy.random.Generator
+        Source of randomness (seeded by the caller).
+    count : int
+        Number of random points (before filtering by ``where``).
+    region : mapping, optional
+        Sampling box per symbol, overriding the typical range declared in
+        :mod:`dpaudit.bounds.symbols`.
+    where : sequence of sympy relationals
+        Constraints the points must satisfy (e.g. a theorem's conditions); points that violate
+        one are discarded.
+    corners : bool
+        Also include the corners of the sampling box (all of them for up to 6 symbols, otherwise
+        64 random corners).
+
+    Returns
+    -------
+    list of dict
+        Points, each mapping every symbol to a float (integers for integer symbols).
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise argument_error("random_points", "rng", "a numpy.random.Generator", rng)
+    count = check_int("random_points", "count", count, minimum=0)
+    syms = sorted(set(symbols), key=lambda s: s.name)
+    region = dict(region or {})
+    boxes = []
+    for s in syms:
+        info = _info(s)
+        lo, hi = region.get(s, info.typical)
+        boxes.append((s, float(lo), float(hi), info))
+    points: list[dict[sp.Symbol, float]] = []
+    if corners and boxes:
+        combos: Iterable[tuple[int, ...]]
+        if len(boxes) <= 6:
+            combos = itertools.product((0, 1), repeat=len(boxes))
+        else:
+            combos = [tuple(int(b) for b in rng.integers(0, 2, size=len(boxes))) for _ in range(64)]
+        for combo in combos:
+            points.append({s: _draw(lo, hi, info, float(bit)) for (s, lo, hi, info), bit in zip(boxes, combo, strict=True)})
+    uniforms = rng.random((count, len(boxes)))
+    for row in uniforms:
+        points.append({s: _draw(lo, hi, info, float(u)) for (s, lo, hi, info), u in zip(boxes, row, strict=True)})
+    if where:
+        points = [pt for pt in points if all(_holds(rel, pt) for rel in where)]
+    return points
+
+
+def _holds(relation: Any, point: Mapping[sp.Symbol, float]) -> bool:
+    value = sp.sympify(relation).subs({s: sp.Float(v, DIGITS) for s, v in point.items()})
+    return bool(value)
+
+
+def _mp_fn(expr: sp.Expr, symbols: Sequence[sp.Symbol]) -> Any:
+    return sp.lambdify(tuple(symbols), expr, modules="mpmath")
+
+
+def _mp_eval(fn: Any, symbols: Sequence[sp.Symbol], point: Mapping[sp.Symbol, float]) -> mpmath.mpf | None:
+    try:
+        value = fn(*(mpmath.mpf(point[s]) for s in symbols))
+    except (ZeroDivisionError, ValueError, OverflowError):
+        return None
+    if isinstance(value, mpmath.mpc):
+        if abs(value.imag) > _REL_TOL * max(1, abs(value.real)):
+            return None
+        value = value.real
+    value = mpmath.mpf(value)
+    if mpmath.isnan(value):
+        return None
+    return value
+
+
+def _shown(point: Mapping[sp.Symbol, float]) -> dict[str, float]:
+    return {s.name: float(v) for s, v in sorted(point.items(), key=lambda t: t[0].name)}
+
+
+def _symbols_of(*exprs: Any) -> list[sp.Symbol]:
+    out: set[sp.Symbol] = set()
+    for e in exprs:
+        out |= sp.sympify(e).free_symbols
+    return sorted(out, key=lambda s: s.name)
+
+
+def _symbolic_zero(residual: sp.Expr) -> tuple[bool | None, sp.Expr]:
+    simplified = sp.simplify(residual)
+    if simplified == 0:
+        return True, simplified
+    expanded = sp.simplify(sp.expand_log(simplified, force=True))
+    if expanded == 0:
+        return True, expanded
+    try:
+        answer = expanded.equals(0)
+    except (TypeError, ValueError, NotImplementedError):  # pragma: no cover - sympy internals
+        answer = None
+    return answer, simplified
+
+
+def _combine(symbolic: bool | None, counterexample: Mapping[str, float] | None, points: int) -> tuple[Verdict, str]:
+    if counterexample is not None:
+        if symbolic is True:
+            return Verdict.UNDECIDED, "sympy says the claim holds but a numerical counterexample was found: investigate"
+        return Verdict.DISPROVED, f"numerical counterexample found (sympy: {symbolic})"
+    if symbolic is True:
+        return Verdict.PROVED, f"sympy proved it; no counterexample at {points} points"
+    return Verdict.UNDECIDED, f"sympy answered {symbolic}; no counterexample at {points} points"
+
+
+def check_identity(
+    lhs: Any,
+    rhs: Any,
+    *,
+    claim: str,
+    source: str,
+    rng: np.random.Generator,
+    region: Mapping[sp.Symbol, tuple[float, float]] | None = None,
+    where: Sequence[Any] = (),
+    count: int = 64,
+    assumptions: Sequence[str] = (),
+) -> CheckResult:
+    """Check ``lhs == rhs`` symbolically (simplify / equals) and at random points.
+
+    Returns
+    -------
+    CheckResult
+        PROVED if sympy shows the difference is zero and no point disagrees; DISPROVED with the
+        first disagreeing point; UNDECIDED otherwise. ``residual`` is the simplified difference.
+    """
+    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    symbolic, residual = _symbolic_zero(lhs - rhs)
+    syms = _symbols_of(lhs, rhs, *where)
+    pts = random_points(syms, rng, count, region=region, where=where)
+    f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
+    counterexample = None
+    evaluated = 0
+    with mpmath.workdps(DIGITS):
+        for pt in pts:
+            a, b = _mp_eval(f_l, syms, pt), _mp_eval(f_r, syms, pt)
+            if a is None or b is None:
+                continue
+            evaluated += 1
+            scale = max(abs(a), abs(b), mpmath.mpf(10) ** -40)
+            if abs(a - b) > _REL_TOL * scale:
+                counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
+                break
+    verdict, details = _combine(symbolic, counterexample, evaluated)
+    return CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
+                       1 + evaluated, details)
+
+
+def _symbolic_nonnegative(residual: sp.Expr, lhs: sp.Expr, rhs: sp.Expr, strict: bool) -> tuple[bool | None, sp.Expr]:
+    """Try a few rewritings until sympy's assumptions decide the sign of ``residual``."""
+    attr = "is_positive" if strict else "is_nonnegative"
+    simplified = sp.simplify(residual)
+    attempts = [lambda: simplified]
+    if lhs.is_positive and rhs.is_positive:
+        attempts.append(lambda: sp.simplify(rhs / lhs) - 1)
+    attempts += [
+        lambda: sp.simplify(sp.expand_log(simplified, force=True)),
+        lambda: sp.expand(simplified),
+        lambda: _log_argument_minus_one(simplified),
+    ]
+    for attempt in attempts:
+        candidate = attempt()
+        if candidate is None:
+            continue
+        answer = getattr(candidate, attr)
+        if answer is not None:
+            return bool(answer), simplified
+    return None, simplified
+
+
+def _log_argument_minus_one(expr: sp.Expr) -> sp.Expr | None:
+    """For ``log(X)`` (after combining logs), ``X - 1`` expanded: log(X) >= 0 iff X >= 1."""
+    combined = sp.logcombine(expr, force=True)
+    if isinstance(combined, sp.log):
+        return sp.expand(combined.args[0] - 1)
+    return None
+
+
+def check_inequality(
+    lhs: Any,
+    rhs: Any,
+    *,
+    claim: str,
+    source: str,
+    rng: np.random.Generator,
+    strict: bool = False,
+    region: Mapping[sp.Symbol, tuple[float, float]] | None = None,
+    where: Sequence[Any] = (),
+    count: int = 96,
+    assumptions: Sequence[str] = (),
+    extra_points: Sequence[Mapping[sp.Symbol, float]] = (),
+    reparametrize: Mapping[sp.Symbol, Any] | None = None,
+) -> CheckResult:
+    """Check ``lhs <= rhs`` (``<`` with ``strict``) symbolically and at random points.
+
+    Parameters
+    ----------
+    extra_points : sequence of mappings
+        Additional points to test (e.g. a counterexample reported in the notes); they are subject
+        to ``where`` like the random ones.
+    reparametrize : mapping, optional
+        Substitutions used for the *symbolic* attempt only, encoding a domain sympy's assumptions
+        cannot express (e.g. ``delta -> 1/(1 + u)`` with u > 0 for 0 < delta < 1). Each must map
+        the positive reals onto the intended domain; it is recorded in ``assumptions``.
+
+    Returns
+    -------
+    CheckResult
+        ``residual`` is ``rhs - lhs`` simplified; ``details`` reports the largest ``lhs/rhs``
+        seen (how tight the inequality is on the sampled points).
+    """
+    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    if reparametrize:
+        subs = {k: sp.sympify(v) for k, v in reparametrize.items()}
+        sl, sr = lhs.subs(subs), rhs.subs(subs)
+        symbolic, residual = _symbolic_nonnegative(sr - sl, sl, sr, strict)
+        assumptions = (*assumptions, *(f"{k} = {v}" for k, v in subs.items()))
+    else:
+        symbolic, residual = _symbolic_nonnegative(rhs - lhs, lhs, rhs, strict)
+    syms = _symbols_of(lhs, rhs, *where)
+    pts = random_points(syms, rng, count, region=region, where=where)
+    for extra in extra_points:
+        pt = {s: float(extra[s]) for s in syms}
+        if all(_holds(rel, pt) for rel in where):
+            pts.insert(0, pt)
+    f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
+    counterexample = None
+    evaluated = 0
+    worst = -mpmath.inf
+    with mpmath.workdps(DIGITS):
+        for pt in pts:
+            a, b = _mp_eval(f_l, syms, pt), _mp_eval(f_r, syms, pt)
+            if a is None or b is None:
+                continue
+            evaluated += 1
+            if b > 0:
+                worst = max(worst, a / b)
+            slack = _REL_TOL * max(abs(a), abs(b), mpmath.mpf(10) ** -40)
+            violated = a >= b if strict else a > b + slack
+            if violated and counterexample is None:
+                counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
+    verdict, details = _combine(symbolic, counterexample, evaluated)
+    if worst > -mpmath.inf:
+        details += f"; max lhs/rhs = {float(worst):.6g}"
+    return CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
+                       1 + evaluated, details)
+
+
+def _ray_point(rate_vars: Sequence[sp.Symbol], directions: Sequence[int], y: Mapping[sp.Symbol, float],
+               scale: float, constants: Mapping[sp.Symbol, float]) -> dict[sp.Symbol, float]:
+    pt = dict(constants)
+    for v, s in zip(rate_vars, directions, strict=True):
+        pt[v] = math.exp(s * float(y.get(v, 0.0)) * math.log(scale))
+    return pt
+
+
+def _log_ratio(f_a: Any, f_b: Any, syms: Sequence[sp.Symbol], pt: Mapping[sp.Symbol, float]) -> float | None:
+    with mpmath.workdps(DIGITS):
+        a, b = _mp_eval(f_a, syms, pt), _mp_eval(f_b, syms, pt)
+        if a is None or b is None or a <= 0 or b <= 0:
+            return None
+        return float(mpmath.log(a) - mpmath.log(b))
+
+
+def check_rate(
+    derived: Any,
+    claimed: Bound | Any,
+    *,
+    claim: str,
+    source: str,
+    rng: np.random.Generator,
+    variables: Sequence[sp.Symbol] = RATE_VARIABLES,
+    small: Iterable[sp.Symbol] | None = None,
+    ignore_logs: bool | None = None,
+    directions_tried: int = 8,
+    assumptions: Sequence[str] = (),
+) -> CheckResult:
+    """Check that ``derived`` is at most the ``claimed`` rate (up to constants) over the regime.
+
+    The symbolic part is :func:`~dpaudit.bounds.rates.compare_rates` (exact LP certificate or a
+    witness direction). The numerical part evaluates ``log(derived/claimed)`` along rays
+    ``v = t^(direction_v * y_v)`` at ``t = 1e4`` and ``t = 1e12``, with all other symbols fixed at
+    random values:
+
+    * when the rate comparison finds a witness direction, the slope of the log-ratio along it
+      must be positive (at least half the LP margin) for DISPROVED;
+    * when it proves dominance, the slope along random directions must stay below 0.25 (log
+      factors bend it a little; a polynomial excess would exceed it).
+
+    Parameters
+    ----------
+    derived : sympy expression
+        The rate obtained by substituting the theorem's parameter settings into the lemmas.
+    claimed : Bound or sympy expression
+        The stated rate. For a Bound, its hidden variables are treated as constants and its tilde
+        decides ``ignore_logs`` unless given.
+
+    Returns
+    -------
+    CheckResult
+        ``residual`` is the offending derived term (DISPROVED) or the derived rate; a
+        counterexample gives a concrete point deep in the regime where derived/claimed is large.
+    """
+    claimed_expr = claimed.expression if isinstance(claimed, Bound) else sp.sympify(claimed)
+    hidden = set(claimed.hidden_variables) if isinstance(claimed, Bound) else set()
+    if ignore_logs is None:
+        ignore_logs = claimed.kind.ignores_logs if isinstance(claimed, Bound) else False
+    rate_vars = tuple(v for v in variables if v not in hidden)
+    derived = sp.sympify(derived)
+    try:
+        cmp = compare_rates(derived, claimed_expr, rate_vars, small=small, ignore_logs=ignore_logs)
+    except RateError as exc:
+        return CheckResult(Verdict.UNDECIDED, claim, source, "rates", derived, tuple(assumptions), None, 0,
+                           f"rate extraction failed: {exc}")
+    dom = cmp.a_le_b
+    syms = _symbols_of(derived, claimed_expr)
+    others = [s for s in syms if s not in rate_vars]
+    f_a, f_b = _mp_fn(derived, syms), _mp_fn(claimed_expr, syms)
+    directions = cmp.a.directions
+    cases = 0
+    details = f"rate comparison: {cmp.summary}"
+    if dom.verdict is Verdict.DISPROVED and dom.witness is not None:
+        y = {v: float(w) for v, w in dom.witness.items()}
+        consts = random_points(others, rng, 1, corners=False)[0] if others else {}
+        lo = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, y, 1e4, consts))
+        hi_pt = _ray_point(rate_vars, directions, y, 1e12, consts)
+        hi = _log_ratio(f_a, f_b, syms, hi_pt)
+        cases = 2
+        if lo is None or hi is None:
+            return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", dom.offending.as_expr() if dom.offending else derived,
+                               tuple(assumptions), None, cases, details + "; could not evaluate along the witness ray")
+        slope = (hi - lo) / math.log(1e8)
+        details += f"; numeric slope of log(derived/claimed) along the witness = {slope:.3g} (LP margin {dom.margin:.3g})"
+        if slope >= dom.margin / 2:
+            counterexample = {**_shown(hi_pt), "derived/claimed": float(math.exp(min(hi, 700.0)))}
+            offending = dom.offending.as_expr(with_coefficient=False) if dom.offending else derived
+            return CheckResult(Verdict.DISPROVED, claim, source, "rates+numeric", offending, tuple(assumptions),
+                               counterexample, cases, details)
+        return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", derived, tuple(assumptions), None,
+                           cases, details + "; numbers do not confirm the witness: investigate")
+    if dom.verdict is Verdict.PROVED:
+        worst = -math.inf
+        for _ in range(directions_tried):
+            raw = rng.exponential(size=len(rate_vars))
+            y = {v: float(w / raw.sum()) for v, w in zip(rate_vars, raw, strict=True)}
+            consts = random_points(others, rng, 1, corners=False)[0] if others else {}
+            lo = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, y, 1e4, consts))
+            hi = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, y, 1e12, consts))
+            if lo is None or hi is None:
+                continue
+            cases += 2
+            worst = max(worst, (hi - lo) / math.log(1e8))
+        # each power of a log factor changes log(derived/claimed) by at most about
+        # log(log(1e12)/log(1e4)) = log(3) between the two scales; polynomial excess gives >= 1/8 per unit
+        log_power = sum(abs(float(pw)) for t in cmp.a.terms + cmp.b.terms for _, pw in t.logs if sp.sympify(pw).is_number)
+        tolerance = 2 * (1 + log_power) * math.log(3) / math.log(1e8)
+        details += (f"; max numeric slope of log(derived/claimed) over {cases // 2} random rays = {worst:.3g}"
+                    f" (log-factor allowance {tolerance:.3g})")
+        if worst > tolerance:
+            return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", derived, tuple(assumptions), None,
+                               cases, details + "; numbers disagree with the LP certificate: investigate")
+        if cases == 0:
+            return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", derived, tuple(assumptions), None,
+                               cases, details + "; no ray could be evaluated")
+        return CheckResult(Verdict.PROVED, claim, source, "rates+numeric", cmp.a.as_expr(), tuple(assumptions), None,
+                           1 + cases, details)
+    return CheckResult(Verdict.UNDECIDED, claim, source, "rates", derived, tuple(assumptions), None, cases,
+                       details + (f"; {dom.note}" if dom.note else ""))
+
+
+def sympy_verdict(answer: Any) -> Verdict:
+    """Re-export of :func:`~dpaudit.bounds.verdict.verdict_from_sympy` for the paper modules."""
+    return verdict_from_sympy(answer)
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A named check of a paper: what it checks, and a callable that runs it.
+
+    Parameters
+    ----------
+    name : str
+        Identifier, ``"<paper>.<what>"``.
+    category : str
+        ``"re-derivation"``, ``"calibration"``, ``"composition"`` or ``"consistency"``.
+    description : str
+        What is checked, in words, with the citation.
+    run : callable
+        ``run(rng) -> CheckResult``; takes the seeded generator of the numerical cross-check.
+    """
+
+    name: str
+    category: str
+    description: str
+    run: Callable[[np.random.Generator], CheckResult]
+
+    def __call__(self, *, rng: np.random.Generator) -> CheckResult:
+        return self.run(rng)

@@ -1,0 +1,729 @@
+"""Leading-order rates of bounds, and comparison of rates over a parameter region.
+
+A rate is represented as a *maximum of monomials*: a sum of positive terms is, up to a constant
+factor, the maximum of its terms, so ``1/sqrt(nm) + sqrt(d)/(n sqrt(m) epsilon)`` has the rate
+``max(n^-1/2 m^-1/2, d^1/2 n^-1 m^-1/2 epsilon^-1)``. Each monomial carries its exponents in the
+rate variables (n, m, d, epsilon by default) and the powers of its logarithmic factors.
+
+Regime
+------
+Each rate variable has a direction: ``+1`` for quantities that grow (n, m, d >= 1) and ``-1`` for
+quantities that shrink (0 < epsilon <= 1). Every other symbol is a constant. A monomial *a*
+dominates *b* over this regime (``b <= C a`` for a constant C, at every point of the regime) iff
+each exponent of *a* is at least that of *b* for growing variables and at most for shrinking ones.
+When no single term dominates another, both are kept: :func:`leading_rate` returns the set of
+*possibly dominant* monomials, and which one dominates depends on the regime.
+
+Comparing two rates ``A = max_i a_i`` and ``B = max_j b_j`` over the regime
+(:func:`compare_rates`) is exact: writing ``y_v = direction_v * log(v) >= 0``, ``a_i <= C max_j b_j``
+for all y iff there is a convex combination lambda with ``alpha_i <= sum_j lambda_j beta_j``
+componentwise (minimax theorem / LP duality). The LP is solved with scipy and its certificate is
+re-verified in exact rational arithmetic; when it is infeasible, the LP's dual gives a direction
+along which ``a_i / B`` grows without bound, i.e. *where* A is larger.
+
+Log factors are kept separately. For statements with a tilde they are ignored
+(``ignore_logs=True``); otherwise two monomials with equal polynomial exponents are compared by
+their log powers, each log factor being treated as a quantity >= 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from scipy import optimize
+
+from dpaudit._validation import argument_error
+from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS
+from dpaudit.bounds.theorem import Bound
+from dpaudit.bounds.verdict import Verdict
+
+__all__ = [
+    "Monomial",
+    "Rate",
+    "RateComparison",
+    "RateError",
+    "compare_rates",
+    "format_rate",
+    "leading_rate",
+]
+
+_OWNER = "leading_rate"
+
+
+class RateError(ValueError):
+    """The expression has no representation as a maximum of monomials in the rate variables.
+
+    Raised, with the offending sub-expression, for exponentials of a rate variable, exponents that
+    depend on a rate variable, negative powers of sums, ``Min`` of different rates, and negative
+    terms that are not dominated by a positive term.
+    """
+
+
+@dataclass(frozen=True)
+class Monomial:
+    """``coefficient * prod(v ** exponent) * prod(log(arg) ** power)``.
+
+    Parameters
+    ----------
+    coefficient : sympy.Expr
+        Positive factor free of rate variables (constants such as L, R are part of it).
+    exponents : tuple of (Symbol, exponent)
+        Non-zero exponents of the rate variables, sorted by name.
+    logs : tuple of (argument, power)
+        Logarithmic factors ``log(argument) ** power``, sorted by the argument's text.
+    """
+
+    coefficient: sp.Expr = sp.Integer(1)
+    exponents: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
+    logs: tuple[tuple[sp.Expr, sp.Expr], ...] = ()
+
+    @staticmethod
+    def build(coefficient: Any, exponents: Mapping[sp.Symbol, Any], logs: Mapping[sp.Expr, Any]) -> Monomial:
+        exps = tuple(sorted(((v, _exact(e)) for v, e in exponents.items() if _exact(e) != 0),
+                            key=lambda t: t[0].name))
+        lg = tuple(sorted(((a, _exact(p)) for a, p in logs.items() if _exact(p) != 0),
+                          key=lambda t: sp.srepr(t[0])))
+        return Monomial(sp.sympify(coefficient), exps, lg)
+
+    def exponent(self, variable: sp.Symbol) -> sp.Expr:
+        """Exponent of ``variable`` (0 if absent)."""
+        return dict(self.exponents).get(variable, sp.Integer(0))
+
+    def log_power(self, argument: sp.Expr) -> sp.Expr:
+        """Power of ``log(argument)`` (0 if absent)."""
+        return dict(self.logs).get(argument, sp.Integer(0))
+
+    def times(self, other: Monomial) -> Monomial:
+        exps = dict(self.exponents)
+        for v, e in other.exponents:
+            exps[v] = exps.get(v, 0) + e
+        lg = dict(self.logs)
+        for a, pw in other.logs:
+            lg[a] = lg.get(a, 0) + pw
+        return Monomial.build(self.coefficient * other.coefficient, exps, lg)
+
+    def power(self, exponent: sp.Expr) -> Monomial:
+        return Monomial.build(self.coefficient ** exponent, {v: e * exponent for v, e in self.exponents},
+                              {a: pw * exponent for a, pw in self.logs})
+
+    def same_shape(self, other: Monomial) -> bool:
+        """Equal exponents and equal log powers (coefficients may differ)."""
+        return self.exponents == other.exponents and self.logs == other.logs
+
+    def as_expr(self, *, with_coefficient: bool = True, with_logs: bool = True) -> sp.Expr:
+        out = self.coefficient if with_coefficient else sp.Integer(1)
+        for v, e in self.exponents:
+            out *= v ** e
+        if with_logs:
+            for a, pw in self.logs:
+                out *= sp.log(a) ** pw
+        return out
+
+
+@dataclass(frozen=True)
+class Rate:
+    """The possibly dominant monomials of an expression over a regime.
+
+    Attributes
+    ----------
+    variables : tuple of Symbol
+        Rate variables.
+    directions : tuple of int
+        ``+1`` (grows) or ``-1`` (shrinks) per variable.
+    terms : tuple of Monomial
+        Possibly dominant terms: none of them dominates another over the regime. A single term
+        means the leading order is the same everywhere in the regime.
+    dominated : tuple of Monomial
+        Terms dropped because another term dominates them everywhere in the regime.
+    ignore_logs : bool
+        Whether log factors were ignored when deciding dominance.
+    """
+
+    variables: tuple[sp.Symbol, ...]
+    directions: tuple[int, ...]
+    terms: tuple[Monomial, ...]
+    dominated: tuple[Monomial, ...] = ()
+    ignore_logs: bool = False
+
+    @property
+    def is_single(self) -> bool:
+        """True when one monomial dominates everywhere in the regime."""
+        return len(self.terms) == 1
+
+    def exponent(self, variable: sp.Symbol) -> sp.Expr:
+        """Exponent of ``variable`` in the leading term.
+
+        Raises
+        ------
+        RateError
+            If the leading term depends on the regime (several possibly dominant terms with
+            different exponents of ``variable``).
+        """
+        values = {t.exponent(variable) for t in self.terms}
+        if len(values) != 1:
+            raise RateError(f"the exponent of {variable} depends on the regime: {sorted(map(str, values))}")
+        return values.pop()
+
+    def as_expr(self, *, with_coefficients: bool = False) -> sp.Expr:
+        """The sum of the possibly dominant terms (coefficients dropped by default)."""
+        return sp.Add(*(t.as_expr(with_coefficient=with_coefficients, with_logs=not self.ignore_logs)
+                        for t in self.terms))
+
+    def __str__(self) -> str:
+        return format_rate(self)
+
+
+def _directions(variables: Sequence[sp.Symbol], small: Iterable[sp.Symbol] | None) -> tuple[int, ...]:
+    if small is None:
+        small_set = {v for v in variables if v.name in SYMBOLS and SYMBOLS[v.name].direction < 0}
+    else:
+        small_set = set(small)
+        unknown = small_set - set(variables)
+        if unknown:
+            raise argument_error(_OWNER, "small", "a subset of the rate variables", sorted(map(str, unknown)))
+    return tuple(-1 if v in small_set else 1 for v in variables)
+
+
+def _exact(value: Any) -> sp.Expr:
+    """sympify, turning floats into rationals so that exponent arithmetic stays exact."""
+    out = sp.sympify(value)
+    if isinstance(out, sp.Float):
+        out = sp.nsimplify(out, rational=True)
+    return out
+
+
+def _ge0(expr: Any) -> bool | None:
+    """sympy's three-valued answer to ``expr >= 0`` (numbers are decided numerically)."""
+    expr = sp.sympify(expr)
+    if expr.is_number:
+        return bool(expr >= 0)
+    return expr.is_nonnegative
+
+
+def _gt0(expr: Any) -> bool:
+    expr = sp.sympify(expr)
+    return bool(expr.is_number and expr > 0)
+
+
+def _poly_dominates(a: Monomial, b: Monomial, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> bool:
+    return all(_ge0((a.exponent(v) - b.exponent(v)) * s) is True
+               for v, s in zip(variables, directions, strict=True))
+
+
+def _log_dominates(a: Monomial, b: Monomial) -> bool:
+    """Every log factor of b has at most the power it has in a."""
+    args = {x for x, _ in a.logs} | {x for x, _ in b.logs}
+    return all(_ge0(a.log_power(x) - b.log_power(x)) is True for x in args)
+
+
+def _dominates(a: Monomial, b: Monomial, variables: Sequence[sp.Symbol], directions: Sequence[int],
+               ignore_logs: bool) -> bool:
+    """``b <= C a`` everywhere in the regime, for a constant C.
+
+    With logs counted, a log factor that b has in excess of a must be beaten by a strictly larger
+    polynomial exponent of a in *every* rate variable its argument depends on (a log of a
+    constant, e.g. ``log(1/delta)`` when delta is not a rate variable, is a constant).
+    """
+    if not _poly_dominates(a, b, variables, directions):
+        return False
+    if ignore_logs:
+        return True
+    var_set = set(variables)
+    strict = {v for v, s in zip(variables, directions, strict=True) if _gt0((a.exponent(v) - b.exponent(v)) * s)}
+    args = {x for x, _ in a.logs} | {x for x, _ in b.logs}
+    for arg in args:
+        if _ge0(a.log_power(arg) - b.log_power(arg)) is True:
+            continue
+        inside = arg.free_symbols & var_set
+        if inside and not inside <= strict:
+            return False
+    return True
+
+
+def _merge(terms: list[Monomial], ignore_logs: bool) -> list[Monomial]:
+    out: list[Monomial] = []
+    for t in terms:
+        for idx, u in enumerate(out):
+            same = u.exponents == t.exponents and (ignore_logs or u.logs == t.logs)
+            if same:
+                out[idx] = Monomial(sp.simplify(u.coefficient + t.coefficient), u.exponents,
+                                    u.logs if len(u.logs) >= len(t.logs) else t.logs)
+                break
+        else:
+            out.append(t)
+    return [t for t in out if t.coefficient != 0]
+
+
+def _prune(terms: list[Monomial], variables: Sequence[sp.Symbol], directions: Sequence[int],
+           ignore_logs: bool) -> tuple[list[Monomial], list[Monomial]]:
+    terms = _merge(terms, ignore_logs)
+    keep: list[Monomial] = []
+    dropped: list[Monomial] = []
+    for i, t in enumerate(terms):
+        beaten = False
+        for j, u in enumerate(terms):
+            if i == j:
+                continue
+            if _dominates(u, t, variables, directions, ignore_logs):
+                # t is dominated by u; if they dominate each other keep the first one only
+                if not _dominates(t, u, variables, directions, ignore_logs) or j < i:
+                    beaten = True
+                    break
+        (dropped if beaten else keep).append(t)
+    return keep, dropped
+
+
+class _Tropical:
+    """Recursive conversion of an expression into a list of (signed) monomials."""
+
+    def __init__(self, variables: Sequence[sp.Symbol], directions: Sequence[int], ignore_logs: bool) -> None:
+        self.variables = tuple(variables)
+        self.var_set = set(variables)
+        self.directions = tuple(directions)
+        self.ignore_logs = ignore_logs
+
+    def constant(self, expr: sp.Expr) -> list[Monomial]:
+        return [] if expr == 0 else [Monomial(expr)]
+
+    def terms(self, expr: sp.Expr) -> list[Monomial]:
+        if expr.is_number:
+            return self.constant(expr)
+        if isinstance(expr, sp.Symbol):
+            return [Monomial.build(1, {expr: 1}, {})] if expr in self.var_set else [Monomial(expr)]
+        if isinstance(expr, sp.log):
+            arg = expr.args[0]
+            if not arg.free_symbols:
+                return self.constant(expr)
+            return [Monomial.build(1, {}, {arg: 1})]
+        if isinstance(expr, sp.exp) or (isinstance(expr, sp.Pow) and expr.base == sp.E):
+            arg = expr.args[0] if isinstance(expr, sp.exp) else expr.exp
+            if arg.free_symbols & self.var_set:
+                raise RateError(f"exponential in a rate variable has no polynomial rate: {expr}")
+            return self.constant(expr)
+        if isinstance(expr, sp.Add):
+            return self.add([self.terms(a) for a in expr.args], expr)
+        if isinstance(expr, sp.Max):
+            return self.add([self.terms(a) for a in expr.args], expr)
+        if isinstance(expr, sp.Min):
+            rates = [self.pruned(self.terms(a)) for a in expr.args]
+            first = rates[0]
+            if all(len(r) == len(first) and all(any(x.same_shape(y) for y in r) for x in first) for r in rates):
+                return first
+            raise RateError(f"Min of different rates is not a maximum of monomials: {expr}; "
+                            "substitute the branch that applies in your regime")
+        if isinstance(expr, sp.Mul):
+            out = [Monomial()]
+            for factor in expr.args:
+                fterms = self.terms(factor)
+                out = [a.times(b) for a in out for b in fterms]
+            return out
+        if isinstance(expr, sp.Pow):
+            base, ex = expr.base, expr.exp
+            if ex.free_symbols & self.var_set:
+                if not (base.free_symbols & self.var_set) and base.is_positive:
+                    raise RateError(f"exponential in a rate variable has no polynomial rate: {expr}")
+                raise RateError(f"exponent depends on a rate variable (super-polynomial or regime-dependent): {expr}")
+            if not (base.free_symbols & self.var_set) and not base.has(sp.log):
+                return self.constant(expr)
+            bterms = self.terms(base)
+            if not bterms:
+                return []
+            if len(bterms) == 1:
+                return [bterms[0].power(ex)]
+            pruned = self.pruned(bterms)
+            if len(pruned) == 1:
+                return [pruned[0].power(ex)]
+            if ex.is_positive:
+                return [t.power(ex) for t in pruned]
+            raise RateError(f"negative power of a sum with several dominant terms (a minimum, not a maximum): {expr}")
+        if isinstance(expr, (sp.ceiling, sp.floor)):
+            # ceil(x) <= 2x and floor(x) >= x/2 for x >= 1: same rate as x
+            return self.terms(expr.args[0])
+        if not (expr.free_symbols & self.var_set) and not expr.has(sp.log):
+            return self.constant(expr)
+        raise RateError(f"unsupported expression for rate extraction: {expr} ({type(expr).__name__})")
+
+    def add(self, groups: list[list[Monomial]], expr: sp.Expr) -> list[Monomial]:
+        allterms = _merge([t for g in groups for t in g], ignore_logs=False)
+        positive = [t for t in allterms if t.coefficient.is_negative is not True]
+        negative = [t for t in allterms if t.coefficient.is_negative is True]
+        for neg in negative:
+            flipped = Monomial(-neg.coefficient, neg.exponents, neg.logs)
+            ok = any(_dominates(pos, flipped, self.variables, self.directions, False)
+                     and not _dominates(flipped, pos, self.variables, self.directions, False)
+                     for pos in positive)
+            if not ok:
+                raise RateError(f"negative term {neg.as_expr()} is not dominated by a positive term in {expr}")
+        return positive
+
+    def pruned(self, terms: list[Monomial]) -> list[Monomial]:
+        return _prune(terms, self.variables, self.directions, self.ignore_logs)[0]
+
+
+def _as_expr(target: Bound | sp.Expr | Rate, owner: str) -> sp.Expr:
+    if isinstance(target, Bound):
+        return target.expression
+    try:
+        return sp.sympify(target)
+    except (sp.SympifyError, TypeError) as exc:
+        raise argument_error(owner, "expr", "a Bound or a sympy expression", target) from exc
+
+
+def leading_rate(
+    expr: Bound | sp.Expr,
+    variables: Sequence[sp.Symbol] = RATE_VARIABLES,
+    *,
+    small: Iterable[sp.Symbol] | None = None,
+    ignore_logs: bool = False,
+) -> Rate:
+    """Leading-order rate of ``expr`` in ``variables``: its possibly dominant monomials.
+
+    Parameters
+    ----------
+    expr : Bound or sympy expression
+        The bound. For a :class:`Bound`, its stated expression is used (not its settings), and
+        the rate variables whose dependence it hides (``hidden_variables``) are left out.
+    variables : sequence of Symbol
+        Rate variables (default n, m, d, epsilon). Every other symbol is a constant.
+    small : iterable of Symbol, optional
+        Variables that shrink (direction -1). Default: those declared shrinking in
+        :mod:`dpaudit.bounds.symbols` (epsilon, delta).
+    ignore_logs : bool
+        Ignore log factors when deciding dominance (for O~ statements).
+
+    Returns
+    -------
+    Rate
+        The possibly dominant terms and the dominated ones.
+
+    Raises
+    ------
+    InvalidArgument
+        If ``variables`` is empty or contains a non-symbol.
+    RateError
+        If the expression is not (up to constants) a maximum of monomials in the variables.
+
+    Examples
+    --------
+    >>> from dpaudit.bounds.symbols import n, m, d, epsilon
+    >>> r = leading_rate(1 / sp.sqrt(n * m) + sp.sqrt(d) / (n * sp.sqrt(m) * epsilon))
+    >>> len(r.terms)   # which term dominates depends on the regime
+    2
+    """
+    variables = _check_variables(variables, _OWNER)
+    if isinstance(expr, Bound):
+        variables = tuple(v for v in variables if v not in expr.hidden_variables)
+        ignore_logs = ignore_logs or expr.kind.ignores_logs
+    directions = _directions(variables, small)
+    e = _as_expr(expr, _OWNER)
+    tro = _Tropical(variables, directions, ignore_logs)
+    terms = tro.terms(e)
+    if not terms:
+        raise RateError(f"expression is identically zero: {e}")
+    keep, dropped = _prune(terms, variables, directions, ignore_logs)
+    return Rate(tuple(variables), directions, tuple(keep), tuple(dropped), ignore_logs)
+
+
+def _check_variables(variables: Sequence[sp.Symbol], owner: str) -> tuple[sp.Symbol, ...]:
+    if isinstance(variables, sp.Symbol) or not isinstance(variables, Iterable):
+        raise argument_error(owner, "variables", "a non-empty sequence of sympy Symbols", variables)
+    out = tuple(variables)
+    if not out or not all(isinstance(v, sp.Symbol) for v in out):
+        raise argument_error(owner, "variables", "a non-empty sequence of sympy Symbols", variables)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# comparison
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dominance:
+    """Whether every term of A is <= C max(B) over the regime, with evidence."""
+
+    verdict: Verdict
+    certificates: tuple[tuple[Fraction, ...], ...] = ()
+    witness: Mapping[sp.Symbol, Fraction] | None = None
+    offending: Monomial | None = None
+    margin: float = 0.0
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class RateComparison:
+    """Result of :func:`compare_rates`.
+
+    Attributes
+    ----------
+    a, b : Rate
+        The compared rates (same variables and directions).
+    a_le_b, b_le_a : Dominance
+        ``A <= C B`` and ``B <= C A`` everywhere in the regime, with LP certificates or a witness
+        direction (log-space direction ``y`` with ``v = exp(direction_v * y_v * t)``) along which
+        the inequality fails.
+    """
+
+    a: Rate
+    b: Rate
+    a_le_b: Dominance
+    b_le_a: Dominance
+    summary: str = field(default="")
+
+    def point_where_a_larger(self, scale: float = 1e6) -> dict[sp.Symbol, float] | None:
+        """A parameter point deep in the region where A exceeds B (``None`` if there is none)."""
+        return _witness_point(self.a_le_b, self.a, scale)
+
+    def point_where_b_larger(self, scale: float = 1e6) -> dict[sp.Symbol, float] | None:
+        """A parameter point deep in the region where B exceeds A (``None`` if there is none)."""
+        return _witness_point(self.b_le_a, self.a, scale)
+
+
+def _witness_point(dom: Dominance, rate: Rate, scale: float) -> dict[sp.Symbol, float] | None:
+    if dom.witness is None:
+        return None
+    out = {}
+    for v, s in zip(rate.variables, rate.directions, strict=True):
+        y = float(dom.witness.get(v, Fraction(0)))
+        out[v] = float(np.exp(s * y * np.log(scale)))
+    return out
+
+
+def _numeric_vector(mono: Monomial, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[Fraction] | None:
+    out = []
+    for v, s in zip(variables, directions, strict=True):
+        e = sp.sympify(mono.exponent(v))
+        if not e.is_Rational:
+            if e.is_number:
+                out.append(Fraction(str(sp.Rational(sp.N(e, 30)).limit_denominator(10**9))) * s)
+                continue
+            return None
+        out.append(Fraction(int(e.p), int(e.q)) * s)
+    return out
+
+
+def _dominance(a: Rate, b: Rate, ignore_logs: bool) -> Dominance:
+    variables, directions = a.variables, a.directions
+    bvecs = [_numeric_vector(t, variables, directions) for t in b.terms]
+    certificates = []
+    undecided_note = ""
+    for term in a.terms:
+        single = [j for j, bt in enumerate(b.terms) if _poly_dominates(bt, term, variables, directions)]
+        if single:  # one term of B dominates (decided by sympy, so symbolic exponents are fine)
+            lam_single = tuple(Fraction(int(i == single[0])) for i in range(len(b.terms)))
+            certificates.append(lam_single)
+            if not ignore_logs and not any(_dominates(b.terms[j], term, variables, directions, False) for j in single):
+                undecided_note = f"{term.as_expr(with_coefficient=False)} matches only up to log factors"
+            continue
+        if any(v is None for v in bvecs):
+            return Dominance(Verdict.UNDECIDED, note="symbolic exponents in the second rate")
+        avec = _numeric_vector(term, variables, directions)
+        if avec is None:
+            return Dominance(Verdict.UNDECIDED, note=f"symbolic exponents in {term.as_expr()}")
+        lam = _certificate(avec, bvecs)  # type: ignore[arg-type]
+        if lam is None:
+            witness, margin = _witness(avec, bvecs)  # type: ignore[arg-type]
+            if witness is None:
+                return Dominance(Verdict.UNDECIDED, offending=term,
+                                 note="LP could not certify dominance nor find a witness direction")
+            return Dominance(Verdict.DISPROVED, witness=dict(zip(variables, witness, strict=True)), offending=term,
+                             margin=margin)
+        certificates.append(tuple(lam))
+        if not ignore_logs:
+            support = [t for t, w in zip(b.terms, lam, strict=True) if w > 0]
+            if not all(_log_dominates(s, term) for s in support):
+                undecided_note = f"{term.as_expr(with_coefficient=False)} matches only up to log factors"
+    if undecided_note:
+        return Dominance(Verdict.UNDECIDED, tuple(certificates), note=undecided_note)
+    return Dominance(Verdict.PROVED, tuple(certificates))
+
+
+def _certificate(avec: list[Fraction], bvecs: list[list[Fraction]]) -> list[Fraction] | None:
+    """Exact convex combination lambda with avec <= sum lambda_j bvec_j, or None."""
+    for j, bv in enumerate(bvecs):  # single-term dominance first (exact)
+        if all(x <= y for x, y in zip(avec, bv, strict=True)):
+            return [Fraction(int(i == j)) for i in range(len(bvecs))]
+    nv, nb = len(avec), len(bvecs)
+    if nb == 1:
+        return None
+    a_ub = np.array([[-float(bvecs[j][v]) for j in range(nb)] for v in range(nv)])
+    b_ub = np.array([-float(avec[v]) for v in range(nv)])
+    res = optimize.linprog(np.zeros(nb), A_ub=a_ub, b_ub=b_ub, A_eq=np.ones((1, nb)), b_eq=[1.0],
+                           bounds=[(0, None)] * nb, method="highs")
+    if res.status != 0:
+        return None
+    for denom in (10**3, 10**6, 10**9):
+        lam = [Fraction(float(w)).limit_denominator(denom) if w > 1e-12 else Fraction(0) for w in res.x]
+        total = sum(lam)
+        if total == 0:
+            continue
+        lam = [w / total for w in lam]
+        if all(avec[v] <= sum(lam[j] * bvecs[j][v] for j in range(nb)) for v in range(nv)):
+            return lam
+    return None
+
+
+def _witness(avec: list[Fraction], bvecs: list[list[Fraction]]) -> tuple[list[Fraction] | None, float]:
+    """A direction y >= 0, sum y = 1, maximising min_j <a - b_j, y> (> 0 when a is not dominated)."""
+    nv = len(avec)
+    # variables: y_1..y_nv, t ; maximise t
+    cost = np.zeros(nv + 1)
+    cost[-1] = -1.0
+    a_ub = np.array([[-(float(avec[v]) - float(bv[v])) for v in range(nv)] + [1.0] for bv in bvecs])
+    b_ub = np.zeros(len(bvecs))
+    a_eq = np.array([[1.0] * nv + [0.0]])
+    res = optimize.linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[1.0],
+                           bounds=[(0, None)] * nv + [(None, None)], method="highs")
+    if res.status != 0 or -res.fun <= 1e-12:
+        return None, 0.0
+    y = [Fraction(float(v)).limit_denominator(10**6) if v > 1e-12 else Fraction(0) for v in res.x[:nv]]
+    total = sum(y)
+    y = [v / total for v in y]
+    margin = min(sum((avec[v] - bv[v]) * y[v] for v in range(nv)) for bv in bvecs)
+    if margin <= 0:
+        return None, 0.0
+    return y, float(margin)
+
+
+def compare_rates(
+    a: Rate | Bound | sp.Expr,
+    b: Rate | Bound | sp.Expr,
+    variables: Sequence[sp.Symbol] = RATE_VARIABLES,
+    *,
+    small: Iterable[sp.Symbol] | None = None,
+    ignore_logs: bool = False,
+) -> RateComparison:
+    """Compare two rates over the regime of the variables: which is smaller, and where.
+
+    Parameters
+    ----------
+    a, b : Rate, Bound or sympy expression
+        The rates (expressions and bounds are passed through :func:`leading_rate`).
+    variables, small, ignore_logs
+        As in :func:`leading_rate`. Ignored for arguments that already are :class:`Rate` objects
+        (both must then share variables and directions).
+
+    Returns
+    -------
+    RateComparison
+        Verdicts for ``A <= C B`` and ``B <= C A`` (exact LP certificates, or witness directions),
+        and a one-line summary.
+
+    Examples
+    --------
+    >>> from dpaudit.bounds.symbols import n, m
+    >>> cmp = compare_rates(sp.sqrt(n * m), n + m, (n, m))
+    >>> cmp.a_le_b.verdict.name, cmp.b_le_a.verdict.name
+    ('PROVED', 'DISPROVED')
+    """
+    hidden: set[sp.Symbol] = set()
+    for arg in (a, b):
+        if isinstance(arg, Bound):
+            hidden |= set(arg.hidden_variables)
+            ignore_logs = ignore_logs or arg.kind.ignores_logs
+    if not isinstance(a, Rate) or not isinstance(b, Rate):
+        variables = tuple(v for v in _check_variables(variables, "compare_rates") if v not in hidden)
+    ra = a if isinstance(a, Rate) else leading_rate(_as_expr(a, "compare_rates"), variables, small=small,
+                                                      ignore_logs=ignore_logs)
+    rb = b if isinstance(b, Rate) else leading_rate(_as_expr(b, "compare_rates"), variables, small=small,
+                                                      ignore_logs=ignore_logs)
+    if ra.variables != rb.variables or ra.directions != rb.directions:
+        raise argument_error("compare_rates", "b", "a rate over the same variables and directions as a",
+                             f"variables={rb.variables}, directions={rb.directions}")
+    ig = ignore_logs or ra.ignore_logs or rb.ignore_logs
+    ab = _dominance(ra, rb, ig)
+    ba = _dominance(rb, ra, ig)
+    summary = _summary(ra, rb, ab, ba)
+    return RateComparison(ra, rb, ab, ba, summary)
+
+
+def _summary(a: Rate, b: Rate, ab: Dominance, ba: Dominance) -> str:
+    pv, dv = Verdict.PROVED, Verdict.DISPROVED
+    if ab.verdict is pv and ba.verdict is pv:
+        return "same rate (up to constants" + ("" if a.ignore_logs else " and equal log factors") + ")"
+    if ab.verdict is pv and ba.verdict is dv:
+        return f"A <= B everywhere; B is larger along {_direction_text(ba.witness)}"
+    if ba.verdict is pv and ab.verdict is dv:
+        return f"B <= A everywhere; A is larger along {_direction_text(ab.witness)}"
+    if ab.verdict is dv and ba.verdict is dv:
+        return (f"regime-dependent: A larger along {_direction_text(ab.witness)}, "
+                f"B larger along {_direction_text(ba.witness)}")
+    notes = "; ".join(x for x in (ab.note, ba.note) if x)
+    return f"undecided ({notes})" if notes else "undecided"
+
+
+def _direction_text(witness: Mapping[sp.Symbol, Fraction] | None) -> str:
+    if not witness:
+        return "?"
+    parts = [f"{_pretty_name(v)}:{w}" for v, w in witness.items() if w != 0]
+    return "log-direction (" + ", ".join(parts) + ")"
+
+
+# ------------------------------------------------------------------------------------------------
+# formatting
+# ------------------------------------------------------------------------------------------------
+
+_PRETTY = {"epsilon": "ε", "delta": "δ", "beta": "β", "mu": "μ", "sigma": "σ", "sigma_sg": "σ", "lam": "λ",
+           "eta": "η", "tau": "τ", "gamma": "γ", "zeta": "ζ", "Delta": "Δ"}
+
+
+def _pretty_name(v: sp.Symbol) -> str:
+    return _PRETTY.get(v.name, v.name)
+
+
+def _factor_text(name: str, e: sp.Expr) -> str:
+    e = sp.sympify(e)
+    if e == 1:
+        return name
+    if e == sp.Rational(1, 2):
+        return f"√{name}"
+    if e == sp.Rational(3, 2):
+        return f"{name}√{name}" if len(name) == 1 else f"{name}^(3/2)"
+    if e.is_Integer:
+        return f"{name}^{e}"
+    return f"{name}^({e})"
+
+
+def _log_text(arg: sp.Expr, pw: sp.Expr) -> str:
+    inner = str(arg).replace("epsilon", "ε").replace("delta", "δ").replace("*", "")
+    base = f"log({inner})"
+    pw = sp.sympify(pw)
+    return base if pw == 1 else f"{base}^{pw}" if pw.is_Integer else f"{base}^({pw})"
+
+
+def format_monomial(mono: Monomial, *, with_logs: bool = True, with_coefficient: bool = False) -> str:
+    """Human-readable monomial, e.g. ``√d/(n√m ε)``."""
+    num, den = [], []
+    order = ["d", "n", "m", "epsilon"]
+    items = sorted(mono.exponents, key=lambda t: (order.index(t[0].name) if t[0].name in order else 9, t[0].name))
+    for v, e in items:
+        e = sp.sympify(e)
+        target = num if (e.is_number and e > 0) or not e.is_number else den
+        target.append(_factor_text(_pretty_name(v), e if target is num else -e))
+    if with_logs:
+        for arg, pw in mono.logs:
+            pw = sp.sympify(pw)
+            if pw.is_number and pw < 0:
+                den.append(_log_text(arg, -pw))
+            else:
+                num.append(_log_text(arg, pw))
+    coef = ""
+    if with_coefficient and mono.coefficient != 1:
+        coef = str(mono.coefficient)
+    top = " ".join(([coef] if coef else []) + num) or "1"
+    if not den:
+        return top
+    bottom = " ".join(den)
+    bottom = f"({bottom})" if len(den) > 1 else bottom
+    return f"{top}/{bottom}"
+
+
+def format_rate(rate: Rate, *, with_coefficients: bool = False) -> str:
+    """Human-readable rate: possibly dominant terms joined by ``+``."""
+    return " + ".join(format_monomial(t, with_logs=not rate.ignore_logs, with_coefficient=with_coefficients)
+                      for t in rate.terms)

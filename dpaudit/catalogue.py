@@ -1,0 +1,169 @@
+"""The built-in catalogue: correct mechanisms and known-broken ones, each with the pair that tests it.
+
+``make demo`` (``dpaudit demo``) audits every entry and prints one table row per entry. The
+``known_broken`` flag is documentation for readers and tests; the auditor never sees it, so each
+verdict comes from the mechanism's outputs alone.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpaudit.auditor import AuditResult, audit
+from dpaudit.errors import UnsoundMechanismWarning
+from dpaudit.interfaces import Mechanism
+from dpaudit.mechanisms import (
+    AboveThreshold,
+    DiscreteLaplaceMechanism,
+    ExponentialMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RandomizedResponse,
+    ReportNoisyMax,
+    SparseVector,
+    TruncatedDiscreteLaplaceMechanism,
+)
+from dpaudit.mechanisms import faulty
+
+__all__ = ["CatalogueEntry", "audit_entry", "builtin_catalogue", "run_demo"]
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One catalogue row: how to build the mechanism, the pair that tests it, and the trial count."""
+
+    name: str
+    build: Callable[[], Mechanism]
+    d0: Any
+    d1: Any
+    trials: int
+    known_broken: bool
+    note: str = ""
+
+    def mechanism(self) -> Mechanism:
+        """Build the mechanism, silencing the warning broken ones emit on construction."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnsoundMechanismWarning)
+            return self.build()
+
+
+# Pair shapes used below. For sparse vector, "ascending" gives the queries answered ⊥ a lower value on
+# d0 and the last (⊤) query a higher one, the pattern on which the noise must pay twice.
+_SVT_D0 = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+_SVT_D1 = [1.0, 1.0, 1.0, 1.0, 1.0, 0.0]
+
+
+def builtin_catalogue() -> list[CatalogueEntry]:
+    """Correct mechanisms first, then the known-broken ones."""
+    correct = [
+        CatalogueEntry("Laplace", lambda: LaplaceMechanism(1.0), 0.0, 1.0, 1_000_000, False),
+        CatalogueEntry("Gaussian (analytic)", lambda: GaussianMechanism(1.0, 1e-5), 0.0, 1.0, 1_000_000, False),
+        CatalogueEntry("Gaussian (classical)", lambda: GaussianMechanism(0.5, 1e-5, calibration="classical"), 0.0, 1.0, 1_000_000, False),
+        CatalogueEntry("discrete Laplace", lambda: DiscreteLaplaceMechanism(1.0), 0, 1, 1_000_000, False),
+        CatalogueEntry("truncated discrete Laplace", lambda: TruncatedDiscreteLaplaceMechanism(1.0, 1e-3), 0, 1, 1_000_000, False),
+        CatalogueEntry("randomized response (k=2)", lambda: RandomizedResponse(1.0, 2), [0], [1], 200_000, False),
+        CatalogueEntry("randomized response (k=4)", lambda: RandomizedResponse(1.0, 4), [0], [1], 200_000, False),
+        CatalogueEntry("report noisy max", lambda: ReportNoisyMax(1.0), [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], 200_000, False),
+        CatalogueEntry("exponential mechanism", lambda: ExponentialMechanism(1.0), [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], 200_000, False),
+        CatalogueEntry("sparse vector (Lyu Alg. 1)", lambda: SparseVector(1.0, 0.0, cutoff=1), _SVT_D0, _SVT_D1, 200_000, False),
+        CatalogueEntry("AboveThreshold (Lowy 2024)", lambda: AboveThreshold(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, False),
+        CatalogueEntry(
+            "AboveThreshold (Ghazi 2025), sens. 2",
+            lambda: AboveThreshold(1.0, 0.0, sensitivity=2.0, variant="ghazi2025"),
+            [2.0, 2.0, 2.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0, 2.0], 200_000, False,
+            "the correctly scaled counterpart of the last broken entry",
+        ),
+    ]
+    broken = [
+        CatalogueEntry("sparse vector, Lyu Alg. 3", lambda: faulty.SparseVectorLyu3(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, True, "releases the noisy value"),
+        CatalogueEntry("sparse vector, Lyu Alg. 4", lambda: faulty.SparseVectorLyu4(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, True, "true epsilon (1+6c)/4"),
+        CatalogueEntry("sparse vector, Lyu Alg. 5", lambda: faulty.SparseVectorLyu5(1.0, 0.5), [0.0, 1.0], [1.0, 0.0], 200_000, True, "no query noise"),
+        CatalogueEntry("sparse vector, Lyu Alg. 6", lambda: faulty.SparseVectorLyu6(1.0, 0.0), [0.0] * 5 + [1.0] * 5, [1.0] * 5 + [0.0] * 5, 200_000, True, "no cutoff"),
+        CatalogueEntry("noisy max returning its value", lambda: faulty.NoisyMaxWithValue(1.0), [0.0] * 5, [1.0] * 5, 200_000, True),
+        CatalogueEntry("histogram, scale = epsilon", lambda: faulty.HistogramWrongScale(0.1), [5.0, 5.0], [6.0, 5.0], 200_000, True),
+        CatalogueEntry(
+            "Gaussian, add/remove sigma under replace",
+            lambda: faulty.GaussianAddRemoveUnderReplace(1.0, 1e-5),
+            np.r_[-1.0, np.zeros(9)], np.r_[1.0, np.zeros(9)], 1_000_000, True,
+        ),
+        CatalogueEntry(
+            "user-level mean, item-level noise",
+            lambda: faulty.UserMeanItemLevelSensitivity(1.0),
+            -np.ones((10, 10)), np.vstack([np.ones((1, 10)), -np.ones((9, 10))]), 200_000, True,
+        ),
+        CatalogueEntry("winsorized mean, clip range from data", lambda: faulty.WinsorizedMeanDataRange(1.0), np.zeros(10), np.r_[1.0, np.zeros(9)], 200_000, True),
+        CatalogueEntry("mean over the true count", lambda: faulty.MeanTrueCount(1.0), [0.0], [0.0, 0.0], 200_000, True),
+        CatalogueEntry(
+            "AboveThreshold, sens.-1 noise on sens.-2 queries",
+            lambda: faulty.AboveThresholdUnderscaled(1.0, 0.0),
+            [2.0, 2.0, 2.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0, 2.0], 200_000, True,
+        ),
+    ]
+    return correct + broken
+
+
+def audit_entry(entry: CatalogueEntry, *, seed: Any, scale: float = 1.0, **kwargs: Any) -> AuditResult:
+    """Audit one entry (``scale`` multiplies its trial count)."""
+    trials = max(100, int(round(entry.trials * scale)))
+    return audit(entry.mechanism(), entry.d0, entry.d1, trials=trials, seed=seed, **kwargs)
+
+
+def _claim_text(result: AuditResult) -> str:
+    if result.delta > 0:
+        return f"({result.claimed_epsilon:g}, {result.delta:g})"
+    return f"{result.claimed_epsilon:g}"
+
+
+def run_demo(
+    seed: int = 0,
+    scale: float = 1.0,
+    as_json: bool = False,
+    only: str | None = None,
+    entries: Sequence[CatalogueEntry] | None = None,
+    stream: Any = None,
+) -> int:
+    """Audit the catalogue and print the verdict table; return 0 (the exit status).
+
+    The exit status is 0 whatever the verdicts: flagging the broken entries is the point.
+    """
+    out = sys.stdout if stream is None else stream
+    chosen = list(builtin_catalogue() if entries is None else entries)
+    if only:
+        wanted = {w.strip().lower() for w in only.split(",")}
+        chosen = [e for e in chosen if e.name.lower() in wanted]
+    seeds = np.random.SeedSequence(seed).spawn(len(chosen))
+    header = f"{'mechanism':<48} {'claim':<13} {'relation':<27} {'eps >=':>8}  {'verdict':<9} {'time':>6}"
+    rows: list[dict[str, Any]] = []
+    if not as_json:
+        print(f"dpaudit demo: {len(chosen)} catalogue entries, root seed {seed}, confidence 0.95", file=out)
+        print(header, file=out)
+        print("-" * len(header), file=out, flush=True)
+    started = time.perf_counter()
+    for entry, child in zip(chosen, seeds, strict=True):
+        mech = entry.mechanism()
+        relation = mech.claimed_guarantee().relation
+        result = audit_entry(entry, seed=child, scale=scale)
+        verdict = "VIOLATION" if result.violation else "ok"
+        rows.append({"mechanism": entry.name, "claim": _claim_text(result), "relation": str(relation),
+                     "epsilon_lower_bound": result.epsilon_lower_bound, "violation": result.violation,
+                     "seconds": result.total_seconds, "trials": result.trials})
+        if not as_json:
+            print(f"{entry.name[:48]:<48} {_claim_text(result):<13} {str(relation)[:27]:<27} "
+                  f"{result.epsilon_lower_bound:>8.3f}  {verdict:<9} {result.total_seconds:>5.1f}s", file=out, flush=True)
+    total = time.perf_counter() - started
+    if as_json:
+        print(json.dumps({"seed": seed, "entries": rows, "seconds": total}, indent=2), file=out)
+    else:
+        flagged = sum(r["violation"] for r in rows)
+        print("-" * len(header), file=out)
+        print(f"{flagged} of {len(rows)} flagged in {total:.1f} s. 'eps >=' is a 95% lower confidence bound on the "
+              "true epsilon at the claimed delta; VIOLATION means it exceeds the claim.", file=out)
+    return 0

@@ -1,0 +1,330 @@
+"""Deliberately broken mechanisms: the literature's known privacy bugs, for demos and power tests.
+
+Every class here is an :class:`~dpaudit.mechanisms.base.UnsafeMechanism`: constructing one emits
+:class:`~dpaudit.errors.UnsoundMechanismWarning`, and its ``flaw`` says what is wrong. Each claims
+the guarantee its authors (wrongly) claimed; :mod:`dpaudit.catalogue` pairs each with the
+neighbouring datasets that expose it. The auditor must catch them from their outputs alone.
+
+References
+----------
+.. [LSL17] M. Lyu, D. Su and N. Li. Understanding the sparse vector technique for differential
+   privacy. PVLDB 10(6), 2017 (Algorithms 3-6 and their actual privacy, Table 1).
+.. [DWWZK18] Z. Ding, Y. Wang, G. Wang, D. Zhang and D. Kifer. Detecting violations of
+   differential privacy. CCS 2018 (``histogram_eps``, ``noisy_max_v1b``).
+.. [BSBV21] B. Bichsel et al. DP-Sniper. IEEE S&P 2021 (NoisyHist2, ReportNoisyMax3).
+.. [KMR23] W. Kong, A. Muñoz Medina, M. Ribero et al. DP-Auditorium. arXiv:2307.05608
+   (mean divided by the true count).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit._validation import check_finite_array, check_int, check_positive, check_probability, check_real
+from dpaudit.accounting.calibrate import gaussian_sigma_analytic, laplace_scale
+from dpaudit.data import as_user_dataset
+from dpaudit.guarantees import ApproxDP, PureDP
+from dpaudit.mechanisms.base import UnsafeMechanism, check_size
+from dpaudit.mechanisms.sparse_vector import BOTTOM, TOP, svt_codes
+from dpaudit.neighbors.relations import ItemAddRemove, ItemReplace, QueryDistance, UserReplace
+
+__all__ = [
+    "AboveThresholdUnderscaled",
+    "GaussianAddRemoveUnderReplace",
+    "HistogramWrongScale",
+    "MeanTrueCount",
+    "NoisyMaxWithValue",
+    "SparseVectorLyu3",
+    "SparseVectorLyu4",
+    "SparseVectorLyu5",
+    "SparseVectorLyu6",
+    "UserMeanItemLevelSensitivity",
+    "WinsorizedMeanDataRange",
+]
+
+
+@dataclass(frozen=True)
+class _LyuSVT(UnsafeMechanism):
+    """Common parameters of Lyu, Su and Li's sparse-vector variants (sensitivity-1 queries)."""
+
+    epsilon: float
+    threshold: float
+    cutoff: int = 1
+
+    def __post_init__(self) -> None:
+        check_positive(type(self).__name__, "epsilon", self.epsilon)
+        check_real(type(self).__name__, "threshold", self.threshold)
+        check_int(type(self).__name__, "cutoff", self.cutoff, minimum=1)
+        super().__post_init__()
+
+    def _queries(self, data: Any, size: int) -> tuple[NDArray[np.float64], int]:
+        q = check_finite_array(f"{type(self).__name__}.sample", "data", data, ndim=1)
+        return q, check_size(f"{type(self).__name__}.sample", size)
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.epsilon, QueryDistance(1.0, "linf"))
+
+
+@dataclass(frozen=True)
+class SparseVectorLyu3(_LyuSVT):
+    """[LSL17, Alg. 3] (Roth's lecture notes): outputs the noisy query value on ⊤. Actually ∞-DP.
+
+    ``rho ~ Lap(2/eps)``, ``nu_i ~ Lap(2c/eps)``; on ``q_i + nu_i >= T + rho`` release
+    ``q_i + nu_i`` (and count it towards the cutoff ``c``), else release 0 (⊥); after the cutoff,
+    0. The released value pins down ``nu_i``, which the privacy proof of Alg. 1 needs hidden.
+    """
+
+    flaw = "releases the noisy query value on ⊤ ([LSL17] Alg. 3: not epsilon-DP for any epsilon)"
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        q, size = self._queries(data, size)
+        rho = rng.laplace(0.0, 2.0 / self.epsilon, size=(size, 1))
+        noisy = q + rng.laplace(0.0, 2.0 * self.cutoff / self.epsilon, size=(size, q.shape[0]))
+        above = noisy >= self.threshold + rho
+        codes = svt_codes(above, self.cutoff, TOP)
+        return np.where(codes == TOP, noisy, 0.0)
+
+
+@dataclass(frozen=True)
+class SparseVectorLyu4(_LyuSVT):
+    """[LSL17, Alg. 4] (Lee and Clifton 2014): eps_1 = eps/4 and query noise not scaled by ``c``.
+
+    ``rho ~ Lap(4/eps)``, ``nu_i ~ Lap(4/(3 eps))``; ⊤/⊥ with cutoff ``c``. Actually
+    ``(1 + 6c)/4 * eps``-DP [LSL17, Sec. 3.3].
+    """
+
+    flaw = "query noise Lap(4/(3 eps)) is not scaled with the cutoff: ((1+6c)/4) eps-DP, not eps-DP"
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        q, size = self._queries(data, size)
+        rho = rng.laplace(0.0, 4.0 / self.epsilon, size=(size, 1))
+        nu = rng.laplace(0.0, 4.0 / (3.0 * self.epsilon), size=(size, q.shape[0]))
+        return svt_codes(q + nu >= self.threshold + rho, self.cutoff, TOP)
+
+
+@dataclass(frozen=True)
+class SparseVectorLyu5(_LyuSVT):
+    """[LSL17, Alg. 5] (Stoddard et al. 2014): no query noise and no cutoff. Actually ∞-DP."""
+
+    flaw = "adds no noise to the queries (and has no cutoff): not epsilon-DP for any epsilon"
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        q, size = self._queries(data, size)
+        rho = rng.laplace(0.0, 2.0 / self.epsilon, size=(size, 1))
+        return svt_codes(q >= self.threshold + rho, None, TOP)
+
+
+@dataclass(frozen=True)
+class SparseVectorLyu6(_LyuSVT):
+    """[LSL17, Alg. 6] (Chen et al. 2015): query noise Lap(2/eps) not scaled, no cutoff. Actually ∞-DP."""
+
+    flaw = "answers every query (no cutoff) with query noise that does not grow with their number"
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        q, size = self._queries(data, size)
+        rho = rng.laplace(0.0, 2.0 / self.epsilon, size=(size, 1))
+        nu = rng.laplace(0.0, 2.0 / self.epsilon, size=(size, q.shape[0]))
+        return svt_codes(q + nu >= self.threshold + rho, None, TOP)
+
+
+@dataclass(frozen=True)
+class NoisyMaxWithValue(UnsafeMechanism):
+    """Report-noisy-max that also releases the noisy maximum value [DWWZK18 noisy_max_v1b; BSBV21 RNM3].
+
+    Output ``[argmax, max]`` of ``q + Lap(2/eps)``. The index alone is epsilon-DP; the value is not
+    covered by that proof: shifting every query by 1 shifts the lower tail of the max by ``k`` noise
+    terms at once.
+    """
+
+    epsilon: float
+    flaw = "releases the noisy maximum value together with its index"
+
+    def __post_init__(self) -> None:
+        check_positive("NoisyMaxWithValue", "epsilon", self.epsilon)
+        super().__post_init__()
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        q = check_finite_array("NoisyMaxWithValue.sample", "data", data, ndim=1)
+        size = check_size("NoisyMaxWithValue.sample", size)
+        noisy = q + rng.laplace(0.0, laplace_scale(2.0, self.epsilon), size=(size, q.shape[0]))
+        idx = np.argmax(noisy, axis=1)
+        return np.column_stack([idx.astype(float), noisy[np.arange(size), idx]])
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.epsilon, QueryDistance(1.0, "linf"))
+
+
+@dataclass(frozen=True)
+class HistogramWrongScale(UnsafeMechanism):
+    """Noisy histogram with Laplace scale ``epsilon`` instead of ``1/epsilon`` [DWWZK18 histogram_eps; BSBV21 NoisyHist2].
+
+    ``data`` is the vector of bin counts (l1 sensitivity 1 under add/remove of one record). The true
+    guarantee is ``1/epsilon``-DP, so the claim is wrong whenever ``epsilon < 1``.
+    """
+
+    epsilon: float
+    flaw = "Laplace scale is epsilon instead of sensitivity / epsilon"
+
+    def __post_init__(self) -> None:
+        check_positive("HistogramWrongScale", "epsilon", self.epsilon)
+        super().__post_init__()
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        x = check_finite_array("HistogramWrongScale.sample", "data", data, ndim=1)
+        size = check_size("HistogramWrongScale.sample", size)
+        return x + rng.laplace(0.0, self.epsilon, size=(size, x.shape[0]))
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.epsilon, QueryDistance(1.0, "l1"))
+
+
+@dataclass(frozen=True)
+class GaussianAddRemoveUnderReplace(UnsafeMechanism):
+    """Sum of values clipped to ``[-bound, bound]`` with Gaussian noise for add/remove sensitivity,
+    claimed under *replace*.
+
+    Adding or removing one record moves the sum by at most ``bound``; replacing one moves it by up
+    to ``2 bound``. The sigma is calibrated (analytic [BW18]) to ``bound``, so under replace the
+    mechanism is only as private as a Gaussian with half the noise.
+    """
+
+    epsilon: float
+    delta: float
+    bound: float = 1.0
+    sigma: float = field(init=False, repr=False)
+    flaw = "noise calibrated to the add/remove sensitivity (bound), claimed under replace (2 bound)"
+
+    def __post_init__(self) -> None:
+        check_positive("GaussianAddRemoveUnderReplace", "epsilon", self.epsilon)
+        check_probability("GaussianAddRemoveUnderReplace", "delta", self.delta, allow_zero=False)
+        check_positive("GaussianAddRemoveUnderReplace", "bound", self.bound)
+        object.__setattr__(self, "sigma", gaussian_sigma_analytic(self.bound, self.epsilon, self.delta))
+        super().__post_init__()
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        x = check_finite_array("GaussianAddRemoveUnderReplace.sample", "data", data, ndim=1)
+        size = check_size("GaussianAddRemoveUnderReplace.sample", size)
+        total = float(np.clip(x, -self.bound, self.bound).sum())
+        return total + rng.normal(0.0, self.sigma, size=size)
+
+    def claimed_guarantee(self) -> ApproxDP:
+        return ApproxDP(self.epsilon, self.delta, ItemReplace())
+
+
+@dataclass(frozen=True)
+class UserMeanItemLevelSensitivity(UnsafeMechanism):
+    """User-level mean of values clipped to ``[-bound, bound]``, noise calibrated to one *item*.
+
+    Data ``(n_users, m_items)``. Replacing one item moves the mean of all ``n m`` items by at most
+    ``2 bound / (n m)``, and the Laplace scale is set from that; replacing a *user* moves it by
+    ``2 bound / n``, ``m`` times more, so the user-level guarantee is only ``m epsilon``
+    (anchors note, bug 19).
+    """
+
+    epsilon: float
+    bound: float = 1.0
+    flaw = "Laplace noise calibrated to item-level sensitivity 2B/(nm) while claiming user-level DP"
+
+    def __post_init__(self) -> None:
+        check_positive("UserMeanItemLevelSensitivity", "epsilon", self.epsilon)
+        check_positive("UserMeanItemLevelSensitivity", "bound", self.bound)
+        super().__post_init__()
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        x = as_user_dataset(data, "UserMeanItemLevelSensitivity.sample", item_ndim=0)
+        size = check_size("UserMeanItemLevelSensitivity.sample", size)
+        n, m = x.shape
+        mean = float(np.clip(x, -self.bound, self.bound).mean())
+        return mean + rng.laplace(0.0, laplace_scale(2.0 * self.bound / (n * m), self.epsilon), size=size)
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.epsilon, UserReplace())
+
+
+@dataclass(frozen=True)
+class WinsorizedMeanDataRange(UnsafeMechanism):
+    """Mean clipped to ``[min(data), max(data)]``, Laplace scale ``(max - min) / (n epsilon)``.
+
+    The clip range is read from the private data, so it is not a constant of the mechanism: on a
+    dataset whose values are all equal the noise vanishes and the output is the exact mean
+    (anchors note, bug 18; paper-004 note, B5).
+    """
+
+    epsilon: float
+    flaw = "clip range (and so the noise scale) is read from the private data"
+
+    def __post_init__(self) -> None:
+        check_positive("WinsorizedMeanDataRange", "epsilon", self.epsilon)
+        super().__post_init__()
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        x = check_finite_array("WinsorizedMeanDataRange.sample", "data", data, ndim=1)
+        size = check_size("WinsorizedMeanDataRange.sample", size)
+        lo, hi = float(x.min()), float(x.max())
+        scale = (hi - lo) / (x.shape[0] * self.epsilon)
+        noise = rng.laplace(0.0, scale, size=size) if scale > 0 else np.zeros(size)
+        return float(np.clip(x, lo, hi).mean()) + noise
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.epsilon, ItemReplace())
+
+
+@dataclass(frozen=True)
+class MeanTrueCount(UnsafeMechanism):
+    """Noisy sum of values clipped to ``[-bound, bound]`` divided by the *true* count [KMR23 MeanMechanism].
+
+    The sum's noise is right for add/remove, but the denominator is the private count: the output's
+    spread reveals ``n``, so add/remove neighbours are distinguishable far in the tails.
+    """
+
+    epsilon: float
+    bound: float = 1.0
+    flaw = "divides the noisy sum by the true (private) count"
+
+    def __post_init__(self) -> None:
+        check_positive("MeanTrueCount", "epsilon", self.epsilon)
+        check_positive("MeanTrueCount", "bound", self.bound)
+        super().__post_init__()
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        x = check_finite_array("MeanTrueCount.sample", "data", data, ndim=1)
+        size = check_size("MeanTrueCount.sample", size)
+        total = float(np.clip(x, -self.bound, self.bound).sum())
+        noisy = total + rng.laplace(0.0, laplace_scale(self.bound, self.epsilon), size=size)
+        return noisy / max(x.shape[0], 1)
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.epsilon, ItemAddRemove())
+
+
+@dataclass(frozen=True)
+class AboveThresholdUnderscaled(UnsafeMechanism):
+    """AboveThreshold with sensitivity-1 noise scales fed queries of sensitivity 2.
+
+    The paper-000 note's pitfall P1 (Ghazi et al. 2025, Alg. 3): the concentration scores change by
+    up to 2 between neighbours, but Alg. 4's ``Lap(2/eps)`` / ``Lap(4/eps)`` assume 1. Mirrored
+    form (halts on a low query), as in [GKLM25, Alg. 4]; claimed epsilon-DP for sensitivity 2.
+    """
+
+    epsilon: float
+    threshold: float
+    flaw = "noise calibrated for sensitivity-1 queries, used on sensitivity-2 queries"
+
+    def __post_init__(self) -> None:
+        check_positive("AboveThresholdUnderscaled", "epsilon", self.epsilon)
+        check_real("AboveThresholdUnderscaled", "threshold", self.threshold)
+        super().__post_init__()
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        q = check_finite_array("AboveThresholdUnderscaled.sample", "data", data, ndim=1)
+        size = check_size("AboveThresholdUnderscaled.sample", size)
+        lap = rng.laplace(0.0, laplace_scale(2.0, self.epsilon), size=(size, 1))
+        nu = rng.laplace(0.0, laplace_scale(4.0, self.epsilon), size=(size, q.shape[0]))
+        return svt_codes(q + nu < self.threshold - lap, 1, BOTTOM)
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.epsilon, QueryDistance(2.0, "linf"))

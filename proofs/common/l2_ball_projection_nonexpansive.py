@@ -1,0 +1,50 @@
+"""Euclidean projection onto an l_2 ball is non-expansive (1-Lipschitz in l_2) in d dimensions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpaudit.bounds.verdict import CheckResult, Verdict
+from dpaudit.userlevel.projections import project_l2_ball
+from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
+from proofs._geometry import ball_pair_residuals
+
+NAME = "common/l2_ball_projection_nonexpansive"
+
+
+def _run() -> CheckResult:
+    proof = Proof(NAME)
+    proof.assume("K = {y : ||y - c||_2 <= r}, r > 0; P(x) = c + (x - c) min(1, r / ||x - c||)",
+                 "reduction: x - c and y - c span a plane and P moves each along its ray, so both distances are "
+                 "functions of the two norms and the angle (law of cosines); x <= y roles are symmetric")
+    for case, (residual, certificate) in ball_pair_residuals().items():
+        proof.certificate(f"|x - y|^2 - |P(x) - P(y)|^2 >= 0, {case}", residual, certificate)
+
+    def prop(dim: int, data: list[float], radius: float) -> None:
+        x, y, c = (np.array(data[i * dim:(i + 1) * dim]) for i in range(3))
+        px, py = project_l2_ball(x, radius, c), project_l2_ball(y, radius, c)
+        if np.linalg.norm(px - py) > np.linalg.norm(x - y) * (1 + NUMERIC_RTOL) + 1e3 * NUMERIC_RTOL * radius:
+            raise Violation("l_2-ball projection expands distance", x=x.tolist(), y=y.tolist(), c=c.tolist(), r=radius)
+        if np.linalg.norm(px - c) > radius * (1 + NUMERIC_RTOL):
+            raise Violation("projection leaves the ball", x=x.tolist(), c=c.tolist(), r=radius)
+
+    proof.hypothesis("project_l2_ball in d = 1..12", prop, st.integers(1, 12), vectors(36, -50.0, 50.0),
+                     finite_floats(1e-3, 50.0), max_examples=250)
+    rng = proof.rng
+    x, y = rng.normal(0, 2, size=(2, 1000, 20))
+    r = rng.uniform(0.1, 5.0, size=(1000, 1))
+    lhs = np.linalg.norm(project_l2_ball(x, 1.0) * r - project_l2_ball(y, 1.0) * r, axis=-1)
+    proof.numeric_le("d = 20, 1000 seeded pairs (scaled unit ball)", lhs, np.linalg.norm(x - y, axis=-1) * r[:, 0],
+                     {"pair": np.arange(1000)})
+    return proof.result()
+
+
+CHECK = LemmaCheck(
+    name=NAME,
+    source="Levy et al. 2021, note L15 (Pi_Theta non-expansive); Ghazi et al. 2023, note 5.13 (K_i balls); Lowy et al. 2024, note 5.10",
+    statement=("For the ball K = {y : ||y - c||_2 <= r} in R^d (r > 0, d >= 1), the Euclidean projection satisfies "
+               "||P(x) - P(y)||_2 <= ||x - y||_2 for all x, y in R^d."),
+    expected=Verdict.PROVED,
+    papers=("levy2021", "ghazi2023", "lowy2024"),
+    check=_run,
+)

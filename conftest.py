@@ -37,8 +37,9 @@ def rng(request: pytest.FixtureRequest) -> np.random.Generator:
 @pytest.fixture(autouse=True)
 def _no_global_numpy_rng_use():
     """Fail a test that draws from (or seeds) numpy's legacy global random state."""
-    before = np.random.get_state(legacy=False)
+    name, keys, pos, has_gauss, gauss = np.random.get_state()
+    keys = keys.copy()
     yield
-    after = np.random.get_state(legacy=False)
-    same = before["state"] == after["state"] and before.get("has_gauss") == after.get("has_gauss")
+    name2, keys2, pos2, has_gauss2, gauss2 = np.random.get_state()
+    same = np.array_equal(keys, keys2) and (pos, has_gauss, gauss) == (pos2, has_gauss2, gauss2)
     assert same, "test used numpy's global random state; pass an explicit np.random.Generator"

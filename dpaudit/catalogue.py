@@ -76,33 +76,33 @@ def builtin_catalogue() -> list[CatalogueEntry]:
         CatalogueEntry("sparse vector (Lyu Alg. 1)", lambda: SparseVector(1.0, 0.0, cutoff=1), _SVT_D0, _SVT_D1, 200_000, False),
         CatalogueEntry("AboveThreshold (Lowy 2024)", lambda: AboveThreshold(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, False),
         CatalogueEntry(
-            "AboveThreshold (Ghazi 2025), sens. 2",
+            "AboveThreshold (Ghazi 2025) at sens. 2",
             lambda: AboveThreshold(1.0, 0.0, sensitivity=2.0, variant="ghazi2025"),
             [2.0, 2.0, 2.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0, 2.0], 200_000, False,
             "the correctly scaled counterpart of the last broken entry",
         ),
     ]
     broken = [
-        CatalogueEntry("sparse vector, Lyu Alg. 3", lambda: faulty.SparseVectorLyu3(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, True, "releases the noisy value"),
-        CatalogueEntry("sparse vector, Lyu Alg. 4", lambda: faulty.SparseVectorLyu4(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, True, "true epsilon (1+6c)/4"),
-        CatalogueEntry("sparse vector, Lyu Alg. 5", lambda: faulty.SparseVectorLyu5(1.0, 0.5), [0.0, 1.0], [1.0, 0.0], 200_000, True, "no query noise"),
-        CatalogueEntry("sparse vector, Lyu Alg. 6", lambda: faulty.SparseVectorLyu6(1.0, 0.0), [0.0] * 5 + [1.0] * 5, [1.0] * 5 + [0.0] * 5, 200_000, True, "no cutoff"),
+        CatalogueEntry("Lyu Alg. 3 sparse vector", lambda: faulty.SparseVectorLyu3(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, True, "releases the noisy value"),
+        CatalogueEntry("Lyu Alg. 4 sparse vector", lambda: faulty.SparseVectorLyu4(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, True, "true epsilon (1+6c)/4"),
+        CatalogueEntry("Lyu Alg. 5 sparse vector", lambda: faulty.SparseVectorLyu5(1.0, 0.5), [0.0, 1.0], [1.0, 0.0], 200_000, True, "no query noise"),
+        CatalogueEntry("Lyu Alg. 6 sparse vector", lambda: faulty.SparseVectorLyu6(1.0, 0.0), [0.0] * 5 + [1.0] * 5, [1.0] * 5 + [0.0] * 5, 200_000, True, "no cutoff"),
         CatalogueEntry("noisy max returning its value", lambda: faulty.NoisyMaxWithValue(1.0), [0.0] * 5, [1.0] * 5, 200_000, True),
-        CatalogueEntry("histogram, scale = epsilon", lambda: faulty.HistogramWrongScale(0.1), [5.0, 5.0], [6.0, 5.0], 200_000, True),
+        CatalogueEntry("histogram with scale = epsilon", lambda: faulty.HistogramWrongScale(0.1), [5.0, 5.0], [6.0, 5.0], 200_000, True),
         CatalogueEntry(
-            "Gaussian, add/remove sigma under replace",
+            "Gaussian: add/remove sigma under replace",
             lambda: faulty.GaussianAddRemoveUnderReplace(1.0, 1e-5),
             np.r_[-1.0, np.zeros(9)], np.r_[1.0, np.zeros(9)], 1_000_000, True,
         ),
         CatalogueEntry(
-            "user-level mean, item-level noise",
+            "user-level mean with item-level noise",
             lambda: faulty.UserMeanItemLevelSensitivity(1.0),
             -np.ones((10, 10)), np.vstack([np.ones((1, 10)), -np.ones((9, 10))]), 200_000, True,
         ),
-        CatalogueEntry("winsorized mean, clip range from data", lambda: faulty.WinsorizedMeanDataRange(1.0), np.zeros(10), np.r_[1.0, np.zeros(9)], 200_000, True),
+        CatalogueEntry("winsorized mean with clip range from data", lambda: faulty.WinsorizedMeanDataRange(1.0), np.zeros(10), np.r_[1.0, np.zeros(9)], 200_000, True),
         CatalogueEntry("mean over the true count", lambda: faulty.MeanTrueCount(1.0), [0.0], [0.0, 0.0], 200_000, True),
         CatalogueEntry(
-            "AboveThreshold, sens.-1 noise on sens.-2 queries",
+            "AboveThreshold: sens.-1 noise, sens.-2 queries",
             lambda: faulty.AboveThresholdUnderscaled(1.0, 0.0),
             [2.0, 2.0, 2.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0, 2.0], 200_000, True,
         ),
@@ -135,11 +135,13 @@ def run_demo(
     The exit status is 0 whatever the verdicts: flagging the broken entries is the point.
     """
     out = sys.stdout if stream is None else stream
-    chosen = list(builtin_catalogue() if entries is None else entries)
-    if only:
-        wanted = {w.strip().lower() for w in only.split(",")}
-        chosen = [e for e in chosen if e.name.lower() in wanted]
-    seeds = np.random.SeedSequence(seed).spawn(len(chosen))
+    everything = list(builtin_catalogue() if entries is None else entries)
+    # seeds follow the full catalogue, so an entry gets the same seed when run alone
+    all_seeds = np.random.SeedSequence(seed).spawn(len(everything))
+    wanted = [w.strip().lower() for w in (only or "").split(",") if w.strip()]
+    picked = [i for i, e in enumerate(everything) if not wanted or any(w in e.name.lower() for w in wanted)]
+    chosen = [everything[i] for i in picked]
+    seeds = [all_seeds[i] for i in picked]
     header = f"{'mechanism':<48} {'claim':<13} {'relation':<27} {'eps >=':>8}  {'verdict':<9} {'time':>6}"
     rows: list[dict[str, Any]] = []
     if not as_json:

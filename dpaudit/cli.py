@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     demo.add_argument("--scale", type=float, default=1.0, help="multiply every entry's trial count (default 1)")
     demo.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    demo.add_argument("--only", default=None, help="comma-separated catalogue entry names to run")
+    demo.add_argument("--only", default=None, help="comma-separated substrings; run only the entries whose names contain one")
 
     prove = sub.add_parser("prove", help="run every lemma check in proofs/ and print the table")
     prove.add_argument("--only", default=None, help="substring filter on lemma names")

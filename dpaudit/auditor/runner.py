@@ -133,6 +133,7 @@ def audit(
     candidates: int = 1,
     check_neighbors: bool = True,
     block_size: int = 65536,
+    batch_size: int | None = None,
     executor: Executor | None = None,
     progress: bool = False,
 ) -> AuditResult:
@@ -167,6 +168,8 @@ def audit(
         Check ``d0``, ``d1`` against the claim's neighbour relation.
     block_size : int
         Trials per random-stream block. Part of the seed: changing it changes the draws.
+    batch_size : int, optional
+        Trials per dispatched task (rounded up to whole blocks). Does not change the results.
     executor : concurrent.futures.Executor, optional
         Draw blocks in parallel (for example a ``ProcessPoolExecutor`` or a Dask
         ``Client.get_executor()``); results are identical to the serial run.
@@ -211,8 +214,12 @@ def audit(
     elif check_neighbors and claim is not None and claim.relation is not None:
         claim.relation.check_neighbors(d0, d1, owner=OWNER)
     streams = TrialStreams.from_seed(seed, block_size=block_size, owner=OWNER)
+    if batch_size is not None:
+        batch_size = check_int(OWNER, "batch_size", batch_size, minimum=1)
 
-    (out0, out1), sampling_seconds = draw_outputs(sampler, [d0, d1], trials, streams, executor=executor, progress=progress)
+    (out0, out1), sampling_seconds = draw_outputs(
+        sampler, [d0, d1], trials, streams, batch_size=batch_size, executor=executor, progress=progress
+    )
     t_sel = time.perf_counter()
     x0, x1 = flatten_outputs(out0), flatten_outputs(out1)
     probe = max(2, trials // 10)

@@ -93,8 +93,25 @@ def _draw_block(sampler: Sampler, data: Any, streams: TrialStreams, stream: int,
     return _validate_block(out, size, where)
 
 
-def _task(args: tuple[Sampler, Any, TrialStreams, int, int, int]) -> NDArray[Any]:
-    return _draw_block(*args)
+def _task(args: tuple[Sampler, Any, TrialStreams, int, list[tuple[int, int, int]]]) -> NDArray[Any]:
+    sampler, data, streams, stream, blocks = args
+    parts = [_draw_block(sampler, data, streams, stream, k, stop - begin) for k, begin, stop in blocks]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+
+
+def _check_consistent(parts: list[NDArray[Any]], labels: list[str]) -> None:
+    first = parts[0]
+    for arr, label in zip(parts, labels, strict=True):
+        if arr.shape[1:] != first.shape[1:]:
+            raise MechanismError(
+                f"the mechanism changed its output shape between calls: {first.shape[1:]} on {labels[0]} "
+                f"but {arr.shape[1:]} on {label}."
+            )
+        if (arr.dtype.kind == "f") != (first.dtype.kind == "f"):
+            raise MechanismError(
+                f"the mechanism changed its output kind between calls: dtype {first.dtype} on {labels[0]} "
+                f"but {arr.dtype} on {label}."
+            )
 
 
 def draw_outputs(
@@ -103,40 +120,35 @@ def draw_outputs(
     trials: int,
     streams: TrialStreams,
     *,
+    batch_size: int | None = None,
     executor: Executor | None = None,
     progress: bool = False,
 ) -> tuple[list[NDArray[Any]], float]:
     """Draw ``trials`` outputs on each dataset; return the stacked outputs and the seconds taken.
+
+    Work is dispatched in batches of whole blocks (``batch_size`` trials, rounded up to a multiple
+    of the block size); each block uses its own stream, so the outputs are identical for every
+    batch size and executor.
 
     Raises :class:`MechanismError` if the mechanism raises, returns NaN, returns the wrong number
     of outputs, or changes its output shape or kind between calls or datasets.
     """
     start = time.perf_counter()
     blocks = streams.blocks(trials)
-    tasks = [(sampler, data, streams, j, k, stop - begin) for j, data in enumerate(datasets) for k, begin, stop in blocks]
-    bar = _progress_bar(len(tasks), progress)
+    per_batch = 1 if batch_size is None else max(1, -(-batch_size // streams.block_size))
+    groups = [blocks[i : i + per_batch] for i in range(0, len(blocks), per_batch)]
+    tasks = [(sampler, data, streams, j, group) for j, data in enumerate(datasets) for group in groups]
+    bar = _progress_bar(trials * len(datasets), progress)
     results: list[NDArray[Any]] = []
     mapped = executor.map(_task, tasks) if executor is not None else map(_task, tasks)
     for arr in mapped:
         results.append(arr)
         if bar is not None:
-            bar.update(1)
+            bar.update(arr.shape[0])
     if bar is not None:
         bar.close()
-    first = results[0]
-    for i, arr in enumerate(results):
-        j, k = tasks[i][3], tasks[i][4]
-        if arr.shape[1:] != first.shape[1:]:
-            raise MechanismError(
-                f"the mechanism changed its output shape between calls: {first.shape[1:]} on d0 (block 0) "
-                f"but {arr.shape[1:]} on d{j} (block {k})."
-            )
-        if (arr.dtype.kind == "f") != (first.dtype.kind == "f"):
-            raise MechanismError(
-                f"the mechanism changed its output kind between calls: dtype {first.dtype} on d0 (block 0) "
-                f"but {arr.dtype} on d{j} (block {k})."
-            )
-    per_side = len(blocks)
+    _check_consistent(results, [f"d{t[3]} (block {t[4][0][0]})" for t in tasks])
+    per_side = len(groups)
     outputs = [
         results[j * per_side] if per_side == 1 else np.concatenate(results[j * per_side : (j + 1) * per_side], axis=0)
         for j in range(len(datasets))
@@ -151,4 +163,4 @@ def _progress_bar(total: int, enabled: bool) -> Any:
         from tqdm.auto import tqdm
     except ImportError:  # tqdm is an optional extra ("progress")
         return None
-    return tqdm(total=total, desc="sampling", unit="block")
+    return tqdm(total=total, desc="sampling", unit="trial", unit_scale=True)

@@ -27,7 +27,7 @@ import numpy as np
 import sympy as sp
 
 from dpaudit._validation import argument_error, check_int
-from dpaudit.bounds.rates import RateError, compare_rates
+from dpaudit.bounds.rates import RateError, compare_rates, regime_vectors
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS, SymbolInfo
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import CheckResult, Verdict, verdict_from_sympy
@@ -53,6 +53,9 @@ def _info(symbol: sp.Symbol) -> SymbolInfo:
         return info
     if symbol.is_positive:
         return SymbolInfo(symbol, "auxiliary positive symbol", 0.0, math.inf, False, False, (1e-2, 1e2))
+    if symbol.is_nonnegative:
+        return SymbolInfo(symbol, "auxiliary nonnegative symbol", 0.0, math.inf, True, False, (0.0, 10.0),
+                          log_scale=False)
     if symbol.is_real:
         return SymbolInfo(symbol, "auxiliary real symbol", -math.inf, math.inf, False, False, (-10.0, 10.0),
                           log_scale=False)
@@ -232,34 +235,51 @@ def check_identity(
                        1 + evaluated, details)
 
 
+def _decide(expr: sp.Expr, attr: str, depth: int = 0) -> bool | None:
+    """Sign of ``expr`` (``attr`` is ``is_nonnegative`` or ``is_positive``) via a few rewritings.
+
+    Tries sympy's assumptions on the expression, its expansion, and, for a log (after combining
+    logs), on ``X - 1``; for a product, decides each factor.
+    """
+    answer = getattr(expr, attr)
+    if answer is not None or depth > 2:
+        return answer
+    expanded = sp.expand(expr)
+    answer = getattr(expanded, attr)
+    if answer is not None:
+        return answer
+    combined = sp.logcombine(expr, force=True)
+    if isinstance(combined, sp.log):
+        arg = combined.args[0]
+        if isinstance(arg, sp.Pow) and arg.exp.is_positive:  # log(X^E), E > 0: same sign as log(X)
+            arg = arg.base
+        inner = _decide(sp.expand(arg - 1), attr, depth + 1)
+        if inner is not None:
+            return inner
+    if isinstance(expr, sp.Mul):
+        signs = [_decide(f, "is_positive", depth + 1) for f in expr.args]
+        if all(sg is True for sg in signs):
+            return True
+        if attr == "is_nonnegative":
+            nonneg = [sg is True or _decide(f, "is_nonnegative", depth + 1) is True for f, sg in zip(expr.args, signs, strict=True)]
+            if all(nonneg):
+                return True
+    return None
+
+
 def _symbolic_nonnegative(residual: sp.Expr, lhs: sp.Expr, rhs: sp.Expr, strict: bool) -> tuple[bool | None, sp.Expr]:
     """Try a few rewritings until sympy's assumptions decide the sign of ``residual``."""
     attr = "is_positive" if strict else "is_nonnegative"
     simplified = sp.simplify(residual)
-    attempts = [lambda: simplified]
+    candidates = [simplified, sp.factor_terms(simplified), sp.expand_log(simplified, force=True),
+                  sp.simplify(sp.expand_log(simplified, force=True))]
     if lhs.is_positive and rhs.is_positive:
-        attempts.append(lambda: sp.simplify(rhs / lhs) - 1)
-    attempts += [
-        lambda: sp.simplify(sp.expand_log(simplified, force=True)),
-        lambda: sp.expand(simplified),
-        lambda: _log_argument_minus_one(simplified),
-    ]
-    for attempt in attempts:
-        candidate = attempt()
-        if candidate is None:
-            continue
-        answer = getattr(candidate, attr)
+        candidates.append(sp.simplify(rhs / lhs) - 1)
+    for candidate in candidates:
+        answer = _decide(candidate, attr)
         if answer is not None:
             return bool(answer), simplified
     return None, simplified
-
-
-def _log_argument_minus_one(expr: sp.Expr) -> sp.Expr | None:
-    """For ``log(X)`` (after combining logs), ``X - 1`` expanded: log(X) >= 0 iff X >= 1."""
-    combined = sp.logcombine(expr, force=True)
-    if isinstance(combined, sp.log):
-        return sp.expand(combined.args[0] - 1)
-    return None
 
 
 def check_inequality(
@@ -332,12 +352,27 @@ def check_inequality(
                        1 + evaluated, details)
 
 
+_RAY_BASE = 10.0
+"""Rays start at n = m = d = 10 and epsilon = 1/10, away from the degenerate point log(1) = 0."""
+
+
 def _ray_point(rate_vars: Sequence[sp.Symbol], directions: Sequence[int], y: Mapping[sp.Symbol, float],
                scale: float, constants: Mapping[sp.Symbol, float]) -> dict[sp.Symbol, float]:
     pt = dict(constants)
     for v, s in zip(rate_vars, directions, strict=True):
-        pt[v] = math.exp(s * float(y.get(v, 0.0)) * math.log(scale))
+        pt[v] = math.exp(s * (math.log(_RAY_BASE) + float(y.get(v, 0.0)) * math.log(scale)))
     return pt
+
+
+def _random_direction(rate_vars: Sequence[sp.Symbol], cvecs: Sequence[Sequence[Any]], rng: np.random.Generator,
+                      tries: int = 200) -> dict[sp.Symbol, float] | None:
+    """A random direction of the simplex inside the regime cone (rejection sampling), or None."""
+    for _ in range(tries):
+        raw = rng.exponential(size=len(rate_vars))
+        y = raw / raw.sum()
+        if all(sum(float(c[i]) * y[i] for i in range(len(y))) >= 0 for c in cvecs):
+            return {v: float(w) for v, w in zip(rate_vars, y, strict=True)}
+    return None
 
 
 def _log_ratio(f_a: Any, f_b: Any, syms: Sequence[sp.Symbol], pt: Mapping[sp.Symbol, float]) -> float | None:
@@ -360,6 +395,8 @@ def check_rate(
     ignore_logs: bool | None = None,
     directions_tried: int = 8,
     assumptions: Sequence[str] = (),
+    derived_is_lower_bound: bool = False,
+    constraints: Sequence[Any] = (),
 ) -> CheckResult:
     """Check that ``derived`` is at most the ``claimed`` rate (up to constants) over the regime.
 
@@ -380,6 +417,12 @@ def check_rate(
     claimed : Bound or sympy expression
         The stated rate. For a Bound, its hidden variables are treated as constants and its tilde
         decides ``ignore_logs`` unless given.
+    derived_is_lower_bound : bool
+        ``derived`` is only a lower bound on the quantity (e.g. one term of a sum). It can then show
+        the claim fails (DISPROVED) but never prove it: a PROVED comparison is reported UNDECIDED.
+    constraints : sequence of sympy relations
+        Asymptotic regime constraints (see :func:`~dpaudit.bounds.rates.regime_vectors`), added to
+        the ``regime`` forms of the claimed bound's conditions.
 
     Returns
     -------
@@ -393,8 +436,12 @@ def check_rate(
         ignore_logs = claimed.kind.ignores_logs if isinstance(claimed, Bound) else False
     rate_vars = tuple(v for v in variables if v not in hidden)
     derived = sp.sympify(derived)
+    regime = list(constraints)
+    if isinstance(claimed, Bound):
+        regime += [cond.regime for cond in claimed.conditions if cond.regime is not None]
+    regime = [r for r in regime if r.free_symbols & set(rate_vars)]
     try:
-        cmp = compare_rates(derived, claimed_expr, rate_vars, small=small, ignore_logs=ignore_logs)
+        cmp = compare_rates(derived, claimed_expr, rate_vars, small=small, ignore_logs=ignore_logs, constraints=regime)
     except RateError as exc:
         return CheckResult(Verdict.UNDECIDED, claim, source, "rates", derived, tuple(assumptions), None, 0,
                            f"rate extraction failed: {exc}")
@@ -403,8 +450,9 @@ def check_rate(
     others = [s for s in syms if s not in rate_vars]
     f_a, f_b = _mp_fn(derived, syms), _mp_fn(claimed_expr, syms)
     directions = cmp.a.directions
+    cvecs = regime_vectors(regime, cmp.a.variables, directions)
     cases = 0
-    details = f"rate comparison: {cmp.summary}"
+    details = f"rate comparison: {cmp.summary}" + (f" (regime: {', '.join(map(str, regime))})" if regime else "")
     if dom.verdict is Verdict.DISPROVED and dom.witness is not None:
         y = {v: float(w) for v, w in dom.witness.items()}
         consts = random_points(others, rng, 1, corners=False)[0] if others else {}
@@ -427,8 +475,9 @@ def check_rate(
     if dom.verdict is Verdict.PROVED:
         worst = -math.inf
         for _ in range(directions_tried):
-            raw = rng.exponential(size=len(rate_vars))
-            y = {v: float(w / raw.sum()) for v, w in zip(rate_vars, raw, strict=True)}
+            y = _random_direction(rate_vars, cvecs, rng)
+            if y is None:
+                continue
             consts = random_points(others, rng, 1, corners=False)[0] if others else {}
             lo = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, y, 1e4, consts))
             hi = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, y, 1e12, consts))
@@ -448,6 +497,9 @@ def check_rate(
         if cases == 0:
             return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", derived, tuple(assumptions), None,
                                cases, details + "; no ray could be evaluated")
+        if derived_is_lower_bound:
+            return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", derived, tuple(assumptions), None,
+                               cases, details + "; derived is only a lower bound, so this proves nothing")
         return CheckResult(Verdict.PROVED, claim, source, "rates+numeric", cmp.a.as_expr(), tuple(assumptions), None,
                            1 + cases, details)
     return CheckResult(Verdict.UNDECIDED, claim, source, "rates", derived, tuple(assumptions), None, cases,

@@ -117,10 +117,14 @@ class Condition:
     relation : sympy relational or None
         A checkable form when the condition has explicit constants; ``None`` when it hides a
         constant (e.g. ``n >= Omega~(sqrt(d)/epsilon)``) and so cannot be evaluated.
+    regime : sympy relational or None
+        The condition's asymptotic shape, a relation between monomials up to constants and logs
+        (e.g. ``n >= sqrt(d)/epsilon``); rate comparisons restrict the regime with it.
     """
 
     text: str
     relation: Any = None
+    regime: Any = None
 
     @property
     def checkable(self) -> bool:

@@ -10,6 +10,7 @@ References
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,13 +28,19 @@ __all__ = ["RandomizedResponse", "randomized_response_keep_probability"]
 def randomized_response_keep_probability(epsilon: float, k: int) -> float:
     """``p = e^eps / (e^eps + k - 1)``, the probability of reporting the true category, rounded down.
 
-    Computed as ``1 / (1 + (k-1) e^{-eps})`` and stepped down one ulp, so that the likelihood ratio
-    ``p (k-1) / (1-p)`` does not exceed ``e^eps`` through rounding.
+    ``p`` is returned on the grid ``j / 2**53`` of numpy's ``Generator.random``, so the sampler's
+    realised keep probability ``P[U < p]`` equals ``p`` exactly; it is the largest grid point with
+    ``p (k - 1) / (1 - p) <= e^eps`` in exact rational arithmetic (``e^eps`` itself rounded down by a
+    relative 1e-12 to cover the error of ``exp``).
     """
-    epsilon = check_positive("randomized_response_keep_probability", "epsilon", epsilon, allow_inf=False)
+    epsilon = check_positive("randomized_response_keep_probability", "epsilon", epsilon)
     k = check_int("randomized_response_keep_probability", "k", k, minimum=2)
-    p = 1.0 / (1.0 + (k - 1) * math.exp(-epsilon))
-    return float(np.nextafter(p, 0.0))
+    ratio = Fraction(math.exp(epsilon)) * (1 - Fraction(1, 10**12))
+    grid = 2**53
+    j = math.floor(ratio / (ratio + k - 1) * grid)
+    while Fraction(j, grid) * (k - 1) > ratio * (1 - Fraction(j, grid)):
+        j -= 1
+    return j / grid
 
 
 @dataclass(frozen=True)

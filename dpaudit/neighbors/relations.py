@@ -73,7 +73,7 @@ def _differing_rows(a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.intp]:
     """Indices along axis 0 where two same-shape arrays differ."""
     diff = a != b
     if diff.ndim > 1:
-        diff = diff.reshape(diff.shape[0], -1).any(axis=1)
+        diff = diff.reshape(diff.shape[0], int(np.prod(diff.shape[1:]))).any(axis=1)
     return np.flatnonzero(diff)
 
 

@@ -203,10 +203,13 @@ def _score_pairwise(q: NDArray[np.float64], tau: float) -> NDArray[np.float64]:
 def _score_sorted_1d(q: NDArray[np.float64], tau: float) -> NDArray[np.float64]:
     # d = 1: sum_j exp(-tau |a_i - a_j|) over j <= i is exp(-tau a_i) sum_{j<=i} exp(tau a_j) for
     # sorted a; computed in log space (logaddexp.accumulate) so that large tau*a cannot overflow.
-    a = np.sort(q[..., 0], axis=-1) * tau
+    a = np.sort(q[..., 0], axis=-1)
+    a *= tau
     b = a.shape[-1]
-    left = np.exp(np.logaddexp.accumulate(a, axis=-1) - a).sum(axis=-1)
-    return (2.0 * left - b) / b  # full double sum = 2 * (pairs j < i) + B diagonal terms
+    acc = np.logaddexp.accumulate(a, axis=-1)
+    acc -= a
+    np.exp(acc, out=acc)
+    return (2.0 * acc.sum(axis=-1) - b) / b  # full double sum = 2 * (pairs j < i) + B diagonal terms
 
 
 def concentration_score(gradients: Any, tau: float, *, method: str = "auto") -> NDArray[np.float64]:

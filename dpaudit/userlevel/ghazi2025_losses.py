@@ -226,6 +226,15 @@ class SeparableHuberLoss(Ghazi2025Loss):
         g = np.clip(self.beta * (th[..., None, :] - x), -self.gradient_cap, self.gradient_cap)
         return y[..., None] * g
 
+    def mean_gradient(self, theta: Any, items: Any) -> NDArray[np.float64]:
+        """``(1/m) sum_z grad f(theta; z)``, computed in place (one ``(..., k, d)`` temporary)."""
+        th, x, y = _theta_items(theta, items)
+        u = np.subtract(th[..., None, :], x)
+        np.multiply(u, self.beta, out=u)
+        np.clip(u, -self.gradient_cap, self.gradient_cap, out=u)
+        np.multiply(u, y[..., None], out=u)
+        return np.asarray(u.mean(axis=-2))
+
     def hessian(self, theta: Any, items: Any) -> NDArray[np.float64]:
         th, x, y = _theta_items(theta, items)
         curv = np.where(np.abs(th[..., None, :] - x) < self.knee, self.beta, 0.0) * y[..., None]
@@ -313,8 +322,9 @@ class DiagonallyDominantQuadratic(Ghazi2025Loss):
 
     def item_constants(self, items: NDArray[np.float64], radius: float) -> dict[str, NDArray[Any]]:
         x, w = items[..., :-1], items[..., -1]
-        # sup over theta in the box of |(H (theta - x))_i| = sum_j |H_ij| (radius + |x_j|)
-        grad = np.abs(w) * ((radius + np.abs(x)) @ np.abs(self.H).T).max(axis=-1)
+        # sup over theta in the box of |(H (theta - x))_i| = radius sum_j |H_ij| + |(H x)_i|
+        # (take theta_j = -s sign(H_ij) radius for the sign s of -(H x)_i)
+        grad = np.abs(w) * (radius * np.abs(self.H).sum(axis=1) + np.abs(x @ self.H.T)).max(axis=-1)
         dd = np.full(w.shape, self.is_diagonally_dominant) | (w == 0)
         convex = (w >= 0) & (np.full(w.shape, self.is_psd) | (w == 0))
         return {

@@ -88,9 +88,9 @@ __all__ = [
     "PhasedERMRound",
     "WinsorizedFirstOrder",
     "gradient_concentration_radius",
+    "user_mean_gradients",
 ]
 
-Calibration = Literal["user", "item"]
 Aggregate = Literal["average", "last"]
 
 #: float64 temporaries per (trial, user): m for the margins and slopes, ~14 d' for Algorithm 2.
@@ -111,6 +111,42 @@ def gradient_concentration_radius(sigma: float, dim: int, n_users: int, m_items:
     net = max(0.0, dim * math.log(3.0 * diameter * smoothness * math.sqrt(m_items) / (sigma * math.sqrt(dim))))
     inner = dim * math.log(5.0) + net + math.log(n_users / alpha)
     return sigma * math.sqrt(8.0 * inner / m_items) + 2.0 * sigma * math.sqrt(dim / m_items)
+
+
+#: Elements per block of users in :func:`user_mean_gradients` (keeps its temporaries in cache).
+_GRAD_BLOCK = 1 << 17
+
+
+def user_mean_gradients(loss: Loss, theta: NDArray[np.float64], x: NDArray[np.float64],
+                        y: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Every user's average gradient at every trial's iterate, shape ``(S, n, d)`` [LSA+21, Alg 3, line 5].
+
+    .. math:: g^{(u)}(\\theta_s) = \\frac1m \\sum_j \\ell'(\\langle \\theta_s, x_j^{(u)} \\rangle, y_j^{(u)}) \\, x_j^{(u)}
+
+    ``theta`` is ``(S, d)``, ``x`` is ``(n, m, d)`` and ``y`` is ``(n, m)``. Every dpaudit loss is a
+    loss of a linear predictor whose derivative in the margin is ``loss._slope`` (abstract in
+    :class:`~dpaudit.userlevel.losses.Loss`), so the ``S n m`` per-item gradients are two matrix
+    products and one elementwise map. Users are processed in blocks of about ``2^17`` elements so
+    that the ``(users, m, S)`` temporaries stay in cache; each block is one vectorised operation
+    over all of its users and trials. Equal to ``loss.mean_gradient(theta[:, None], items[None])``.
+    """
+    n_users, m_items, dim = x.shape
+    rows = theta.shape[0]
+    out = np.empty((n_users, dim, rows))
+    block = max(1, _GRAD_BLOCK // (m_items * rows))
+    theta_t = np.ascontiguousarray(theta.T)
+    for a in range(0, n_users, block):
+        xb = x[a:a + block]
+        margin = np.matmul(xb, theta_t)  # <theta_s, x_j^(u)>, shape (users, m, S)
+        slope = loss._slope(margin, y[a:a + block, :, None])  # d l / d margin
+        np.matmul(xb.transpose(0, 2, 1), slope, out=out[a:a + block])  # sum_j slope_j x_j, shape (users, d, S)
+    out /= m_items
+    return out.transpose(2, 0, 1)
+
+
+def _split(items: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Contiguous features ``(n, m, d)`` and labels ``(n, m)`` of a user-level item array."""
+    return np.ascontiguousarray(items[..., :-1]), np.ascontiguousarray(items[..., -1])
 
 
 def _check_items(owner: str, data: Any) -> NDArray[np.float64]:
@@ -167,9 +203,6 @@ class WinsorizedFirstOrder(MechanismBase):
         Return the average of ``theta_1 .. theta_T`` or ``theta_T``.
     mode, tau_rule :
         Passed to Algorithm 2 (see :class:`~dpaudit.userlevel.winsorized.WinsorizedMeanHighD`).
-    calibration : {"user", "item"}
-        ``"item"`` computes the default ``tau`` as if ``m = 1`` (no concentration of user averages):
-        the same algorithm with item-level calibration, whose privacy error does not fall with ``m``.
     regularization : float
         ``lambda >= 0``: minimise ``L(theta; S) + (lambda/2) ||theta - centre||^2`` (objective (7));
         the regulariser's gradient is added after the private mean (post-processing).
@@ -208,7 +241,6 @@ class WinsorizedFirstOrder(MechanismBase):
     aggregate: Aggregate = "average"
     mode: RangeMode = "safe"
     tau_rule: TauRule = "paper"
-    calibration: Calibration = "user"
     regularization: float = 0.0
     centre: tuple[float, ...] | None = None
     theta0: tuple[float, ...] | None = None
@@ -233,7 +265,6 @@ class WinsorizedFirstOrder(MechanismBase):
         check_one_of(owner, "aggregate", self.aggregate, ("average", "last"))
         check_one_of(owner, "mode", self.mode, ("safe", "paper"))
         check_one_of(owner, "tau_rule", self.tau_rule, ("paper", "tight"))
-        check_one_of(owner, "calibration", self.calibration, ("user", "item"))
         check_nonnegative(owner, "regularization", self.regularization)
         for name in ("centre", "theta0"):
             value = getattr(self, name)
@@ -272,9 +303,8 @@ class WinsorizedFirstOrder(MechanismBase):
         g = self.lipschitz
         if not math.isfinite(self.smoothness):
             return g
-        m_cal = m_items if self.calibration == "user" else 1
         sigma = self.sigma if self.sigma is not None else g
-        return min(g, gradient_concentration_radius(sigma, dim, n_users, m_cal, 2.0 * self.radius,
+        return min(g, gradient_concentration_radius(sigma, dim, n_users, m_items, 2.0 * self.radius,
                                                     self.smoothness, self.gamma))
 
     def gradient_estimator(self, n_users: int, m_items: int, dim: int) -> WinsorizedMeanHighD:
@@ -289,35 +319,38 @@ class WinsorizedFirstOrder(MechanismBase):
 
     # --- the kernel -----------------------------------------------------------------------------
 
-    def _start(self, items: NDArray[np.float64], rows: int, dim: int) -> NDArray[np.float64]:
+    def _start(self, xy: tuple[NDArray[np.float64], NDArray[np.float64]], rows: int,
+               dim: int) -> NDArray[np.float64]:
         """``o_0``: the data-independent starting point, one row per trial."""
         th = np.zeros(dim) if self.theta0 is None else _check_point(type(self).__name__, "theta0", self.theta0, dim)
         return np.repeat(th[None, :], rows, axis=0)
 
-    def _user_gradients(self, theta: NDArray[np.float64], items: NDArray[np.float64]) -> NDArray[np.float64]:
+    def _user_gradients(self, theta: NDArray[np.float64],
+                        xy: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64]:
         """``g_t^(u) = (1/m) sum_j grad l(theta_t; z_j^(u))`` for every trial and user, ``(S, n, d)`` [line 5]."""
-        return self.loss.mean_gradient(theta[:, None, :], items[None])
+        return user_mean_gradients(self.loss, theta, *xy)
 
-    def _aggregate(self, iterates: NDArray[np.float64], items: NDArray[np.float64]) -> NDArray[np.float64]:
+    def _aggregate(self, iterates: NDArray[np.float64],
+                   xy: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64]:
         """``Aggregate(o_0 .. o_T)``: average of ``theta_1 .. theta_T`` or the last iterate [line 9]."""
         return iterates[:, 1:].mean(axis=1) if self.aggregate == "average" else iterates[:, -1]
 
-    def _run(self, items: NDArray[np.float64], rows: int, rng: np.random.Generator, *,
+    def _run(self, xy: tuple[NDArray[np.float64], NDArray[np.float64]], rows: int, rng: np.random.Generator, *,
              theta0: NDArray[np.float64] | None = None, centre: NDArray[np.float64] | None = None,
              regularization: float | None = None) -> NDArray[np.float64]:
-        """Run Algorithm 3 for ``rows`` trials on ``items`` ``(n, m, d+1)``; returns iterates ``(rows, T+1, d)``."""
-        n_users, m_items, dim = items.shape[0], items.shape[1], items.shape[2] - 1
+        """Run Algorithm 3 for ``rows`` trials on features/labels ``xy``; returns iterates ``(rows, T+1, d)``."""
+        n_users, m_items, dim = xy[0].shape
         lam = self.regularization if regularization is None else regularization
         if centre is None:
             centre = np.zeros((1, dim)) if self.centre is None else _check_point(
                 type(self).__name__, "centre", self.centre, dim)[None, :]
-        theta = self._start(items, rows, dim) if theta0 is None else np.array(theta0, dtype=np.float64)
+        theta = self._start(xy, rows, dim) if theta0 is None else np.array(theta0, dtype=np.float64)
         estimator = self.gradient_estimator(n_users, m_items, dim)
         eta = self.learning_rate()
         iterates = np.empty((rows, self.steps + 1, dim))
         iterates[:, 0] = theta
         for t in range(self.steps):  # line 3
-            grads = self._user_gradients(theta, items)  # line 5, shape (rows, n, d)
+            grads = self._user_gradients(theta, xy)  # line 5, shape (rows, n, d)
             gbar = estimator.release(grads, rows, rng=rng)  # line 6: private mean at (eps', delta')
             if lam:
                 gbar = gbar + lam * (theta - centre)  # gradient of (lambda/2)||theta - c||^2: post-processing
@@ -326,7 +359,7 @@ class WinsorizedFirstOrder(MechanismBase):
         return iterates
 
     def _per_trial_elements(self, n_users: int, m_items: int, dim: int) -> int:
-        return n_users * (2 * m_items + _TEMPS_PER_COORD * next_power_of_two(dim)) + (self.steps + 1) * dim
+        return n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * m_items + (self.steps + 1) * dim
 
     def sample_transcript(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         """All iterates ``theta_0 .. theta_T`` of ``size`` runs, shape ``(size, T + 1, d)``; the claim covers them."""
@@ -334,9 +367,10 @@ class WinsorizedFirstOrder(MechanismBase):
         size = check_size(owner, size)
         items = _check_items(owner, data)
         n_users, m_items, dim = items.shape[0], items.shape[1], items.shape[2] - 1
+        xy = _split(items)
         out = np.empty((size, self.steps + 1, dim))
         for start, stop in trial_chunks(size, self._per_trial_elements(n_users, m_items, dim)):
-            out[start:stop] = self._run(items, stop - start, rng)
+            out[start:stop] = self._run(xy, stop - start, rng)
         return out
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
@@ -345,9 +379,10 @@ class WinsorizedFirstOrder(MechanismBase):
         size = check_size(owner, size)
         items = _check_items(owner, data)
         n_users, m_items, dim = items.shape[0], items.shape[1], items.shape[2] - 1
+        xy = _split(items)
         out = np.empty((size, dim))
         for start, stop in trial_chunks(size, self._per_trial_elements(n_users, m_items, dim)):
-            out[start:stop] = self._aggregate(self._run(items, stop - start, rng), items)
+            out[start:stop] = self._aggregate(self._run(xy, stop - start, rng), xy)
         return out
 
     def claimed_guarantee(self) -> ApproxDP:
@@ -391,7 +426,7 @@ class GradientQuery(MechanismBase):
         th = np.asarray(self.theta, dtype=float)
         if items.shape[2] - 1 != th.shape[0]:
             raise argument_error("GradientQuery.sample", "data", f"shaped (n_users, m_items, {th.shape[0] + 1})", data)
-        return self.parent._user_gradients(th[None, :], items)[0][:, None, :]
+        return self.parent._user_gradients(th[None, :], _split(items))[0][:, None, :]
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         return self.inner.sample(self.user_gradients(data), size, rng=rng)
@@ -484,8 +519,6 @@ class PhasedERM(MechanismBase):
         ``gamma = sigma^2 d^2 / (lambda_t^2 n_t^2 m eps^2 R^2)`` (capped at 1/2).
     mode, tau_rule :
         Passed to Algorithm 2.
-    calibration : {"user", "item"}
-        ``"item"`` computes the default ``tau`` with ``m = 1`` (item-level calibration).
     theta0 : tuple of float, optional
         Data-independent ``theta_hat_0``; default 0.
 
@@ -545,7 +578,6 @@ class PhasedERM(MechanismBase):
     gamma: float | None = None
     mode: RangeMode = "safe"
     tau_rule: TauRule = "paper"
-    calibration: Calibration = "user"
     theta0: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -572,7 +604,6 @@ class PhasedERM(MechanismBase):
             check_probability(owner, "gamma", self.gamma, allow_zero=False)
         check_one_of(owner, "mode", self.mode, ("safe", "paper"))
         check_one_of(owner, "tau_rule", self.tau_rule, ("paper", "tight"))
-        check_one_of(owner, "calibration", self.calibration, ("user", "item"))
         if self.theta0 is not None:
             object.__setattr__(self, "theta0", tuple(float(v) for v in check_finite_array(owner, "theta0", self.theta0,
                                                                                            ndim=1)))
@@ -665,8 +696,7 @@ class PhasedERM(MechanismBase):
             elif not math.isfinite(h):
                 tau_t = g
             else:
-                m_cal = m_items if self.calibration == "user" else 1
-                tau_t = min(g, gradient_concentration_radius(sigma, dim, n_t, m_cal, diameter, h, gamma_t))
+                tau_t = min(g, gradient_concentration_radius(sigma, dim, n_t, m_items, diameter, h, gamma_t))
             out.append(PhaseRound(t, start, stop, lam_t, steps_t, eta_t, tau_t, gamma_t))
         return out
 
@@ -675,7 +705,7 @@ class PhasedERM(MechanismBase):
         return WinsorizedFirstOrder(
             self.loss, self.epsilon, self.delta, self.radius, self.feature_bound, self.label_bound,
             steps=phase.steps, step_size=phase.step_size, tau=phase.tau, sigma=self.sigma, gamma=phase.gamma,
-            aggregate="last", mode=self.mode, tau_rule=self.tau_rule, calibration=self.calibration,
+            aggregate="last", mode=self.mode, tau_rule=self.tau_rule,
             regularization=phase.lam,
         )
 
@@ -685,20 +715,26 @@ class PhasedERM(MechanismBase):
 
     # --- the kernel -----------------------------------------------------------------------------
 
-    def _round(self, phase: PhaseRound, items: NDArray[np.float64], centre: NDArray[np.float64],
-               rng: np.random.Generator) -> NDArray[np.float64]:
+    def _round_users(self, phase: PhaseRound, xy: tuple[NDArray[np.float64], NDArray[np.float64]]
+                     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Features and labels of the round's users ``[start, stop)`` [LSA+21, Alg 4, line 4]."""
+        return xy[0][phase.start:phase.stop], xy[1][phase.start:phase.stop]
+
+    def _round(self, phase: PhaseRound, xy: tuple[NDArray[np.float64], NDArray[np.float64]],
+               centre: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
         """Round ``phase`` for a batch of trials whose previous outputs are ``centre`` ``(rows, d)``."""
         opt = self.round_optimizer(phase)
-        users = items[phase.start:phase.stop]
+        users = self._round_users(phase, xy)
         if math.isfinite(self.smooth_constant):
             return opt._run(users, centre.shape[0], rng, theta0=centre, centre=centre)[:, -1]
         return self._nonsmooth_round(opt, phase, users, centre, rng)
 
-    def _nonsmooth_round(self, opt: WinsorizedFirstOrder, phase: PhaseRound, users: NDArray[np.float64],
+    def _nonsmooth_round(self, opt: WinsorizedFirstOrder, phase: PhaseRound,
+                         users: tuple[NDArray[np.float64], NDArray[np.float64]],
                          centre: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
         """Strongly convex non-smooth round: ``eta_k = 2 / (lambda_t (k + 2))``, weights ``k + 1`` [LSB12]."""
         rows, dim = centre.shape
-        estimator = opt.gradient_estimator(users.shape[0], users.shape[1], dim)
+        estimator = opt.gradient_estimator(users[0].shape[0], users[0].shape[1], dim)
         theta = centre.copy()
         acc = np.zeros_like(theta)
         total = 0.0
@@ -723,12 +759,13 @@ class PhasedERM(MechanismBase):
         if n_users < 2:
             raise argument_error(owner, "data", "shaped (n_users >= 2, m_items, d + 1) (a round needs a user)", data)
         plan = self.schedule(n_users, m_items, dim)
-        per_trial = max(p.n_users for p in plan) * (2 * m_items + _TEMPS_PER_COORD * next_power_of_two(dim))
+        xy = _split(items)
+        per_trial = n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * m_items
         out = np.empty((size, len(plan), dim))
         for start, stop in trial_chunks(size, per_trial):
             theta = self._start(stop - start, dim)
             for r, phase in enumerate(plan):  # [LSA+21, Alg 4, line 2]
-                theta = self._round(phase, items, theta, rng)
+                theta = self._round(phase, xy, theta, rng)
                 out[start:stop, r] = theta
         return out
 
@@ -770,10 +807,13 @@ class PhasedERMRound(MechanismBase):
         if items.shape[0] < self.phase.stop:
             raise argument_error(owner, "data", f"with at least {self.phase.stop} users", data)
         c = np.asarray(self.centre, dtype=float)
+        if items.shape[2] - 1 != c.shape[0]:
+            raise argument_error(owner, "data", f"shaped (n_users, m_items, {c.shape[0] + 1})", data)
+        xy = _split(items)
         out = np.empty((size, c.shape[0]))
-        per_trial = self.phase.n_users * (2 * items.shape[1] + _TEMPS_PER_COORD * next_power_of_two(c.shape[0]))
-        for start, stop in trial_chunks(size, per_trial):
-            out[start:stop] = self.parent._round(self.phase, items, np.repeat(c[None, :], stop - start, axis=0), rng)
+        per_trial = items.shape[0] * (c.shape[0] + _TEMPS_PER_COORD * next_power_of_two(c.shape[0]))
+        for start, stop in trial_chunks(size, per_trial + 2 * items.shape[1]):
+            out[start:stop] = self.parent._round(self.phase, xy, np.repeat(c[None, :], stop - start, axis=0), rng)
         return out
 
     def claimed_guarantee(self) -> ApproxDP:

@@ -17,6 +17,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Literal
 
@@ -131,15 +132,25 @@ def check_alg2_region(owner: str, epsilon: float, delta: float, max_log2_dim: in
     ``d' eps'(e^{eps'} - 1) <= eps/2`` (or basic composition), which fails for large ``eps`` at
     large ``delta`` (e.g. eps = 5, delta = 0.1) [paper_004 note, P2 and bug B9].
     """
+    worst = _alg2_worst(float(epsilon), float(delta), max_log2_dim)
+    if worst is not None:
+        k, bound = worst
+        raise argument_error(
+            owner, "epsilon",
+            f"small enough for Theorem 2's composition at delta={delta!r} (at d'={1 << k} the "
+            f"composed total is {bound:.6g} > epsilon)", epsilon,
+            fix="lower epsilon or delta; the claim (epsilon, delta) is not proved here [LSA+21, Thm 2].",
+        )
+
+
+@functools.lru_cache(maxsize=4096)
+def _alg2_worst(epsilon: float, delta: float, max_log2_dim: int) -> tuple[int, float] | None:
+    """First ``k`` with ``alg2_epsilon_bound(eps, delta, 2^k) > eps`` (and the bound), or None."""
     for k in range(max_log2_dim + 1):
         bound = alg2_epsilon_bound(epsilon, delta, 1 << k)
         if bound > epsilon * (1.0 + _IDENTITY_RTOL):
-            raise argument_error(
-                owner, "epsilon",
-                f"small enough for Theorem 2's composition at delta={delta!r} (at d'={1 << k} the "
-                f"composed total is {bound:.6g} > epsilon)", epsilon,
-                fix="lower epsilon or delta; the claim (epsilon, delta) is not proved here [LSA+21, Thm 2].",
-            )
+            return k, bound
+    return None
 
 
 # ----------------------------------------------------------------------------------------------

@@ -12,8 +12,8 @@ from dpaudit.errors import (
     DPAuditError,
     InvalidArgument,
     MechanismError,
-    NotNeighborsError,
     NothingToLearnWarning,
+    NotNeighborsError,
     UnsoundApproximationWarning,
     UnsoundMechanismWarning,
 )
@@ -24,9 +24,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "GDP",
-    "AuditResult",
-    "audit",
     "ApproxDP",
+    "AuditResult",
     "DPAuditError",
     "Guarantee",
     "InvalidArgument",
@@ -38,4 +37,5 @@ __all__ = [
     "UnsoundApproximationWarning",
     "UnsoundMechanismWarning",
     "__version__",
+    "audit",
 ]

@@ -30,8 +30,8 @@ from dpaudit.mechanisms import (
     ReportNoisyMax,
     SparseVector,
     TruncatedDiscreteLaplaceMechanism,
+    faulty,
 )
-from dpaudit.mechanisms import faulty
 
 __all__ = ["CatalogueEntry", "audit_entry", "builtin_catalogue", "run_demo"]
 
@@ -112,7 +112,7 @@ def builtin_catalogue() -> list[CatalogueEntry]:
 
 def audit_entry(entry: CatalogueEntry, *, seed: Any, scale: float = 1.0, **kwargs: Any) -> AuditResult:
     """Audit one entry (``scale`` multiplies its trial count)."""
-    trials = max(100, int(round(entry.trials * scale)))
+    trials = max(100, round(entry.trials * scale))
     return audit(entry.mechanism(), entry.d0, entry.d1, trials=trials, seed=seed, **kwargs)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from dpaudit._validation import check_nonnegative, check_probability
 
@@ -97,4 +97,4 @@ class GDP:
         return f"{self.mu:g}-GDP"
 
 
-Guarantee = Union[PureDP, ApproxDP, GDP]
+Guarantee = PureDP | ApproxDP | GDP

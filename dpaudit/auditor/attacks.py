@@ -41,6 +41,7 @@ MAX_COORDINATE_SCORES = 16
 MAX_PATTERNS = 64
 MAX_TRAIN_ROWS = 100_000
 MAX_THRESHOLDS = 4000
+DENSE_CATEGORY_LIMIT = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -125,26 +126,49 @@ def _lda_score(v0: NDArray[np.float64], v1: NDArray[np.float64], values: Callabl
     return Score("lda", lambda x: values(x) @ w)
 
 
-def _category_score(name: str, keys_fn: Callable[[NDArray[Any]], NDArray[np.uint64]], a0: NDArray[Any], a1: NDArray[Any]) -> Score:
-    k0, k1 = keys_fn(a0), keys_fn(a1)
-    keys, inverse = np.unique(np.concatenate([k0, k1]), return_inverse=True)
-    c0 = np.bincount(inverse[: len(k0)], minlength=len(keys))
-    c1 = np.bincount(inverse[len(k0) :], minlength=len(keys))
+def _category_score(name: str, codes_fn: Callable[[NDArray[Any]], NDArray[np.int64]], a0: NDArray[Any], a1: NDArray[Any]) -> Score:
+    """Score = smoothed log-ratio of the two datasets' frequencies of each category (row of codes).
+
+    Categories are looked up in a dense table when the integer codes span a small box (fast, the
+    common case: indices, counts, answer patterns), and through 64-bit row hashes otherwise.
+    """
+    c0, c1 = codes_fn(a0), codes_fn(a1)
+    both = np.concatenate([c0, c1])
+    low, high = both.min(axis=0), both.max(axis=0)
+    extent = (high - low + 1).astype(np.float64)
+    if float(np.prod(extent)) <= DENSE_CATEGORY_LIMIT:
+        strides = np.concatenate([np.cumprod(extent[::-1])[::-1][1:], [1.0]]).astype(np.int64)
+        size = int(np.prod(extent))
+
+        def index(codes: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+            inside = np.all((codes >= low) & (codes <= high), axis=1)
+            idx = ((np.clip(codes, low, high) - low) @ strides).astype(np.int64)
+            return idx, inside
+    else:
+        keys = np.unique(encode_rows(both))
+        size = len(keys)
+
+        def index(codes: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+            kx = encode_rows(codes)
+            idx = np.minimum(np.searchsorted(keys, kx), size - 1)
+            return idx.astype(np.int64), keys[idx] == kx
+
+    i0, _ = index(c0)
+    i1, _ = index(c1)
+    n0 = np.bincount(i0, minlength=size)
+    n1 = np.bincount(i1, minlength=size)
     # add-1/2 smoothing keeps categories seen on one side only finite
-    ratio = np.log((c0 + 0.5) / (len(k0) + 1.0)) - np.log((c1 + 0.5) / (len(k1) + 1.0))
+    ratio = np.log((n0 + 0.5) / (len(c0) + 1.0)) - np.log((n1 + 0.5) / (len(c1) + 1.0))
 
     def score(x: NDArray[Any]) -> NDArray[np.float64]:
-        kx = keys_fn(x)
-        idx = np.searchsorted(keys, kx)
-        idx_clipped = np.minimum(idx, len(keys) - 1)
-        found = keys[idx_clipped] == kx
-        return np.where(found, ratio[idx_clipped], 0.0)  # unseen categories are neutral
+        idx, known = index(codes_fn(x))
+        return np.where(known, ratio[idx], 0.0)  # unseen categories are neutral
 
     return Score(name, score)
 
 
-def _discrete_keys(x: NDArray[Any]) -> NDArray[np.uint64]:
-    return encode_rows(np.asarray(x).astype(np.int64))
+def _discrete_codes(x: NDArray[Any]) -> NDArray[np.int64]:
+    return np.asarray(x).astype(np.int64)
 
 
 def fit_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
@@ -152,17 +176,14 @@ def fit_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list
     k = layout.n_columns
     scores: list[Score] = []
     if layout.kind == "discrete":
-        n_categories = len(np.unique(np.concatenate([_discrete_keys(a0), _discrete_keys(a1)])))
+        n_categories = len(np.unique(encode_rows(_discrete_codes(np.concatenate([a0, a1])))))
         if n_categories <= max(2, (len(a0) + len(a1)) // 4):
-            scores.append(_category_score("category", _discrete_keys, a0, a1))
+            scores.append(_category_score("category", _discrete_codes, a0, a1))
         values = lambda x: np.asarray(x, dtype=float)  # noqa: E731
         scores.extend(_continuous_scores(k, a0.astype(float), a1.astype(float), values, "value"))
         return scores
     if layout.kind == "mixed":
-        def pattern_keys(x: NDArray[Any]) -> NDArray[np.uint64]:
-            return encode_rows(layout.atom_codes(x))
-
-        scores.append(_category_score("atom pattern", pattern_keys, a0, a1))
+        scores.append(_category_score("atom pattern", layout.atom_codes, a0, a1))
         scores.extend(_mixed_logistic(layout, a0, a1))
         values = layout.continuous_part
         scores.extend(_continuous_scores(k, values(a0), values(a1), values, "value", logistic=False))

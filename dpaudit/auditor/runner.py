@@ -30,7 +30,13 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from dpaudit._rng import TrialStreams
-from dpaudit._validation import argument_error, check_in_range, check_int, check_nonnegative, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    check_probability,
+)
 from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.attacks import Candidate, fit_scores, rank_candidates
 from dpaudit.auditor.features import OutputLayout, detect_layout, flatten_outputs

@@ -24,7 +24,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import check_finite_array, check_int, check_positive, check_probability, check_real
+from dpaudit._validation import (
+    check_finite_array,
+    check_int,
+    check_positive,
+    check_probability,
+    check_real,
+)
 from dpaudit.accounting.calibrate import gaussian_sigma_analytic, laplace_scale
 from dpaudit.data import as_user_dataset
 from dpaudit.guarantees import ApproxDP, PureDP

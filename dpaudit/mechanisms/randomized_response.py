@@ -10,8 +10,8 @@ References
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np

@@ -24,7 +24,13 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import check_finite_array, check_int, check_one_of, check_positive, check_real
+from dpaudit._validation import (
+    check_finite_array,
+    check_int,
+    check_one_of,
+    check_positive,
+    check_real,
+)
 from dpaudit.accounting.calibrate import laplace_scale
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size

@@ -22,6 +22,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--json", action="store_true", help="print JSON instead of a table")
     demo.add_argument("--only", default=None, help="comma-separated substrings; run only the entries whose names contain one")
 
+    aud = sub.add_parser("audit", help="audit one catalogue entry and print its full evidence")
+    aud.add_argument("name", help="a substring of a catalogue entry's name (see `dpaudit demo`)")
+    aud.add_argument("--trials", type=int, default=None, help="trials per dataset (default: the entry's)")
+    aud.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    aud.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    aud.add_argument("--json", action="store_true", help="print the result as JSON")
+    aud.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
     prove = sub.add_parser("prove", help="run every lemma check in proofs/ and print the table")
     prove.add_argument("--only", default=None, help="substring filter on lemma names")
 
@@ -35,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from dpaudit.catalogue import run_demo
 
         return run_demo(seed=args.seed, scale=args.scale, as_json=args.json, only=args.only)
+    if args.command == "audit":
+        return _audit_command(args)
     if args.command == "prove":
         from proofs.runner import main as prove_main
 
@@ -44,6 +54,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return bounds_main()
     return 2  # pragma: no cover - argparse rejects unknown commands
+
+
+def _audit_command(args: argparse.Namespace) -> int:
+    from dpaudit.catalogue import audit_entry, builtin_catalogue
+
+    matches = [e for e in builtin_catalogue() if args.name.lower() in e.name.lower()]
+    if len(matches) != 1:
+        names = ", ".join(e.name for e in (matches or builtin_catalogue()))
+        print(f"dpaudit audit: {args.name!r} matches {len(matches)} entries; choose one of: {names}", file=sys.stderr)
+        return 2
+    entry = matches[0]
+    scale = 1.0 if args.trials is None else args.trials / entry.trials
+    result = audit_entry(entry, seed=args.seed, scale=scale, confidence=args.confidence, progress=not args.no_progress)
+    print(result.to_json() if args.json else result.to_text())
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -33,3 +33,15 @@ def test_parser_knows_the_commands():
     parser = build_parser()
     for command in ("demo", "prove", "bounds"):
         assert parser.parse_args([command]).command == command
+    assert parser.parse_args(["audit", "laplace"]).name == "laplace"
+
+
+def test_audit_one_entry_prints_its_evidence(capsys):
+    assert main(["audit", "lyu alg. 5", "--trials", "2000", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "VIOLATION" in out and "counts" in out
+
+
+def test_audit_with_an_ambiguous_name_lists_the_choices(capsys):
+    assert main(["audit", "sparse"]) == 2
+    assert "choose one of" in capsys.readouterr().err

@@ -42,6 +42,7 @@ MAX_PATTERNS = 64
 MAX_TRAIN_ROWS = 100_000
 MAX_THRESHOLDS = 4000
 DENSE_CATEGORY_LIMIT = 1 << 22
+MAX_LISTED = 4
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class Score:
 
     name: str
     fn: Callable[[NDArray[Any]], NDArray[np.float64]] = field(repr=False, compare=False)
+    members: Callable[[float, bool], str | None] | None = field(default=None, repr=False, compare=False)
 
     def __call__(self, x: NDArray[Any]) -> NDArray[np.float64]:
         return np.asarray(self.fn(x), dtype=float)
@@ -70,7 +72,9 @@ class Candidate:
 
     def describe(self) -> str:
         op = ">" if self.upper else "<="
-        return f"{self.score.name} {op} {self.threshold:.6g}"
+        text = f"{self.score.name} {op} {self.threshold:.6g}"
+        listing = self.score.members(self.threshold, self.upper) if self.score.members else None
+        return text if listing is None else f"{text}, i.e. output in {listing}"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -126,7 +130,13 @@ def _lda_score(v0: NDArray[np.float64], v1: NDArray[np.float64], values: Callabl
     return Score("lda", lambda x: values(x) @ w)
 
 
-def _category_score(name: str, codes_fn: Callable[[NDArray[Any]], NDArray[np.int64]], a0: NDArray[Any], a1: NDArray[Any]) -> Score:
+def _category_score(
+    name: str,
+    codes_fn: Callable[[NDArray[Any]], NDArray[np.int64]],
+    a0: NDArray[Any],
+    a1: NDArray[Any],
+    label_row: Callable[[NDArray[np.int64]], str] | None = None,
+) -> Score:
     """Score = smoothed log-ratio of the two datasets' frequencies of each category (row of codes).
 
     Categories are looked up in a dense table when the integer codes span a small box (fast, the
@@ -144,7 +154,12 @@ def _category_score(name: str, codes_fn: Callable[[NDArray[Any]], NDArray[np.int
             inside = np.all((codes >= low) & (codes <= high), axis=1)
             idx = ((np.clip(codes, low, high) - low) @ strides).astype(np.int64)
             return idx, inside
+
+        def decode(i: int) -> str:
+            row = (i // strides) % extent.astype(np.int64) + low
+            return label_row(row) if label_row else "(" + ", ".join(str(int(v)) for v in row) + ")"
     else:
+        decode = None  # type: ignore[assignment]
         keys = np.unique(encode_rows(both))
         size = len(keys)
 
@@ -164,7 +179,19 @@ def _category_score(name: str, codes_fn: Callable[[NDArray[Any]], NDArray[np.int
         idx, known = index(codes_fn(x))
         return np.where(known, ratio[idx], 0.0)  # unseen categories are neutral
 
-    return Score(name, score)
+    seen = np.flatnonzero((n0 + n1) > 0)
+
+    def members(threshold: float, upper: bool) -> str | None:
+        """The seen categories inside the event (decoded when the table is dense), for the report."""
+        inside = seen[ratio[seen] > threshold] if upper else seen[ratio[seen] <= threshold]
+        if decode is None or inside.size == 0:
+            return None
+        inside = inside[np.argsort(-(n0 + n1)[inside])]
+        shown = ", ".join(decode(int(i)) for i in inside[:MAX_LISTED])
+        more = f", ... ({inside.size} categories)" if inside.size > MAX_LISTED else ""
+        return "{" + shown + more + "}"
+
+    return Score(name, score, members)
 
 
 def _discrete_codes(x: NDArray[Any]) -> NDArray[np.int64]:
@@ -183,7 +210,7 @@ def fit_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list
         scores.extend(_continuous_scores(k, a0.astype(float), a1.astype(float), values, "value"))
         return scores
     if layout.kind == "mixed":
-        scores.append(_category_score("atom pattern", layout.atom_codes, a0, a1))
+        scores.append(_category_score("atom pattern", layout.atom_codes, a0, a1, layout.describe_codes))
         scores.extend(_mixed_logistic(layout, a0, a1))
         values = layout.continuous_part
         scores.extend(_continuous_scores(k, values(a0), values(a1), values, "value", logistic=False))

@@ -68,6 +68,11 @@ class OutputLayout:
                 codes[:, j][x[:, j] == value] = a + 1
         return codes
 
+    def describe_codes(self, codes: NDArray[np.int64]) -> str:
+        """A row of atom codes as text: the atom's value, or ``*`` for a continuous entry."""
+        parts = [("*" if c == 0 else f"{self.atoms[j][c - 1]:g}") for j, c in enumerate(codes)]
+        return "(" + ", ".join(parts) + ")"
+
     def continuous_part(self, x: NDArray[Any], codes: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
         """Values with atoms replaced by 0 (and infinities, which can only be atoms, removed)."""
         codes = self.atom_codes(x) if codes is None else codes

@@ -41,7 +41,7 @@ from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.attacks import Candidate, fit_scores, rank_candidates
 from dpaudit.auditor.features import OutputLayout, detect_layout, flatten_outputs
 from dpaudit.auditor.result import AuditResult, EventEvidence
-from dpaudit.auditor.sampling import as_sampler, draw_outputs
+from dpaudit.auditor.sampling import as_sampler, draw_block, draw_outputs
 from dpaudit.auditor.stats import (
     clopper_pearson_lower,
     clopper_pearson_upper,
@@ -125,6 +125,16 @@ def _select(layout: OutputLayout, sel0: NDArray[Any], sel1: NDArray[Any], n_est:
     return rank_candidates(scores, b0, b1, n_est=n_est, delta=delta, z=z)
 
 
+BLOCK_NUMBERS = 1 << 23
+PROBE_STREAM = 2
+
+
+def _auto_block_size(sampler: Any, d0: Any, streams: TrialStreams) -> int:
+    """Block size from the size of one output, probed on a stream the audit never uses otherwise."""
+    per_output = max(1, int(np.prod(draw_block(sampler, d0, streams, PROBE_STREAM, 0, 1, "on d0 (probe call)").shape[1:])))
+    return int(min(1 << 20, max(1 << 12, BLOCK_NUMBERS // per_output)))
+
+
 def audit(
     mechanism: Any,
     d0: Any,
@@ -138,7 +148,7 @@ def audit(
     selection_fraction: float | None = None,
     candidates: int = 1,
     check_neighbors: bool = True,
-    block_size: int = 65536,
+    block_size: int | None = None,
     batch_size: int | None = None,
     executor: Executor | None = None,
     progress: bool = False,
@@ -172,8 +182,11 @@ def audit(
         Number of best events evaluated on the estimation split (Bonferroni-corrected).
     check_neighbors : bool
         Check ``d0``, ``d1`` against the claim's neighbour relation.
-    block_size : int
-        Trials per random-stream block. Part of the seed: changing it changes the draws.
+    block_size : int, optional
+        Trials per random-stream block; part of the seed (changing it changes the draws). By
+        default it is chosen from the size of one output (one probe call on a separate stream):
+        about 2**23 output numbers per block, between 2**12 and 2**20 trials, so a scalar mechanism
+        is drawn in one call per million trials.
     batch_size : int, optional
         Trials per dispatched task (rounded up to whole blocks). Does not change the results.
     executor : concurrent.futures.Executor, optional
@@ -219,7 +232,9 @@ def audit(
         notes.append("d0 and d1 are identical: nothing can be learned")
     elif check_neighbors and claim is not None and claim.relation is not None:
         claim.relation.check_neighbors(d0, d1, owner=OWNER)
-    streams = TrialStreams.from_seed(seed, block_size=block_size, owner=OWNER)
+    streams = TrialStreams.from_seed(seed, block_size=1 if block_size is None else block_size, owner=OWNER)
+    if block_size is None:
+        streams = TrialStreams(streams.entropy, _auto_block_size(sampler, d0, streams))
     if batch_size is not None:
         batch_size = check_int(OWNER, "batch_size", batch_size, minimum=1)
 

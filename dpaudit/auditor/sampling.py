@@ -20,7 +20,7 @@ from dpaudit._rng import TrialStreams
 from dpaudit.errors import MechanismError
 from dpaudit.guarantees import Guarantee
 
-__all__ = ["Sampler", "as_sampler", "draw_outputs"]
+__all__ = ["Sampler", "as_sampler", "draw_block", "draw_outputs"]
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,11 @@ def _validate_block(out: Any, size: int, where: str) -> NDArray[Any]:
     return arr
 
 
-def _draw_block(sampler: Sampler, data: Any, streams: TrialStreams, stream: int, block: int, size: int) -> NDArray[Any]:
-    where = f"on d{stream} (block {block})"
+def draw_block(
+    sampler: Sampler, data: Any, streams: TrialStreams, stream: int, block: int, size: int, where: str | None = None
+) -> NDArray[Any]:
+    """Draw block ``block`` of stream ``stream``; ``where`` names it in error messages."""
+    where = where or f"on d{stream} (block {block})"
     try:
         out = sampler.draw(data, size, streams.block_generator(stream, block))
     except MechanismError:
@@ -95,7 +98,7 @@ def _draw_block(sampler: Sampler, data: Any, streams: TrialStreams, stream: int,
 
 def _task(args: tuple[Sampler, Any, TrialStreams, int, list[tuple[int, int, int]]]) -> NDArray[Any]:
     sampler, data, streams, stream, blocks = args
-    parts = [_draw_block(sampler, data, streams, stream, k, stop - begin) for k, begin, stop in blocks]
+    parts = [draw_block(sampler, data, streams, stream, k, stop - begin) for k, begin, stop in blocks]
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
 
 

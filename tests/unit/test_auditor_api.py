@@ -154,8 +154,10 @@ def test_misbehaving_mechanisms():
         out[-1] = np.nan
         return out
 
-    with pytest.raises(MechanismError, match=re.escape("the mechanism returned NaN on d0 (block 0); outputs must be numbers.")):
+    with pytest.raises(MechanismError, match=re.escape("the mechanism returned NaN on d0 (probe call); outputs must be numbers.")):
         dpaudit.audit(nan_out, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0)
+    with pytest.raises(MechanismError, match=re.escape("the mechanism returned NaN on d0 (block 0); outputs must be numbers.")):
+        dpaudit.audit(nan_out, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0, block_size=1000)
 
     def shape_shifter(data, rng, size=None):
         return rng.normal(size=(size, 2 if data == 0 else 3))
@@ -166,7 +168,7 @@ def test_misbehaving_mechanisms():
     def raiser(data, rng, size=None):
         raise RuntimeError("boom")
 
-    with pytest.raises(MechanismError, match=re.escape("the mechanism raised RuntimeError: boom on d0 (block 0).")) as info:
+    with pytest.raises(MechanismError, match=re.escape("the mechanism raised RuntimeError: boom on d0 (probe call).")) as info:
         dpaudit.audit(raiser, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0)
     assert isinstance(info.value.__cause__, RuntimeError)
 
@@ -174,7 +176,7 @@ def test_misbehaving_mechanisms():
         return rng.normal(size=3)
 
     with pytest.raises(MechanismError, match=re.escape("the mechanism returned shape (3,) on d0 (block 0); expected 1000 outputs stacked on axis 0.")):
-        dpaudit.audit(wrong_count, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0)
+        dpaudit.audit(wrong_count, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0, block_size=1000)
 
 
 def test_identical_datasets_warn_and_give_zero():

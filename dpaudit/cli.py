@@ -38,6 +38,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _dispatch(argv)
+    except BrokenPipeError:  # e.g. `dpaudit bounds | head`: the reader left, which is not an error
+        sys.stderr.close()
+        return 0
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "demo":
         from dpaudit.catalogue import run_demo

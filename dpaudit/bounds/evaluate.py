@@ -54,6 +54,8 @@ def normalize_values(values: Mapping[Any, Any], owner: str = _OWNER) -> dict[sp.
 
 def _check_value(info: SymbolInfo, value: Any, owner: str) -> Any:
     name = info.name
+    if isinstance(value, (bool, np.bool_)):
+        raise argument_error(owner, name, "a real number", value)
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         out = check_real(owner, name, value)
         if not info.contains(out):

@@ -19,7 +19,11 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.calibration import check_above_threshold, check_gaussian_noise, check_laplace_calibration
+from dpaudit.bounds.calibration import (
+    check_above_threshold,
+    check_gaussian_noise,
+    check_laplace_calibration,
+)
 from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality, check_rate
 from dpaudit.bounds.symbols import J, L, R, beta, d, delta, epsilon, eta, k, lam, m, mu, n, p, q
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
@@ -31,15 +35,15 @@ __all__ = [
     "check_alg1_gradient_count",
     "check_alg1_test_laplace",
     "check_alg2_above_threshold",
-    "check_good_event_f1",
-    "check_good_event_f1_fixed",
     "check_final_combination_f4",
     "check_gaussian_lemma_a6",
+    "check_good_event_f1",
+    "check_good_event_f1_fixed",
     "check_smoothing_constant",
     "check_speedups",
     "check_thm21_risk",
-    "check_thm32_simplification",
     "check_thm32_at_smoothing_beta",
+    "check_thm32_simplification",
     "check_thm41_gradient_count",
 ]
 
@@ -61,6 +65,10 @@ ETA_PHASE = eta / 2 ** (p * k)
 """eta_i = eta/2^{p i} [LLA24, Alg 1, line 4]."""
 T_PHASE_ALG1 = N_PHASE / C_ALG1 * m
 """T_i = N_i m, N_i = n_i/C [LLA24, Alg 1, line 4]."""
+TAU_PHASE_ALG1 = 1000 * ETA_PHASE * L * sp.sqrt(T_PHASE_ALG1) * sp.log(n * d * m)
+"""tau_i = 1000 eta_i L sqrt(T_i) log(ndm) [LLA24, Alg 1, line 4]."""
+SIGMA_PHASE_ALG1 = 100 * TAU_PHASE_ALG1 * sp.log(n / delta) ** 2 / (epsilon * C_ALG1)
+"""sigma_i = 100 tau_i log^2(n/delta)/(eps C) [LLA24, Alg 1, line 25]."""
 N_LOG2 = sp.floor(sp.log(n, 2))
 """l = floor(log2 n) phases [LLA24, Alg 1, line 2]."""
 
@@ -175,20 +183,25 @@ def check_alg1_gradient_count(*, rng: np.random.Generator, claim: Bound | None =
 
 
 def check_thm21_risk(*, rng: np.random.Generator, claim: Bound | None = None) -> CheckResult:
-    """Re-derive Thm 2.1's rate from the proof's chain ``R^2/(eta T_1) + d eta L^2 + L^2 sqrt(d) eta_l sqrt(T_l)``
-    with eta = R/(L sqrt(dmn eps)), p = J + 3/2, l = log2 n [LLA24, proof of Thm B.1].
+    """Re-derive Thm 2.1's rate from the proof's chain: Lemma B.3 per phase,
+    ``R^2/(eta T_1) + d eta L^2``, the privacy noise of a phase entering the next one,
+    ``d sigma_1^2/(eta_2 T_2)``, and the last phase's noise ``L^2 sqrt(d) eta_l sqrt(T_l)`` (up to the constant
+    relating sigma_l to tau_l), with eta = R/(L sqrt(dmn eps)), p = J + 3/2, l = log2 n [LLA24, proof of Thm B.1].
 
     The regime has eps <= 1 (epsilon shrinks); for 1 < eps <= 10 the constants change by at most sqrt(10).
     """
     bound = claim or THM21.bounds[0]
     first = R**2 / (ETA_B1 * T_PHASE_ALG1.subs(k, 1))
     second = d * ETA_B1 * L**2
+    # privacy noise of phase 1 carried into phase 2: E||zeta_1||^2/(eta_2 T_2) = d sigma_1^2/(eta_2 T_2)
+    # (Lemma B.3 with y the previous phase's centre); later phases shrink geometrically
+    noise = (d * SIGMA_PHASE_ALG1.subs(k, 1) ** 2 / (ETA_PHASE * T_PHASE_ALG1).subs(k, 2)).subs(eta, ETA_B1)
     eta_l = ETA_PHASE.subs(eta, ETA_B1).subs(2 ** (p * k), n**p).subs(p, J + sp.Rational(3, 2))
     t_l = T_PHASE_ALG1.subs(2 ** (k * q), n**q)  # 2^{lq} with l = log2 n
     third = L**2 * sp.sqrt(d) * eta_l * sp.sqrt(t_l)
     # the third term does not decay in m; the condition m <= n^J (which p = J + 3/2 is chosen for) gives
     # third <= third * sqrt(n^J/m)
-    derived = sp.expand(first + second + third * sp.sqrt(n**J / m))
+    derived = sp.expand(first + second + noise.subs(p, J + sp.Rational(3, 2)) + third * sp.sqrt(n**J / m))
     return check_rate(derived, bound, claim="Thm 2.1 rate from eta = R/(L sqrt(dmn eps)) and the phase schedule",
                       source=str(_cite("proof of Thm B.1")), rng=rng)
 

@@ -28,6 +28,7 @@ their log powers, each log factor being treated as a quantity >= 1.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -79,7 +80,7 @@ class Monomial:
         Logarithmic factors ``log(argument) ** power``, sorted by the argument's text.
     """
 
-    coefficient: sp.Expr = sp.Integer(1)
+    coefficient: sp.Expr = sp.S.One
     exponents: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
     logs: tuple[tuple[sp.Expr, sp.Expr], ...] = ()
 
@@ -252,7 +253,7 @@ def _merge(terms: list[Monomial], ignore_logs: bool) -> list[Monomial]:
         for idx, u in enumerate(out):
             same = u.exponents == t.exponents and (ignore_logs or u.logs == t.logs)
             if same:
-                out[idx] = Monomial(sp.simplify(u.coefficient + t.coefficient), u.exponents,
+                out[idx] = Monomial(u.coefficient + t.coefficient, u.exponents,
                                     u.logs if len(u.logs) >= len(t.logs) else t.logs)
                 break
         else:
@@ -279,6 +280,46 @@ def _prune(terms: list[Monomial], variables: Sequence[sp.Symbol], directions: Se
     return keep, dropped
 
 
+def _direction_of(symbol: sp.Symbol) -> int:
+    info = SYMBOLS.get(symbol.name)
+    return info.direction if info is not None and info.symbol == symbol else 0
+
+
+def canonical_log_argument(arg: sp.Expr) -> sp.Expr:
+    """A canonical argument for ``log(arg)`` up to constant factors of the log.
+
+    When ``arg`` is a monomial ``c * prod v^{a_v} * exp(...)`` that grows in every symbol it contains
+    (growing symbols n, m, d with positive exponents, shrinking ones epsilon, delta with negative
+    exponents), ``log(arg)`` is within constant factors of ``log(prod v^{sign(a_v)})`` once the argument
+    is large: e.g. ``log(20 n m e^eps/delta)`` becomes ``log(m n/delta)`` and ``log(2 d^4 m^3 n^4)`` becomes
+    ``log(d m n)``. Constant factors and ``exp`` of shrinking symbols (bounded) are dropped. Any other
+    argument is returned unchanged.
+    """
+    factors = sp.Mul.make_args(sp.powsimp(sp.expand_power_base(arg, force=True), force=True))
+    keep: dict[sp.Symbol, int] = {}
+    for f in factors:
+        if f.is_number:
+            if f.is_positive:
+                continue
+            return arg
+        if isinstance(f, sp.exp) or (isinstance(f, sp.Pow) and f.base == sp.E):
+            inner = f.args[0] if isinstance(f, sp.exp) else f.exp
+            if all(_direction_of(s) < 0 for s in inner.free_symbols):
+                continue  # exp of a shrinking (bounded) quantity: a constant factor
+            return arg
+        base, ex = (f.base, f.exp) if isinstance(f, sp.Pow) else (f, sp.Integer(1))
+        if not isinstance(base, sp.Symbol) or not ex.is_number or ex == 0:
+            return arg
+        direction = _direction_of(base)
+        sign = 1 if ex > 0 else -1
+        if direction == 0 or sign * direction < 0:
+            return arg
+        keep[base] = sign
+    if not keep:
+        return arg
+    return sp.Mul(*(v**e for v, e in keep.items()))
+
+
 class _Tropical:
     """Recursive conversion of an expression into a list of (signed) monomials."""
 
@@ -300,7 +341,7 @@ class _Tropical:
             arg = expr.args[0]
             if not arg.free_symbols:
                 return self.constant(expr)
-            return [Monomial.build(1, {}, {arg: 1})]
+            return [Monomial.build(1, {}, {canonical_log_argument(arg): 1})]
         if isinstance(expr, sp.exp) or (isinstance(expr, sp.Pow) and expr.base == sp.E):
             arg = expr.args[0] if isinstance(expr, sp.exp) else expr.exp
             if arg.free_symbols & self.var_set:
@@ -422,12 +463,18 @@ def leading_rate(
         ignore_logs = ignore_logs or expr.kind.ignores_logs
     directions = _directions(variables, small)
     e = _as_expr(expr, _OWNER)
+    return _leading_rate(e, tuple(variables), directions, bool(ignore_logs))
+
+
+@functools.lru_cache(maxsize=1024)
+def _leading_rate(e: sp.Expr, variables: tuple[sp.Symbol, ...], directions: tuple[int, ...], ignore_logs: bool) -> Rate:
+    """The deterministic core of :func:`leading_rate`, cached (expressions are immutable)."""
     tro = _Tropical(variables, directions, ignore_logs)
     terms = tro.terms(e)
     if not terms:
         raise RateError(f"expression is identically zero: {e}")
     keep, dropped = _prune(terms, variables, directions, ignore_logs)
-    return Rate(tuple(variables), directions, tuple(keep), tuple(dropped), ignore_logs)
+    return Rate(variables, directions, tuple(keep), tuple(dropped), ignore_logs)
 
 
 def _check_variables(variables: Sequence[sp.Symbol], owner: str) -> tuple[sp.Symbol, ...]:
@@ -494,7 +541,10 @@ def _witness_point(dom: Dominance, rate: Rate, scale: float) -> dict[sp.Symbol, 
     out = {}
     for v, s in zip(rate.variables, rate.directions, strict=True):
         y = float(dom.witness.get(v, Fraction(0)))
-        out[v] = float(np.exp(s * y * np.log(scale)))
+        value = float(np.exp(s * y * np.log(scale)))
+        if v.is_integer:
+            value = float(max(1, round(value)))
+        out[v] = value
     return out
 
 

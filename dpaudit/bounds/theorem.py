@@ -13,7 +13,7 @@ never mutate them. To test that a check can fail, build a mutated copy with
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -296,9 +296,3 @@ class Paper:
             if t.key == key:
                 return t
         raise KeyError(f"{self.short} has no encoded result {key!r}")
-
-
-def iter_bounds(papers: Iterable[Paper]) -> Iterable[Bound]:
-    """All bounds of the given papers, in order."""
-    for paper in papers:
-        yield from paper.bounds()

@@ -40,7 +40,7 @@ class Sampler:
 
     def claimed_guarantee(self) -> Guarantee | None:
         if self.kind == "mechanism":
-            return self.target.claimed_guarantee()  # type: ignore[no-any-return]
+            return self.target.claimed_guarantee()
         return None
 
 

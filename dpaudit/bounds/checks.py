@@ -503,12 +503,12 @@ def check_rate(
     # numeric probe along random rays of the regime (for PROVED and UNDECIDED comparisons alike)
     worst = -math.inf
     for _ in range(directions_tried):
-        y = _random_direction(rate_vars, cvecs, rng)
-        if y is None:
+        ray = _random_direction(rate_vars, cvecs, rng)
+        if ray is None:
             continue
         consts = random_points(others, rng, 1, corners=False)[0] if others else {}
-        lo = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, y, _SCALE_LO, consts))
-        hi = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, y, _SCALE_HI, consts))
+        lo = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, ray, _SCALE_LO, consts))
+        hi = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, ray, _SCALE_HI, consts))
         if lo is None or hi is None:
             continue
         cases += 2

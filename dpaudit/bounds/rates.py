@@ -797,7 +797,8 @@ def _log_text(arg: sp.Expr, pw: sp.Expr) -> str:
 
 def format_monomial(mono: Monomial, *, with_logs: bool = True, with_coefficient: bool = False) -> str:
     """Human-readable monomial, e.g. ``√d/(n√m ε)``."""
-    num, den = [], []
+    num: list[str] = []
+    den: list[str] = []
     order = ["d", "n", "m", "epsilon"]
     items = sorted(mono.exponents, key=lambda t: (order.index(t[0].name) if t[0].name in order else 9, t[0].name))
     for v, e in items:

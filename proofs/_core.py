@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,8 +44,10 @@ __all__ = [
     "decide_nonneg",
     "decide_zero",
     "exact_negative",
+    "finite_floats",
     "rng_for",
     "st",
+    "vectors",
 ]
 
 #: Paper keys, in the order the runner prints them, with the citation used in ``source``.
@@ -139,27 +139,54 @@ class LemmaCheck:
 
 def _rewrites(expr: sp.Expr) -> Iterable[sp.Expr]:
     yield expr
-    yield sp.expand(expr)
+    expanded = sp.expand(expr)
+    yield expanded
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    if symbols:
+        # monomials with numeric coefficients such as (3 - E) eps^2: the coefficient's sign is decidable
+        yield sp.collect(expanded, symbols)
     yield sp.factor(expr)
     yield sp.together(expr)
     yield sp.simplify(expr)
+
+
+def _split_sign(form: sp.Expr) -> bool:
+    """A sum whose symbol-free part (e.g. 1 - E + 4 log 2) and symbolic part are each >= 0."""
+    if not isinstance(form, sp.Add) or not form.free_symbols:
+        return False
+    const, rest = form.as_independent(*form.free_symbols, as_Add=True)
+    return bool(const != 0 and const.is_nonnegative is True and rest.is_nonnegative is True)
+
+
+def _decide_forms(expr: sp.Expr) -> tuple[bool, bool]:
+    seen_false = False
+    for form in _rewrites(expr):
+        answer = form.is_nonnegative
+        if answer is True or (answer is None and _split_sign(form)):
+            return True, False
+        if answer is False:
+            seen_false = True
+    return False, seen_false
 
 
 def decide_nonneg(expr: Any) -> Verdict:
     """Is ``expr >= 0`` for every value allowed by its symbols' assumptions?
 
     PROVED when sympy's assumption system answers True for the expression or one of its
-    rewrites (expand, factor, together, simplify); DISPROVED when it answers False (the
+    rewrites (expand, collect, factor, together, simplify), or for the numerator of its
+    ``together`` form with a positive denominator; DISPROVED when it answers False (the
     expression is then known to be negative); UNDECIDED when every answer is None.
     """
     expr = sp.sympify(expr)
-    seen_false = False
-    for form in _rewrites(expr):
-        answer = form.is_nonnegative
-        if answer is True:
+    proved, seen_false = _decide_forms(expr)
+    if proved:
+        return Verdict.PROVED
+    numer, denom = sp.fraction(sp.together(expr))
+    if denom != 1 and sp.factor(denom).is_positive:
+        proved, false_num = _decide_forms(numer)
+        if proved:
             return Verdict.PROVED
-        if answer is False:
-            seen_false = True
+        seen_false = seen_false or false_num
     return Verdict.DISPROVED if seen_false else Verdict.UNDECIDED
 
 
@@ -185,7 +212,7 @@ def exact_negative(value: Any) -> bool | None:
     exceeds the evaluation error. Returns None if the sign stays unknown.
     """
     value = sp.sympify(value)
-    answer = value.is_negative
+    answer = value.is_extended_negative  # -oo counts as negative (a bound violated in the limit)
     if answer is not None:
         return bool(answer)
     approx = sp.N(value, 60)
@@ -329,15 +356,19 @@ class Proof:
 
     def exact(self, label: str, holds: bool | None, cases: int, note: str = "") -> Verdict:
         """Proof step decided by exact computation (rational arithmetic, exhaustive enumeration)."""
-        verdict = {True: Verdict.PROVED, False: Verdict.DISPROVED, None: Verdict.UNDECIDED}[holds]
+        verdict = Verdict.UNDECIDED if holds is None else (Verdict.PROVED if bool(holds) else Verdict.DISPROVED)
         return self._add(_Step("proof", "exact", label, verdict, cases, note))
 
     def cite(self, label: str, premise: str) -> None:
         """A premise taken from the literature (recorded as an assumption, not as a step)."""
         self._assumptions.append(f"{label}: {premise}")
 
-    def depends(self, label: str, results: Sequence[CheckResult]) -> Verdict:
-        """Proof step: other checks' verdicts (a proof by composition of checked lemmas)."""
+    def depends(self, label: str, checks: Sequence[LemmaCheck]) -> Verdict:
+        """Proof step: other checks' verdicts (a proof by composition of checked lemmas).
+
+        Each dependency is run once per process (results are deterministic) and memoised.
+        """
+        results = [_dependency_result(c) for c in checks]
         verdicts = [r.verdict for r in results]
         verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
         cases = sum(r.cases for r in results)
@@ -356,7 +387,11 @@ class Proof:
         lhs_a = np.asarray(lhs, dtype=float)
         rhs_a = np.broadcast_to(np.asarray(rhs, dtype=float), lhs_a.shape)
         scale = np.maximum(np.maximum(np.abs(lhs_a), np.abs(rhs_a)), np.finfo(float).tiny)
-        excess = (lhs_a - rhs_a - np.asarray(atol, dtype=float)) / scale
+        slack = np.asarray(atol, dtype=float)
+        with np.errstate(invalid="ignore"):
+            excess = (lhs_a - rhs_a - slack) / scale
+            satisfied = lhs_a - slack <= rhs_a  # also right for infinite sides (e.g. a log-probability of -inf)
+        excess = np.where(satisfied, np.minimum(np.nan_to_num(excess, nan=-1.0), 0.0), excess)
         return self._cross(label, excess, points, "lhs <= rhs", lhs_a, rhs_a)
 
     def numeric_eq(self, label: str, lhs: Any, rhs: Any, points: Mapping[str, Any]) -> bool:
@@ -372,7 +407,8 @@ class Proof:
         excess = np.atleast_1d(excess)
         n = int(excess.size)
         bad = np.flatnonzero(~(excess <= NUMERIC_RTOL))  # NaN counts as a violation
-        worst = float(np.nanmax(excess)) if n else float("nan")
+        finite = excess[np.isfinite(excess)]
+        worst = float(finite.max()) if finite.size else float("nan")
         if bad.size:
             i = int(bad[np.argmax(np.nan_to_num(excess.ravel()[bad], nan=np.inf))])
             point = {k: _item(np.atleast_1d(np.asarray(v)).ravel(), i) for k, v in points.items()}
@@ -476,6 +512,15 @@ class Proof:
         )
 
 
+_DEPENDENCY_RESULTS: dict[str, CheckResult] = {}
+
+
+def _dependency_result(check: LemmaCheck) -> CheckResult:
+    if check.name not in _DEPENDENCY_RESULTS:
+        _DEPENDENCY_RESULTS[check.name] = check.run()
+    return _DEPENDENCY_RESULTS[check.name]
+
+
 def _monotone_nonneg(expr: sp.Expr, var: sp.Symbol, lower: sp.Expr, depth: int) -> Verdict:
     shift = sp.Symbol(f"_{var.name}_shift", nonnegative=True)
     moved = expr.subs(var, lower + shift)
@@ -513,13 +558,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    """Run ``fn`` and return its value and the wall time in seconds."""
-    start = time.perf_counter()
-    value = fn()
-    return value, time.perf_counter() - start
-
-
 def finite_floats(lo: float = -1e3, hi: float = 1e3) -> st.SearchStrategy[float]:
     """Hypothesis floats in ``[lo, hi]`` without NaN/inf (the range keeps products finite)."""
     return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
@@ -528,13 +566,3 @@ def finite_floats(lo: float = -1e3, hi: float = 1e3) -> st.SearchStrategy[float]
 def vectors(dim: int, lo: float = -1e3, hi: float = 1e3) -> st.SearchStrategy[list[float]]:
     """Hypothesis lists of ``dim`` finite floats."""
     return st.lists(finite_floats(lo, hi), min_size=dim, max_size=dim)
-
-
-def as_rational(x: float) -> sp.Rational:
-    """The exact rational value of a float (for exact re-evaluation of a counterexample)."""
-    return sp.Rational(*float(x).as_integer_ratio())
-
-
-def math_isclose(a: float, b: float) -> bool:
-    """``a == b`` up to :data:`NUMERIC_RTOL` relative to the larger magnitude."""
-    return math.isclose(a, b, rel_tol=NUMERIC_RTOL, abs_tol=0.0)

@@ -23,6 +23,8 @@ L = sp.Symbol("a_loss", positive=True)
 def scaling_exponents(term: sp.Expr, scaling: Mapping[sp.Symbol, sp.Expr]) -> tuple[sp.Expr, sp.Expr] | None:
     """Exponents ``(i, j)`` with ``term(scaled) = a^i c^j term``, or None if the term is not homogeneous."""
     ratio = sp.powsimp(sp.simplify(term.subs(scaling, simultaneous=True) / term), force=True)
+    if ratio == 1:
+        return (sp.Integer(0), sp.Integer(0))
     powers = ratio.as_powers_dict()
     if set(powers) - {L, C}:
         return None

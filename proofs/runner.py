@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
+from dpaudit.bounds.verdict import CheckResult
 from proofs._core import PAPER_ORDER, LemmaCheck
 
 __all__ = ["Row", "format_table", "main", "run_checks"]

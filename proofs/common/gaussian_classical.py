@@ -23,8 +23,9 @@ def _phi(x: sp.Expr) -> sp.Expr:
     return (1 + sp.erf(x / sp.sqrt(2))) / 2
 
 
-def exact_delta(eps: sp.Expr, sigma: sp.Expr, sens: sp.Expr = sp.Integer(1)) -> sp.Expr:
+def exact_delta(eps: sp.Expr, sigma: sp.Expr, sens: sp.Expr | int = 1) -> sp.Expr:
     """Closed form of the exact delta(eps) [BW18, Thm 8] as a sympy number."""
+    sens = sp.sympify(sens)
     a, b = sens / (2 * sigma), eps * sigma / sens
     return _phi(a - b) - sp.exp(eps) * _phi(-a - b)
 

@@ -40,7 +40,7 @@ def _run() -> CheckResult:
             raise Violation("clipped-mean sensitivity above (b - a)/n", n=n_, diff=diff, a=a, b=bb)
 
     proof.hypothesis("dpaudit clamp + mean, n = 1..20", prop, vectors(20, -1e3, 1e3), finite_floats(), finite_floats(-50, 50),
-                     finite_floats(0.0, 100.0), st.integers(1, 20), max_examples=200)
+                     finite_floats(0.0, 100.0), st.integers(1, 20), max_examples=150)
     return proof.result()
 
 

@@ -31,13 +31,13 @@ def _run() -> CheckResult:
     c2 = sp.Symbol("c_2", nonnegative=True)
     proof.nonneg("two bins holding all n points: the larger count c_1 = c_2 + g satisfies c_1 >= n/2", (c2 + g) - (2 * c2 + g) / 2)
     eps, big_b, tau = sp.symbols("epsilon B tau", positive=True)
-    proof.cite("EM tail", "Z >= exp(eps_r c_max / 2) >= exp(eps_r n / 4) and each of the <= K - 1 empty bins has weight 1, "
-               "so P(empty) <= (K - 1) exp(-eps_r n / 4)")
+    e_cnt, j, w = sp.symbols("E j w", nonnegative=True)  # E empty bins (weight 1 each), K - 1 = E + j, Z = E + W
+    big_w = sp.exp(eps / 2 * n / 4) + w  # W = weight of the non-empty bins >= exp(eps_r c_max/2) >= exp(eps_r n/4)
+    proof.nonneg("P(empty) = E/(E + W) <= (K - 1)/W", (e_cnt + j) / big_w - e_cnt / (e_cnt + big_w))
+    proof.nonneg("(K - 1)/W <= (K - 1) exp(-eps_r n/4) since W >= exp(eps_r n/4)", (e_cnt + j) * sp.exp(-eps / 2 * n / 4) - (e_cnt + j) / big_w)
     proof.zero("eps_r = eps/2: eps_r n / 4 = n eps / 8", (eps / 2) * n / 4 - n * eps / 8)
-    f = sp.Symbol("f", nonnegative=True)  # ceil(B/tau) = B/tau + f with f < 1, so K - 1 = B/tau + f - 1 <= B/tau
-    one_minus_f = sp.Symbol("h", nonnegative=True)  # 1 - f >= 0
-    proof.nonneg("K - 1 <= B/tau since ceil(y) < y + 1", (big_b / tau) - (big_b / tau + (1 - one_minus_f) - 1))
-    del f
+    h = sp.Symbol("h", nonnegative=True)  # K = ceil(B/tau) = B/tau + f with f = 1 - h < 1
+    proof.nonneg("K - 1 <= B/tau since ceil(y) < y + 1", (big_b / tau) - (big_b / tau + (1 - h) - 1))
     rng = proof.rng
     lhs, rhs, where = [], [], []
     for _ in range(300):

@@ -8,7 +8,7 @@ from scipy.linalg import hadamard
 
 from dpaudit.bounds.verdict import CheckResult, Verdict
 from proofs._core import LemmaCheck, Proof
-from proofs.registry import get_check
+from proofs.levy2021.hadamard_rotation import CHECK as HADAMARD
 
 NAME = "levy2021/rotated_coordinate_range"
 
@@ -16,13 +16,13 @@ NAME = "levy2021/rotated_coordinate_range"
 def _run() -> CheckResult:
     proof = Proof(NAME)
     proof.assume("X in [-B, B]^d, U orthogonal (levy2021/hadamard_rotation_orthogonal)")
-    proof.depends("U preserves the l_2 norm", [get_check("levy2021/hadamard_rotation_orthogonal").run()])
+    proof.depends("U preserves the l_2 norm", [HADAMARD])
     d = 4
-    ys = sp.symbols("y0:%d" % d, real=True)
+    ys = sp.symbols(f"y0:{d}", real=True)
     proof.nonneg("|Y_j| <= ||Y||_2: sum_i Y_i^2 - Y_0^2 >= 0 (d = 4 written out; the sum is termwise)",
                  sum(y**2 for y in ys) - ys[0] ** 2)
     big_b = sp.Symbol("B", positive=True)
-    thetas = sp.symbols("theta0:%d" % d, real=True)  # X_i = B cos(theta_i) covers [-B, B]
+    thetas = sp.symbols(f"theta0:{d}", real=True)  # X_i = B cos(theta_i) covers [-B, B]
     proof.nonneg("||X||_2^2 <= d B^2 for X_i = B cos(theta_i) in [-B, B] (d = 4 written out)",
                  d * big_b**2 - sum((big_b * sp.cos(t)) ** 2 for t in thetas))
     rng = proof.rng

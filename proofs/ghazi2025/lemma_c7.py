@@ -1,0 +1,69 @@
+"""Lemma C.7: for M with values in [-1, 1]^d the bound E[sum M mu] >= d/2 - 2 alpha fails (M = sign(mu)/10; DISPROVED);
+for M in {-1, 1}^d it holds with equality (PROVED)."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from dpaudit.bounds.verdict import CheckResult, Verdict
+from proofs._core import LemmaCheck, Proof
+
+PRINTED = "ghazi2025/lemma_c7_cube"
+CORRECTED = "ghazi2025/lemma_c7_signs"
+mu = sp.Symbol("mu", real=True)
+
+
+def _expect(expr: sp.Expr) -> sp.Expr:
+    return sp.integrate(expr, (mu, -1, 1)) / 2  # mu uniform on [-1, 1]
+
+
+def _printed() -> CheckResult:
+    proof = Proof(PRINTED)
+    proof.assume("d = 1, mu ~ U[-1, 1], M = sign(mu)/10 in [-1, 1]: signs always agree (mu = 0 has probability 0), so alpha = 0")
+    lhs = _expect(sp.Rational(1, 10) * sp.Abs(mu))
+    rhs = sp.Rational(1, 2) - 2 * 0
+    proof.refute("E[M mu] = 1/20 < d/2 - 2 alpha = 1/2", {"d": 1, "M": "sign(mu)/10", "alpha": 0, "E[M mu]": lhs, "d/2 - 2 alpha": rhs},
+                 lhs - rhs)
+    return proof.result()
+
+
+def _corrected() -> CheckResult:
+    proof = Proof(CORRECTED)
+    proof.assume("M in {-1, 1}^d; alpha >= E sum_k |mu_k| 1(sign mu_k != sign M_k); coordinates add up")
+    m0 = sp.Symbol("m0", positive=True)
+    proof.zeros("per coordinate M mu = |mu| - 2 |mu| 1(sign M != sign mu) (mu = +-m0, M = +-1)",
+                [(1 * m0) - (m0 - 0), (-1 * m0) - (m0 - 2 * m0), (1 * -m0) - (m0 - 2 * m0), (-1 * -m0) - (m0 - 0)])
+    proof.zero("E|mu| = 1/2 for mu ~ U[-1, 1]", _expect(sp.Abs(mu)) - sp.Rational(1, 2))
+    proof.cite("sum", "E sum_k M_k mu_k = d/2 - 2 E sum_k |mu_k| 1(...) >= d/2 - 2 alpha")
+    rng = proof.rng
+    mus = rng.uniform(-1, 1, size=(400, 8))
+    signs = np.where(rng.random((400, 8)) < 0.3, -np.sign(mus), np.sign(mus))
+    lhs = (signs * mus).sum(1)
+    rhs = np.abs(mus).sum(1) - 2 * (np.abs(mus) * (signs != np.sign(mus))).sum(1)
+    proof.numeric_eq("pathwise identity at 400 seeded (mu, M), d = 8", lhs, rhs, {"case": np.arange(400)})
+    return proof.result()
+
+
+CHECKS = (
+    LemmaCheck(
+        name=PRINTED,
+        source="Ghazi et al. 2025, Lemma C.7 (M : R^{n x d} -> [-1, 1]^d); note section 4 [ERRATUM]",
+        statement="(as printed) If M takes values in [-1, 1]^d and its weighted sign error is <= alpha, then E[sum_k M_k mu_k] >= d/2 - 2 alpha.",
+        expected=Verdict.DISPROVED,
+        papers=("ghazi2025",),
+        check=_printed,
+        role="printed",
+        sibling=CORRECTED,
+    ),
+    LemmaCheck(
+        name=CORRECTED,
+        source="Ghazi et al. 2025, Lemma C.7 for M in {-1, 1}^d (as Lemma C.3 uses it); note section 4",
+        statement="(corrected) If M takes values in {-1, 1}^d and its weighted sign error is <= alpha, then E[sum_k M_k mu_k] >= d/2 - 2 alpha.",
+        expected=Verdict.PROVED,
+        papers=("ghazi2025",),
+        check=_corrected,
+        role="corrected",
+        sibling=PRINTED,
+    ),
+)

@@ -1,0 +1,41 @@
+"""Thm 2's constant c_0 = 102400 is an identity: d * 2 (8 tau'/(n eps'))^2 = 102400 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from dpaudit.bounds.verdict import CheckResult, Verdict
+from proofs._core import LemmaCheck, Proof
+
+NAME = "levy2021/variance_constant_c0"
+
+
+def _run() -> CheckResult:
+    proof = Proof(NAME)
+    proof.assume("tau' = 10 tau sqrt(log(dn/gamma)/d), eps' = eps/sqrt(8 d log(1/delta)) (Alg 2 line 3)",
+                 "the d per-coordinate Laplace variances 2 (8 tau'/(n eps'))^2 add, and U^{-1} preserves the sum")
+    d, n, tau, eps, lg1, lg2 = sp.symbols("d n tau epsilon L_g L_d", positive=True)  # L_g = log(dn/gamma), L_d = log(1/delta)
+    tau_p = 10 * tau * sp.sqrt(lg1 / d)
+    eps_p = eps / sp.sqrt(8 * d * lg2)
+    var = d * 2 * (8 * tau_p / (n * eps_p)) ** 2
+    proof.zero("d * 2 (8 tau'/(n eps'))^2 = 102400 d tau^2 L_g L_d / (n^2 eps^2)", var - 102400 * d * tau**2 * lg1 * lg2 / (n**2 * eps**2))
+    rng = proof.rng
+    dd, nn, tt, ee = rng.integers(1, 1024, 300), rng.integers(10, 10**6, 300), rng.uniform(0.01, 5, 300), rng.uniform(0.05, 5, 300)
+    gg, dl = rng.uniform(1e-6, 0.5, 300), np.exp(rng.uniform(np.log(1e-12), np.log(0.5), 300))
+    tp = 10 * tt * np.sqrt(np.log(dd * nn / gg) / dd)
+    ep = ee / np.sqrt(8 * dd * np.log(1 / dl))
+    proof.numeric_eq("at 300 seeded points", dd * 2 * (8 * tp / (nn * ep)) ** 2,
+                     102400 * dd * tt**2 * np.log(dd * nn / gg) * np.log(1 / dl) / (nn**2 * ee**2), {"d": dd, "n": nn})
+    return proof.result()
+
+
+CHECK = LemmaCheck(
+    name=NAME,
+    source="Levy et al. 2021, Thm 2 (Var(A'|X^n) <= c_0 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2), c_0 = 102400); note L9",
+    statement=("With tau' = 10 tau sqrt(log(dn/gamma)/d) and eps' = eps/sqrt(8 d log(1/delta)), the total Laplace variance "
+               "d * 2 (8 tau'/(n eps'))^2 equals 102400 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2) exactly."),
+    expected=Verdict.PROVED,
+    papers=("levy2021",),
+    check=_run,
+)

@@ -71,6 +71,7 @@ from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.hadamard import next_power_of_two
 from dpaudit.userlevel.levy_common import (
+    alg2_coordinate_epsilon,
     alg2_epsilon_bound,
     alg3_step_privacy,
     check_alg3_region,
@@ -79,7 +80,7 @@ from dpaudit.userlevel.levy_common import (
 from dpaudit.userlevel.losses import Loss
 from dpaudit.userlevel.private_range import RangeMode
 from dpaudit.userlevel.projections import project_l2_ball
-from dpaudit.userlevel.winsorized import TauRule, WinsorizedMeanHighD
+from dpaudit.userlevel.winsorized import RotatedCoordinate, TauRule, WinsorizedMeanHighD
 
 __all__ = [
     "GradientQuery",
@@ -106,15 +107,20 @@ def gradient_concentration_radius(sigma: float, dim: int, n_users: int, m_items:
     ``eta``-net of ``Theta`` with ``eta = sigma sqrt(d/m) / H``, ``(sigma^2/m)``-sub-Gaussian user
     gradients and ``2 H eta`` off the net. It matches Prop 1's
     ``O(sigma sqrt((d log(RHm/(d sigma)) + log(n/alpha)) / m))`` up to constants [LSA+21, Prop 1].
-    The log is floored at 0 (a net of one point suffices when ``3 R H sqrt(m) < sigma sqrt(d)``).
+    The log is floored at 0 (a net of one point suffices when ``3 R H sqrt(m) < sigma sqrt(d)``, in
+    particular for ``H = 0``, a linear loss).
     """
-    net = max(0.0, dim * math.log(3.0 * diameter * smoothness * math.sqrt(m_items) / (sigma * math.sqrt(dim))))
+    scale = 3.0 * diameter * smoothness * math.sqrt(m_items) / (sigma * math.sqrt(dim))
+    # H = 0 (a linear loss): the gradient does not depend on theta and no net over Theta is needed
+    net = dim * math.log(scale) if scale > 1.0 else 0.0
     inner = dim * math.log(5.0) + net + math.log(n_users / alpha)
     return sigma * math.sqrt(8.0 * inner / m_items) + 2.0 * sigma * math.sqrt(dim / m_items)
 
 
 #: Elements per block of users in :func:`user_mean_gradients` (keeps its temporaries in cache).
 _GRAD_BLOCK = 1 << 17
+#: Every block holds at least this many users (the trial sub-batches are sized for it).
+_MIN_BLOCK_USERS = 16
 
 
 def user_mean_gradients(loss: Loss, theta: NDArray[np.float64], x: NDArray[np.float64],
@@ -126,14 +132,14 @@ def user_mean_gradients(loss: Loss, theta: NDArray[np.float64], x: NDArray[np.fl
     ``theta`` is ``(S, d)``, ``x`` is ``(n, m, d)`` and ``y`` is ``(n, m)``. Every dpaudit loss is a
     loss of a linear predictor whose derivative in the margin is ``loss._slope`` (abstract in
     :class:`~dpaudit.userlevel.losses.Loss`), so the ``S n m`` per-item gradients are two matrix
-    products and one elementwise map. Users are processed in blocks of about ``2^17`` elements so
-    that the ``(users, m, S)`` temporaries stay in cache; each block is one vectorised operation
-    over all of its users and trials. Equal to ``loss.mean_gradient(theta[:, None], items[None])``.
+    products and one elementwise map. Users are processed in blocks of about ``2^17`` elements (and
+    at least 16 users) so that the ``(users, m, S)`` temporaries stay in cache; each block is one
+    vectorised operation over all of its users and trials. Equal to ``loss.mean_gradient(theta[:, None], items[None])``.
     """
     n_users, m_items, dim = x.shape
     rows = theta.shape[0]
     out = np.empty((n_users, dim, rows))
-    block = max(1, _GRAD_BLOCK // (m_items * rows))
+    block = max(min(n_users, _MIN_BLOCK_USERS), _GRAD_BLOCK // (m_items * rows))
     theta_t = np.ascontiguousarray(theta.T)
     for a in range(0, n_users, block):
         xb = x[a:a + block]
@@ -317,6 +323,19 @@ class WinsorizedFirstOrder(MechanismBase):
         """Per-item gradients computed per trial: ``T n m`` (``dim`` is accepted for symmetry)."""
         return self.steps * n_users * m_items
 
+    def pure_epsilon_bound(self, dim: int) -> float:
+        """Basic composition of the ``T d'`` runs of Algorithm 1: ``T d' eps''`` (pure) [DR14, Thm 3.16].
+
+        ``eps''`` is Algorithm 2's per-coordinate budget at ``(eps', delta')`` [LSA+21, Alg 2-3].
+        """
+        e1, d1 = alg3_step_privacy(self.epsilon, self.delta, self.steps)
+        dp = next_power_of_two(dim)
+        return self.steps * dp * alg2_coordinate_epsilon(e1, d1, dp)
+
+    def tight_guarantee(self, dim: int) -> ApproxDP:
+        """The smaller of the paper's ``(eps, delta)`` and the pure bound :meth:`pure_epsilon_bound`."""
+        return ApproxDP(min(self.epsilon, self.pure_epsilon_bound(dim)), self.delta, UserReplace())
+
     # --- the kernel -----------------------------------------------------------------------------
 
     def _start(self, xy: tuple[NDArray[np.float64], NDArray[np.float64]], rows: int,
@@ -359,7 +378,8 @@ class WinsorizedFirstOrder(MechanismBase):
         return iterates
 
     def _per_trial_elements(self, n_users: int, m_items: int, dim: int) -> int:
-        return n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * m_items + (self.steps + 1) * dim
+        return (n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * _MIN_BLOCK_USERS * m_items
+                + (self.steps + 1) * dim)
 
     def sample_transcript(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         """All iterates ``theta_0 .. theta_T`` of ``size`` runs, shape ``(size, T + 1, d)``; the claim covers them."""
@@ -426,7 +446,8 @@ class GradientQuery(MechanismBase):
         th = np.asarray(self.theta, dtype=float)
         if items.shape[2] - 1 != th.shape[0]:
             raise argument_error("GradientQuery.sample", "data", f"shaped (n_users, m_items, {th.shape[0] + 1})", data)
-        return self.parent._user_gradients(th[None, :], _split(items))[0][:, None, :]
+        grads: NDArray[np.float64] = self.parent._user_gradients(th[None, :], _split(items))[0][:, None, :]
+        return grads
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         return self.inner.sample(self.user_gradients(data), size, rng=rng)
@@ -450,6 +471,22 @@ class GradientQuery(MechanismBase):
             raise argument_error("GradientQuery.coordinate_stage", "inner", "a WinsorizedMeanHighD", self.inner)
         stage = self.inner.coordinate_stage(self.n_users, len(self.theta), index, signs)
         return GradientQuery(stage, self.parent, self.theta, self.n_users, self.m_items, stage.claimed_guarantee())
+
+    def range_stage(self) -> GradientQuery:
+        """PrivateRange of a coordinate stage (see :meth:`coordinate_stage`), claiming ``eps''/2``."""
+        if not isinstance(self.inner, RotatedCoordinate):
+            raise argument_error("GradientQuery.range_stage", "inner", "a coordinate stage (RotatedCoordinate)",
+                                 self.inner)
+        stage = self.inner.range_stage()
+        return self.narrowed(stage, stage.claimed_guarantee())
+
+    def laplace_stage(self, low: float, high: float) -> GradientQuery:
+        """The Laplace stage of a coordinate stage for a fixed ``[low, high]``, claiming ``eps''/2``."""
+        if not isinstance(self.inner, RotatedCoordinate):
+            raise argument_error("GradientQuery.laplace_stage", "inner", "a coordinate stage (RotatedCoordinate)",
+                                 self.inner)
+        stage = self.inner.laplace_stage(low, high)
+        return self.narrowed(stage, stage.claimed_guarantee())
 
     def narrowed(self, inner: MechanismBase, claim: Guarantee) -> GradientQuery:
         """The same gradient map feeding another ``inner`` (e.g. a coordinate's Laplace stage)."""
@@ -592,7 +629,7 @@ class PhasedERM(MechanismBase):
         if self.sigma is not None:
             check_positive(owner, "sigma", self.sigma)
         if self.smoothness is not None:
-            check_positive(owner, "smoothness", self.smoothness, allow_inf=True)
+            check_nonnegative(owner, "smoothness", self.smoothness, allow_inf=True)
         if self.rounds is not None:
             check_int(owner, "rounds", self.rounds, minimum=1)
         if self.steps is not None:
@@ -713,6 +750,11 @@ class PhasedERM(MechanismBase):
         """Per-item gradients per trial: ``sum_t steps_t n_t m`` (exact)."""
         return sum(p.steps * p.n_users * m_items for p in self.schedule(n_users, m_items, dim))
 
+    def tight_guarantee(self, n_users: int, m_items: int, dim: int) -> ApproxDP:
+        """``min(eps, max_t T_t d' eps''_t)`` at ``delta``: parallel composition of the rounds' pure bounds."""
+        pure = max(self.round_optimizer(p).pure_epsilon_bound(dim) for p in self.schedule(n_users, m_items, dim))
+        return ApproxDP(min(self.epsilon, pure), self.delta, UserReplace())
+
     # --- the kernel -----------------------------------------------------------------------------
 
     def _round_users(self, phase: PhaseRound, xy: tuple[NDArray[np.float64], NDArray[np.float64]]
@@ -760,7 +802,7 @@ class PhasedERM(MechanismBase):
             raise argument_error(owner, "data", "shaped (n_users >= 2, m_items, d + 1) (a round needs a user)", data)
         plan = self.schedule(n_users, m_items, dim)
         xy = _split(items)
-        per_trial = n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * m_items
+        per_trial = n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * _MIN_BLOCK_USERS * m_items
         out = np.empty((size, len(plan), dim))
         for start, stop in trial_chunks(size, per_trial):
             theta = self._start(stop - start, dim)
@@ -812,7 +854,7 @@ class PhasedERMRound(MechanismBase):
         xy = _split(items)
         out = np.empty((size, c.shape[0]))
         per_trial = items.shape[0] * (c.shape[0] + _TEMPS_PER_COORD * next_power_of_two(c.shape[0]))
-        for start, stop in trial_chunks(size, per_trial + 2 * items.shape[1]):
+        for start, stop in trial_chunks(size, per_trial + 2 * _MIN_BLOCK_USERS * items.shape[1]):
             out[start:stop] = self.parent._round(self.phase, xy, np.repeat(c[None, :], stop - start, axis=0), rng)
         return out
 

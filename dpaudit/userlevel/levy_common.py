@@ -41,9 +41,9 @@ __all__ = [
     "user_means",
 ]
 
-#: Largest number of float64 elements one per-chunk temporary may hold (32 MB). The kernels keep
+#: Largest number of float64 elements one per-chunk temporary may hold (8 MB). The kernels keep
 #: about a dozen such temporaries alive, so a chunk stays well under 1 GB whatever ``size`` is.
-ELEMENT_BUDGET = 1 << 22
+ELEMENT_BUDGET = 1 << 20
 
 #: Relative slack when comparing a composed epsilon with the claim: the composition identities
 #: (e.g. eps' sqrt(2 d' ln(1/delta)) = eps/2) hold exactly in the reals, and their floating-point
@@ -76,7 +76,8 @@ def user_means(owner: str, data: Any, item_ndim: int) -> NDArray[np.float64]:
     become replace-one neighbours on the means [LSA+21, Sec 3, Cor 1; paper_004 note, P3].
     """
     x = as_user_dataset(data, owner, "data", item_ndim=item_ndim)
-    return x.mean(axis=1)
+    means: NDArray[np.float64] = x.mean(axis=1)
+    return means
 
 
 # ----------------------------------------------------------------------------------------------
@@ -190,4 +191,12 @@ def check_alg3_region(owner: str, epsilon: float, delta: float, steps: int) -> N
             f"(the composed total is {bound:.6g} > epsilon)", epsilon,
             fix="lower epsilon (the paper assumes epsilon <= 1) [LSA+21, Thm 3].",
         )
-    check_alg2_region(owner, e1, d1)
+    worst = _alg2_worst(float(e1), float(d1), 40)
+    if worst is not None:
+        k, inner = worst
+        raise argument_error(
+            owner, "epsilon",
+            f"small enough that every gradient query (Algorithm 2 at eps'={e1:.6g}, delta'={d1:.3g}) is "
+            f"(eps', delta')-DP (at d'={1 << k} its composed total is {inner:.6g} > eps')", epsilon,
+            fix="lower epsilon (the paper assumes epsilon <= 1) [LSA+21, Thm 2-3].",
+        )

@@ -153,35 +153,46 @@ class PrivateRange(MechanismBase):
         """Centres ``c_k = -B + (2k + 1) tau`` of bins ``k``."""
         return -self.bound + (2.0 * np.asarray(bins, dtype=np.float64) + 1.0) * self.tau
 
-    def bin_index(self, values: Any) -> NDArray[np.int64]:
-        """Bin of each value after clamping to ``[-B, B]`` (ALG-A steps 1-2); int64, same shape.
+    def bin_index(self, values: Any) -> NDArray[np.float64]:
+        """Bin of each value after clamping to ``[-B, B]`` (ALG-A steps 1-2), as exact integer floats.
 
         Clamping the value and clipping the bin index to ``[0, K - 1]`` give the same bin (both maps
-        are monotone and ``floor(B / tau) >= K - 1``), so only the index is clipped.
+        are monotone and ``floor(B / tau) >= K - 1``), so only the index is clipped. Indices are
+        kept as float64 (exact below ``2^53``, and ``K <= 2^52``) to save a conversion pass.
         """
-        k = np.floor((np.asarray(values, dtype=np.float64) + self.bound) * (0.5 / self.tau))
-        return np.clip(k, 0, self.n_bins - 1).astype(np.int64)
+        k = np.array(values, dtype=np.float64, copy=True)
+        k += self.bound
+        k *= 0.5 / self.tau
+        np.floor(k, out=k)
+        np.clip(k, 0.0, float(self.n_bins - 1), out=k)
+        return k
 
     def log_weights(self, counts: NDArray[np.int64]) -> NDArray[np.float64]:
         """Exponential-mechanism log-weights ``eps_r cnt / 2`` [MT07; DR14, Thm 3.10]."""
-        return (0.5 * self.epsilon) * counts
+        return np.multiply(0.5 * self.epsilon, counts, dtype=np.float64)
 
     # --- white-box: the exact output law --------------------------------------------------------
 
-    def probabilities(self, values: Any) -> NDArray[np.float64]:
-        """Exact probability of each of the ``K`` bins for one row of per-user ``values``.
+    def log_probabilities(self, values: Any) -> NDArray[np.float64]:
+        """Exact log-probability of each of the ``K`` bins for one row of per-user ``values``.
 
-        For white-box checks (e.g. that ``max_k |log P(k) - log P'(k)| <= eps_r`` on neighbours);
-        computed in log space with ``logsumexp``. Needs ``K <= 10^7``.
+        For white-box checks (e.g. ``max_k |log P(k) - log P'(k)| <= eps_r`` on neighbours),
+        computed in log space with ``logsumexp`` so that large ``eps n`` neither overflows nor
+        underflows. Needs ``K <= 10^7``.
         """
         owner = f"{type(self).__name__}.probabilities"
         v = check_finite_array(owner, "values", values, ndim=1)
         if self.n_bins > 10**7:
             raise argument_error(owner, "values", "used with at most 10^7 bins (K = ceil(bound / tau))",
                                  self.n_bins)
-        counts = np.bincount(self.bin_index(v), minlength=self.n_bins)
+        counts = np.bincount(self.bin_index(v).astype(np.int64), minlength=self.n_bins)
         logw = self.log_weights(counts)
-        return np.exp(logw - special.logsumexp(logw))
+        out: NDArray[np.float64] = logw - special.logsumexp(logw)
+        return out
+
+    def probabilities(self, values: Any) -> NDArray[np.float64]:
+        """``exp`` of :meth:`log_probabilities`: the exact output law over the ``K`` bins."""
+        return np.exp(self.log_probabilities(values))
 
     # --- sampling -------------------------------------------------------------------------------
 
@@ -206,7 +217,7 @@ class PrivateRange(MechanismBase):
             return out
         return self._select_sorted(bins, n_rows, rng)
 
-    def _select_sorted(self, bins: NDArray[np.int64], n_rows: int, rng: np.random.Generator) -> NDArray[np.int64]:
+    def _select_sorted(self, bins: NDArray[np.float64], n_rows: int, rng: np.random.Generator) -> NDArray[np.int64]:
         """Gumbel-max exponential mechanism on row-sorted bin indices ``(rows or 1, N)`` -> ``(n_rows,)``.
 
         Only the run starts of each sorted row (its non-empty bins) get a Gumbel key, drawn in
@@ -253,7 +264,8 @@ class PrivateRange(MechanismBase):
             empty_bin = r + np.sum(below[None, :] <= r[:, None], axis=1)
         else:
             empty_bin = r + np.add.reduceat((below <= np.repeat(r, per_row)).astype(np.int64), seg)
-        return np.where(empty_key > best, empty_bin, chosen).astype(np.int64)
+        picked: NDArray[np.int64] = np.where(empty_key > best, empty_bin, chosen).astype(np.int64)
+        return picked
 
     def intervals(self, values: Any, *, rng: np.random.Generator,
                   rows: int | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

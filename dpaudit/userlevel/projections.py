@@ -49,6 +49,7 @@ def project_l2_ball(x: Any, radius: float, center: Any = 0.0) -> NDArray[np.floa
     if np.isinf(radius):
         return v + center
     norm = np.linalg.norm(v, axis=-1, keepdims=True)
-    # divide only where outside the ball; inside, the factor is 1 (avoids 0/0 at the centre)
-    factor = np.where(norm > radius, radius / np.where(norm > 0, norm, 1.0), 1.0)
+    # divide only where outside the ball; inside, the factor is 1 (avoids 0/0 at the centre).
+    # The factor is rounded down one ulp so that rounding in the product cannot land outside.
+    factor = np.where(norm > radius, np.nextafter(radius / np.where(norm > 0, norm, 1.0), 0.0), 1.0)
     return v * factor + center

@@ -91,14 +91,18 @@ from dpaudit.guarantees import ApproxDP, PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.mechanisms.sparse_vector import BOTTOM, NOT_REACHED, TOP, AboveThreshold
 from dpaudit.neighbors.relations import UserReplace
-from dpaudit.userlevel.ghazi2025_losses import Ghazi2025Loss, check_ghazi2025_assumptions
+from dpaudit.userlevel.ghazi2025_losses import (
+    DiagonallyDominantQuadratic,
+    Ghazi2025Loss,
+    check_ghazi2025_assumptions,
+)
 from dpaudit.userlevel.robust_stats import CoordinateMedian, RobustStatistic
 
 __all__ = [
     "LEMMA_3_8_SCORE_CEILING",
     "PRESETS",
-    "Condition",
     "ConcentrationTest",
+    "Condition",
     "Ghazi2025Parameters",
     "Ghazi2025Run",
     "RobustGradientEstimator",
@@ -413,7 +417,7 @@ def robust_sgd_path(
     return SGDPath(
         initial_point=np.asarray(x0, dtype=float),
         iterates=np.stack(its, axis=-2),
-        scores=np.stack(scs, axis=-1),
+        scores=np.stack([sc for sc in scs if sc is not None], axis=-1),
         estimates=np.stack(ests, axis=-2),
         user_gradients=np.stack(qs, axis=-3),
     )
@@ -571,7 +575,7 @@ class _Ghazi2025Base(MechanismBase):
         if not isinstance(self.loss, Ghazi2025Loss):
             raise argument_error(owner, "loss", "a Ghazi2025Loss (Assumptions 2.4-2.5 of [GKLM25] declared)", self.loss,
                                  fix="use LinearLoss, SeparableHuberLoss or DiagonallyDominantQuadratic.")
-        if hasattr(self.loss, "is_diagonally_dominant") and not (self.loss.is_diagonally_dominant and self.loss.is_psd):
+        if isinstance(self.loss, DiagonallyDominantQuadratic) and not (self.loss.is_diagonally_dominant and self.loss.is_psd):
             raise argument_error(owner, "loss", "convex with a diagonally dominant Hessian (Assumptions 2.4-2.5 of [GKLM25])",
                                  self.loss)
         check_in_range(owner, "epsilon", self.epsilon, 0.0, 1.0, low_closed=False)
@@ -647,7 +651,7 @@ class _Ghazi2025Base(MechanismBase):
         kappa = self._decay(m)
         etas = tuple(eta * kappa ** (-(s + 1)) if kappa != 1.0 else eta for s in range(n_phases))
         # tau: inverse radius (Note000 A1)
-        omega = float(nmd) ** -3  # [GKLM25, before Lemma 3.12]
+        # omega = (nmd)^-3 [GKLM25, before Lemma 3.12]; ln(x/omega) = ln(x) + 3 ln(nmd) (no underflow)
         if self.tau is not None:
             tau = float(self.tau)
         elif safe:
@@ -931,7 +935,7 @@ class RobustStatsLocalization(_Ghazi2025Base):
         owner = self._owner
         if n < 2 * b:
             raise argument_error(owner, "data", f"at least 2B = {2 * b} users (phase 1 uses n/2) [GKLM25, Alg. 5]", n)
-        max_phases = int(math.floor(math.log2(n / b)))  # S = floor(log2(n/B)) (Note000 A7)
+        max_phases = math.floor(math.log2(n / b))  # S = floor(log2(n/B)) (Note000 A7)
         while b * 2 ** (max_phases + 1) <= n:  # guard against log2 rounding
             max_phases += 1
         while max_phases > 1 and b * 2**max_phases > n:

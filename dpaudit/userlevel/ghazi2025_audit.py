@@ -51,8 +51,8 @@ from dpaudit.userlevel.ghazi2025_losses import SeparableHuberLoss
 __all__ = [
     "Ghazi2025AuditCase",
     "ghazi2025_audit_cases",
-    "missing_lemma_3_9_case",
     "low_threshold_case",
+    "missing_lemma_3_9_case",
 ]
 
 

@@ -473,19 +473,20 @@ def check_ghazi2025_assumptions(
         raise argument_error(owner, "loss", "a Ghazi2025Loss, SquaredLoss or LogisticLoss", loss)
     g = g_default if gradient_bound is None else check_nonnegative(owner, "gradient_bound", gradient_bound)
     b = b_default if smoothness is None else check_nonnegative(owner, "smoothness", smoothness)
-    # one part in 1e12 of slack: the suprema are computed in floating point
-    lip = (consts["gradient_sup"] <= g * (1 + 1e-12)).all(axis=1)
-    smooth = (consts["rowsum_sup"] <= b * (1 + 1e-12)).all(axis=1)
+    # one part in 1e12 of slack below: the suprema are computed in floating point
+    def per_user(flags: Any) -> NDArray[np.bool_]:
+        return np.asarray(np.asarray(flags).all(axis=1), dtype=bool)
+
     return AssumptionReport(
         loss_name=getattr(loss, "name", type(loss).__name__),
         radius=d_,
         gradient_bound=float(g),
         smoothness=float(b),
-        convex=np.asarray(consts["convex"]).all(axis=1),
-        lipschitz=lip,
-        smooth=smooth,
-        diagonally_dominant=np.asarray(consts["diagonally_dominant"]).all(axis=1),
-        in_universe=np.asarray(consts["in_universe"]).all(axis=1),
+        convex=per_user(consts["convex"]),
+        lipschitz=per_user(consts["gradient_sup"] <= g * (1 + 1e-12)),
+        smooth=per_user(consts["rowsum_sup"] <= b * (1 + 1e-12)),
+        diagonally_dominant=per_user(consts["diagonally_dominant"]),
+        in_universe=per_user(consts["in_universe"]),
         worst_gradient=float(consts["gradient_sup"].max()),
         worst_rowsum=float(consts["rowsum_sup"].max()),
     )

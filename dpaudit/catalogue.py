@@ -38,7 +38,12 @@ __all__ = ["CatalogueEntry", "audit_entry", "builtin_catalogue", "run_demo"]
 
 @dataclass(frozen=True)
 class CatalogueEntry:
-    """One catalogue row: how to build the mechanism, the pair that tests it, and the trial count."""
+    """One catalogue row: how to build the mechanism, the pair that tests it, and the trial count.
+
+    ``epsilon`` and ``delta`` override the mechanism's own claim when a *component* is audited
+    against its share of the budget (the user-level papers' entries); by default the mechanism's
+    ``claimed_guarantee()`` is used.
+    """
 
     name: str
     build: Callable[[], Mechanism]
@@ -47,6 +52,9 @@ class CatalogueEntry:
     trials: int
     known_broken: bool
     note: str = ""
+    group: str = "primitives"
+    epsilon: float | None = None
+    delta: float | None = None
 
     def mechanism(self) -> Mechanism:
         """Build the mechanism, silencing the warning broken ones emit on construction."""
@@ -61,7 +69,43 @@ _SVT_D0 = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
 _SVT_D1 = [1.0, 1.0, 1.0, 1.0, 1.0, 0.0]
 
 
-def builtin_catalogue() -> list[CatalogueEntry]:
+def builtin_catalogue(*, userlevel: bool = True) -> list[CatalogueEntry]:
+    """The primitives (correct, then known-broken), then the user-level papers' cases."""
+    entries = _primitive_entries()
+    if userlevel:
+        entries += _userlevel_entries()
+    return entries
+
+
+def _userlevel_entries() -> list[CatalogueEntry]:
+    """Levy et al. 2021 and Ghazi et al. 2025: correct components and broken variants or presets."""
+    from dpaudit.userlevel.ghazi2025_audit import ghazi2025_audit_cases
+    from dpaudit.userlevel.levy_faulty import levy_audit_cases
+
+    out: list[CatalogueEntry] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsoundMechanismWarning)
+        for case in levy_audit_cases():
+            out.append(CatalogueEntry(case.name, _constant(case.mechanism), case.d0, case.d1, case.trials,
+                                      case.broken, case.note, "Levy et al. 2021", case.epsilon, case.delta))
+        for g in ghazi2025_audit_cases():
+            out.append(CatalogueEntry(_readable(g.name), _constant(g.mechanism), g.d0, g.d1, g.trials,
+                                      g.expect_violation, g.description, "Ghazi et al. 2025", g.epsilon, g.delta))
+    return out
+
+
+def _readable(case_name: str) -> str:
+    """'ghazi2025-low-threshold-paper' -> 'low threshold (paper preset)'."""
+    stem, _, preset = case_name.removeprefix("ghazi2025-").rpartition("-")
+    stem = stem.replace("missing-6betaetaB", "missing 6 beta eta B <= 1").replace("-", " ")
+    return f"{stem} ({preset} preset)"
+
+
+def _constant(mechanism: Mechanism) -> Callable[[], Mechanism]:
+    return lambda: mechanism
+
+
+def _primitive_entries() -> list[CatalogueEntry]:
     """Correct mechanisms first, then the known-broken ones."""
     correct = [
         CatalogueEntry("Laplace", lambda: LaplaceMechanism(1.0), 0.0, 1.0, 1_000_000, False),
@@ -113,13 +157,15 @@ def builtin_catalogue() -> list[CatalogueEntry]:
 def audit_entry(entry: CatalogueEntry, *, seed: Any, scale: float = 1.0, **kwargs: Any) -> AuditResult:
     """Audit one entry (``scale`` multiplies its trial count)."""
     trials = max(100, round(entry.trials * scale))
+    kwargs.setdefault("epsilon", entry.epsilon)
+    kwargs.setdefault("delta", entry.delta)
     return audit(entry.mechanism(), entry.d0, entry.d1, trials=trials, seed=seed, **kwargs)
 
 
 def _claim_text(result: AuditResult) -> str:
     if result.delta > 0:
-        return f"({result.claimed_epsilon:g}, {result.delta:g})"
-    return f"{result.claimed_epsilon:g}"
+        return f"({result.claimed_epsilon:.3g}, {result.delta:.0e})".replace("e-0", "e-")
+    return f"{result.claimed_epsilon:.3g}"
 
 
 def run_demo(
@@ -149,12 +195,16 @@ def run_demo(
         print(header, file=out)
         print("-" * len(header), file=out, flush=True)
     started = time.perf_counter()
+    group = None
     for entry, child in zip(chosen, seeds, strict=True):
+        if entry.group != group and not as_json:
+            group = entry.group
+            print(f"[{group}]", file=out, flush=True)
         mech = entry.mechanism()
         relation = mech.claimed_guarantee().relation
         result = audit_entry(entry, seed=child, scale=scale)
         verdict = "VIOLATION" if result.violation else "ok"
-        rows.append({"mechanism": entry.name, "claim": _claim_text(result), "relation": str(relation),
+        rows.append({"mechanism": entry.name, "group": entry.group, "claim": _claim_text(result), "relation": str(relation),
                      "epsilon_lower_bound": result.epsilon_lower_bound, "violation": result.violation,
                      "seconds": result.total_seconds, "trials": result.trials})
         if not as_json:

@@ -44,8 +44,7 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float, float]]:
     prob = LinearUtilityProblem((0.25,), spread=0.75)
     ghazi = RobustStatsLocalization(prob.loss, EPS, DELTA)
     ghazi_huber = RobustStatsLocalization(SeparableHuberLoss(beta=1.0, gradient_cap=1.0), EPS, DELTA, radius=1.0)
-    # the linear loss has H = 0; PhasedERM's concentration radius takes log(H), so pass a tiny H
-    levy = PhasedERM(prob.loss, EPS, DELTA, radius=1.0, feature_bound=1.0, smoothness=1e-9)
+    levy = PhasedERM(prob.loss, EPS, DELTA, radius=1.0, feature_bound=1.0, smoothness=0.0)
     n_grid = [8_000, 16_000, 32_000, 64_000] if args.quick else [8_000, 16_000, 32_000, 64_000, 128_000]
     m_grid = [2, 4, 8, 16] if args.quick else [2, 4, 8, 16, 32]
     sweeps = {"n (m = 8)": [(n, 8) for n in n_grid], "m (n = 16000)": [(16_000, m) for m in m_grid]}

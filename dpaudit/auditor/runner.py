@@ -39,7 +39,7 @@ from dpaudit._validation import (
 )
 from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.attacks import Candidate, fit_scores, rank_candidates
-from dpaudit.auditor.features import OutputLayout, detect_layout, flatten_outputs
+from dpaudit.auditor.features import LAYOUT_ROWS, OutputLayout, detect_layout, flatten_outputs
 from dpaudit.auditor.result import AuditResult, EventEvidence
 from dpaudit.auditor.sampling import as_sampler, draw_block, draw_outputs
 from dpaudit.auditor.stats import (
@@ -248,7 +248,7 @@ def audit(
     if selection_fraction is None:
         selection_fraction = 0.2 if (layout.kind == "continuous" and layout.n_columns == 1) else 0.3
     n_sel = min(max(2, round(selection_fraction * trials)), trials - 1)
-    if n_sel >= probe:
+    if n_sel > probe and probe < LAYOUT_ROWS:  # the probe already saw every row detection reads
         layout = detect_layout(x0[:n_sel], x1[:n_sel])
     n_est = trials - n_sel
     alpha = 1.0 - confidence

@@ -275,10 +275,9 @@ def plot_excess_risk_comparison(
     matplotlib.figure.Figure
         The figure; ``fig.dpaudit_series`` holds the plotted numbers (label, x, mean, standard error).
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    # the object-oriented API: no pyplot state and no backend switch, so it works in scripts,
+    # tests and notebooks alike
+    from matplotlib.figure import Figure
 
     owner = "plot_excess_risk_comparison"
     ns = [check_int(owner, "n_values", v, minimum=2) for v in n_values]
@@ -309,7 +308,8 @@ def plot_excess_risk_comparison(
             series[k].x.append(float(n))
             series[k].mean.append(float(arr.mean()))
             series[k].se.append(float(arr.std(ddof=1) / math.sqrt(arr.size)) if arr.size > 1 else 0.0)
-    fig, ax = plt.subplots(figsize=(7.0, 4.6))
+    fig = Figure(figsize=(7.0, 4.6))
+    ax = fig.subplots()
     markers = {"Ghazi et al. 2025 (released)": "o", "Ghazi et al. 2025 (noise removed)": "s",
                "Ghazi et al. 2025 Alg. 1 (noise removed)": "D", "Levy et al. 2021 Phased ERM (released)": "^"}
     for k, s in series.items():
@@ -334,6 +334,5 @@ def _default_levy(problem: LinearUtilityProblem, epsilon: float, delta: float) -
     from dpaudit.userlevel.levy import PhasedERM
 
     d = problem.dim
-    # the linear loss has H = 0; PhasedERM's concentration radius takes log(H), so pass a tiny H
     return PhasedERM(problem.loss, epsilon, delta, radius=problem.radius * math.sqrt(d),
-                     feature_bound=problem.feature_bound * math.sqrt(d), smoothness=1e-9)
+                     feature_bound=problem.feature_bound * math.sqrt(d), smoothness=0.0)

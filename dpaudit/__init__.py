@@ -7,7 +7,7 @@ Three parts, side by side:
 * :func:`dpaudit.audit`: an empirical confidence lower bound on epsilon.
 """
 
-from dpaudit.auditor import AuditResult, audit
+from dpaudit.auditor import AuditCase, AuditResult, audit
 from dpaudit.errors import (
     DPAuditError,
     InvalidArgument,
@@ -25,6 +25,7 @@ __version__ = "0.1.0"
 __all__ = [
     "GDP",
     "ApproxDP",
+    "AuditCase",
     "AuditResult",
     "DPAuditError",
     "Guarantee",

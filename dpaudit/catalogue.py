@@ -1,8 +1,8 @@
 """The built-in catalogue: correct mechanisms and known-broken ones, each with the pair that tests it.
 
-``make demo`` (``dpaudit demo``) audits every entry and prints one table row per entry. The
-``known_broken`` flag is documentation for readers and tests; the auditor never sees it, so each
-verdict comes from the mechanism's outputs alone.
+``make demo`` (``dpaudit demo``) audits every entry and prints one table row per entry. Entries are
+:class:`~dpaudit.auditor.AuditCase` records; their ``broken`` flag is documentation for readers and
+tests. The auditor never sees it, so each verdict comes from the mechanism's outputs alone.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import json
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from dpaudit.auditor import AuditResult, audit
+from dpaudit.auditor import AuditCase, AuditResult
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.interfaces import Mechanism
 from dpaudit.mechanisms import (
@@ -33,34 +33,7 @@ from dpaudit.mechanisms import (
     faulty,
 )
 
-__all__ = ["CatalogueEntry", "audit_entry", "builtin_catalogue", "run_demo"]
-
-
-@dataclass(frozen=True)
-class CatalogueEntry:
-    """One catalogue row: how to build the mechanism, the pair that tests it, and the trial count.
-
-    ``epsilon`` and ``delta`` override the mechanism's own claim when a *component* is audited
-    against its share of the budget (the user-level papers' entries); by default the mechanism's
-    ``claimed_guarantee()`` is used.
-    """
-
-    name: str
-    build: Callable[[], Mechanism]
-    d0: Any
-    d1: Any
-    trials: int
-    known_broken: bool
-    note: str = ""
-    group: str = "primitives"
-    epsilon: float | None = None
-    delta: float | None = None
-
-    def mechanism(self) -> Mechanism:
-        """Build the mechanism, silencing the warning broken ones emit on construction."""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UnsoundMechanismWarning)
-            return self.build()
+__all__ = ["builtin_catalogue", "run_demo"]
 
 
 # Pair shapes used below. For sparse vector, "ascending" gives the queries answered ⊥ a lower value on
@@ -69,29 +42,22 @@ _SVT_D0 = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
 _SVT_D1 = [1.0, 1.0, 1.0, 1.0, 1.0, 0.0]
 
 
-def builtin_catalogue(*, userlevel: bool = True) -> list[CatalogueEntry]:
-    """The primitives (correct, then known-broken), then the user-level papers' cases."""
-    entries = _primitive_entries()
-    if userlevel:
-        entries += _userlevel_entries()
-    return entries
+def builtin_catalogue(*, userlevel: bool = True) -> list[AuditCase]:
+    """The primitives (correct, then known-broken), then the user-level papers' cases.
 
-
-def _userlevel_entries() -> list[CatalogueEntry]:
-    """Levy et al. 2021 and Ghazi et al. 2025: correct components and broken variants or presets."""
-    from dpaudit.userlevel.ghazi2025_audit import ghazi2025_audit_cases
-    from dpaudit.userlevel.levy_faulty import levy_audit_cases
-
-    out: list[CatalogueEntry] = []
+    Broken mechanisms warn when constructed; the warnings are silenced here, where they are
+    expected.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsoundMechanismWarning)
-        for case in levy_audit_cases():
-            out.append(CatalogueEntry(case.name, _constant(case.mechanism), case.d0, case.d1, case.trials,
-                                      case.broken, case.note, "Levy et al. 2021", case.epsilon, case.delta))
-        for g in ghazi2025_audit_cases():
-            out.append(CatalogueEntry(_readable(g.name), _constant(g.mechanism), g.d0, g.d1, g.trials,
-                                      g.expect_violation, g.description, "Ghazi et al. 2025", g.epsilon, g.delta))
-    return out
+        entries = _primitive_entries()
+        if userlevel:
+            from dpaudit.userlevel.ghazi2025_audit import ghazi2025_audit_cases
+            from dpaudit.userlevel.levy_faulty import levy_audit_cases
+
+            entries += levy_audit_cases()
+            entries += [replace(case, name=_readable(case.name)) for case in ghazi2025_audit_cases()]
+    return entries
 
 
 def _readable(case_name: str) -> str:
@@ -101,65 +67,50 @@ def _readable(case_name: str) -> str:
     return f"{stem} ({preset} preset)"
 
 
-def _constant(mechanism: Mechanism) -> Callable[[], Mechanism]:
-    return lambda: mechanism
-
-
-def _primitive_entries() -> list[CatalogueEntry]:
+def _primitive_entries() -> list[AuditCase]:
     """Correct mechanisms first, then the known-broken ones."""
     correct = [
-        CatalogueEntry("Laplace", lambda: LaplaceMechanism(1.0), 0.0, 1.0, 1_000_000, False),
-        CatalogueEntry("Gaussian (analytic)", lambda: GaussianMechanism(1.0, 1e-5), 0.0, 1.0, 1_000_000, False),
-        CatalogueEntry("Gaussian (classical)", lambda: GaussianMechanism(0.5, 1e-5, calibration="classical"), 0.0, 1.0, 1_000_000, False),
-        CatalogueEntry("discrete Laplace", lambda: DiscreteLaplaceMechanism(1.0), 0, 1, 1_000_000, False),
-        CatalogueEntry("truncated discrete Laplace", lambda: TruncatedDiscreteLaplaceMechanism(1.0, 1e-3), 0, 1, 1_000_000, False),
-        CatalogueEntry("randomized response (k=2)", lambda: RandomizedResponse(1.0, 2), [0], [1], 200_000, False),
-        CatalogueEntry("randomized response (k=4)", lambda: RandomizedResponse(1.0, 4), [0], [1], 200_000, False),
-        CatalogueEntry("report noisy max", lambda: ReportNoisyMax(1.0), [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], 200_000, False),
-        CatalogueEntry("exponential mechanism", lambda: ExponentialMechanism(1.0), [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], 200_000, False),
-        CatalogueEntry("sparse vector (Lyu Alg. 1)", lambda: SparseVector(1.0, 0.0, cutoff=1), _SVT_D0, _SVT_D1, 200_000, False),
-        CatalogueEntry("AboveThreshold (Lowy 2024)", lambda: AboveThreshold(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, False),
-        CatalogueEntry(
-            "AboveThreshold (Ghazi 2025) at sens. 2",
-            lambda: AboveThreshold(1.0, 0.0, sensitivity=2.0, variant="ghazi2025"),
+        _primitive("Laplace", LaplaceMechanism(1.0), 0.0, 1.0, 1_000_000, False),
+        _primitive("Gaussian (analytic)", GaussianMechanism(1.0, 1e-5), 0.0, 1.0, 1_000_000, False),
+        _primitive("Gaussian (classical)", GaussianMechanism(0.5, 1e-5, calibration="classical"), 0.0, 1.0, 1_000_000, False),
+        _primitive("discrete Laplace", DiscreteLaplaceMechanism(1.0), 0, 1, 1_000_000, False),
+        _primitive("truncated discrete Laplace", TruncatedDiscreteLaplaceMechanism(1.0, 1e-3), 0, 1, 1_000_000, False),
+        _primitive("randomized response (k=2)", RandomizedResponse(1.0, 2), [0], [1], 200_000, False),
+        _primitive("randomized response (k=4)", RandomizedResponse(1.0, 4), [0], [1], 200_000, False),
+        _primitive("report noisy max", ReportNoisyMax(1.0), [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], 200_000, False),
+        _primitive("exponential mechanism", ExponentialMechanism(1.0), [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], 200_000, False),
+        _primitive("sparse vector (Lyu Alg. 1)", SparseVector(1.0, 0.0, cutoff=1), _SVT_D0, _SVT_D1, 200_000, False),
+        _primitive("AboveThreshold (Lowy 2024)", AboveThreshold(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, False),
+        _primitive("AboveThreshold (Ghazi 2025) at sens. 2", AboveThreshold(1.0, 0.0, sensitivity=2.0, variant="ghazi2025"),
             [2.0, 2.0, 2.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0, 2.0], 200_000, False,
             "the correctly scaled counterpart of the last broken entry",
         ),
     ]
     broken = [
-        CatalogueEntry("Lyu Alg. 3 sparse vector", lambda: faulty.SparseVectorLyu3(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, True, "releases the noisy value"),
-        CatalogueEntry("Lyu Alg. 4 sparse vector", lambda: faulty.SparseVectorLyu4(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, True, "true epsilon (1+6c)/4"),
-        CatalogueEntry("Lyu Alg. 5 sparse vector", lambda: faulty.SparseVectorLyu5(1.0, 0.5), [0.0, 1.0], [1.0, 0.0], 200_000, True, "no query noise"),
-        CatalogueEntry("Lyu Alg. 6 sparse vector", lambda: faulty.SparseVectorLyu6(1.0, 0.0), [0.0] * 5 + [1.0] * 5, [1.0] * 5 + [0.0] * 5, 200_000, True, "no cutoff"),
-        CatalogueEntry("noisy max returning its value", lambda: faulty.NoisyMaxWithValue(1.0), [0.0] * 5, [1.0] * 5, 200_000, True),
-        CatalogueEntry("histogram with scale = epsilon", lambda: faulty.HistogramWrongScale(0.1), [5.0, 5.0], [6.0, 5.0], 200_000, True),
-        CatalogueEntry(
-            "Gaussian: add/remove sigma under replace",
-            lambda: faulty.GaussianAddRemoveUnderReplace(1.0, 1e-5),
+        _primitive("Lyu Alg. 3 sparse vector", faulty.SparseVectorLyu3(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, True, "releases the noisy value"),
+        _primitive("Lyu Alg. 4 sparse vector", faulty.SparseVectorLyu4(1.0, 0.0), _SVT_D0, _SVT_D1, 200_000, True, "true epsilon (1+6c)/4"),
+        _primitive("Lyu Alg. 5 sparse vector", faulty.SparseVectorLyu5(1.0, 0.5), [0.0, 1.0], [1.0, 0.0], 200_000, True, "no query noise"),
+        _primitive("Lyu Alg. 6 sparse vector", faulty.SparseVectorLyu6(1.0, 0.0), [0.0] * 5 + [1.0] * 5, [1.0] * 5 + [0.0] * 5, 200_000, True, "no cutoff"),
+        _primitive("noisy max returning its value", faulty.NoisyMaxWithValue(1.0), [0.0] * 5, [1.0] * 5, 200_000, True),
+        _primitive("histogram with scale = epsilon", faulty.HistogramWrongScale(0.1), [5.0, 5.0], [6.0, 5.0], 200_000, True),
+        _primitive("Gaussian: add/remove sigma under replace", faulty.GaussianAddRemoveUnderReplace(1.0, 1e-5),
             np.r_[-1.0, np.zeros(9)], np.r_[1.0, np.zeros(9)], 1_000_000, True,
         ),
-        CatalogueEntry(
-            "user-level mean with item-level noise",
-            lambda: faulty.UserMeanItemLevelSensitivity(1.0),
+        _primitive("user-level mean with item-level noise", faulty.UserMeanItemLevelSensitivity(1.0),
             -np.ones((10, 10)), np.vstack([np.ones((1, 10)), -np.ones((9, 10))]), 200_000, True,
         ),
-        CatalogueEntry("winsorized mean with clip range from data", lambda: faulty.WinsorizedMeanDataRange(1.0), np.zeros(10), np.r_[1.0, np.zeros(9)], 200_000, True),
-        CatalogueEntry("mean over the true count", lambda: faulty.MeanTrueCount(1.0), [0.0], [0.0, 0.0], 200_000, True),
-        CatalogueEntry(
-            "AboveThreshold: sens.-1 noise, sens.-2 queries",
-            lambda: faulty.AboveThresholdUnderscaled(1.0, 0.0),
+        _primitive("winsorized mean with clip range from data", faulty.WinsorizedMeanDataRange(1.0), np.zeros(10), np.r_[1.0, np.zeros(9)], 200_000, True),
+        _primitive("mean over the true count", faulty.MeanTrueCount(1.0), [0.0], [0.0, 0.0], 200_000, True),
+        _primitive("AboveThreshold: sens.-1 noise, sens.-2 queries", faulty.AboveThresholdUnderscaled(1.0, 0.0),
             [2.0, 2.0, 2.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0, 2.0], 200_000, True,
         ),
     ]
     return correct + broken
 
 
-def audit_entry(entry: CatalogueEntry, *, seed: Any, scale: float = 1.0, **kwargs: Any) -> AuditResult:
-    """Audit one entry (``scale`` multiplies its trial count)."""
-    trials = max(100, round(entry.trials * scale))
-    kwargs.setdefault("epsilon", entry.epsilon)
-    kwargs.setdefault("delta", entry.delta)
-    return audit(entry.mechanism(), entry.d0, entry.d1, trials=trials, seed=seed, **kwargs)
+def _primitive(name: str, mechanism: Mechanism, d0: Any, d1: Any, trials: int, broken: bool, note: str = "") -> AuditCase:
+    """A primitive's case, audited against the mechanism's own claim."""
+    return AuditCase(name, mechanism, d0, d1, None, None, trials, broken, None, note, "primitives")
 
 
 def _claim_text(result: AuditResult) -> str:
@@ -173,7 +124,7 @@ def run_demo(
     scale: float = 1.0,
     as_json: bool = False,
     only: str | None = None,
-    entries: Sequence[CatalogueEntry] | None = None,
+    entries: Sequence[AuditCase] | None = None,
     stream: Any = None,
 ) -> int:
     """Audit the catalogue and print the verdict table; return 0 (the exit status).
@@ -200,9 +151,8 @@ def run_demo(
         if entry.group != group and not as_json:
             group = entry.group
             print(f"[{group}]", file=out, flush=True)
-        mech = entry.mechanism()
-        relation = mech.claimed_guarantee().relation
-        result = audit_entry(entry, seed=child, scale=scale)
+        relation = entry.mechanism.claimed_guarantee().relation
+        result = entry.audit(seed=child, scale=scale)
         verdict = "VIOLATION" if result.violation else "ok"
         rows.append({"mechanism": entry.name, "group": entry.group, "claim": _claim_text(result), "relation": str(relation),
                      "epsilon_lower_bound": result.epsilon_lower_bound, "violation": result.violation,

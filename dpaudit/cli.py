@@ -65,7 +65,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
 
 
 def _audit_command(args: argparse.Namespace) -> int:
-    from dpaudit.catalogue import audit_entry, builtin_catalogue
+    from dpaudit.catalogue import builtin_catalogue
 
     matches = [e for e in builtin_catalogue() if args.name.lower() in e.name.lower()]
     if len(matches) != 1:
@@ -74,7 +74,7 @@ def _audit_command(args: argparse.Namespace) -> int:
         return 2
     entry = matches[0]
     scale = 1.0 if args.trials is None else args.trials / entry.trials
-    result = audit_entry(entry, seed=args.seed, scale=scale, confidence=args.confidence, progress=not args.no_progress)
+    result = entry.audit(seed=args.seed, scale=scale, confidence=args.confidence, progress=not args.no_progress)
     print(result.to_json() if args.json else result.to_text())
     return 0
 

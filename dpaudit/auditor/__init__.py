@@ -1,5 +1,6 @@
 """The empirical auditor: confidence lower bounds on epsilon from samples of a mechanism."""
 
+from dpaudit.auditor.cases import AuditCase
 from dpaudit.auditor.result import AuditResult, EventEvidence
 from dpaudit.auditor.runner import audit
 from dpaudit.auditor.stats import (
@@ -11,6 +12,7 @@ from dpaudit.auditor.stats import (
 )
 
 __all__ = [
+    "AuditCase",
     "AuditResult",
     "EventEvidence",
     "audit",

@@ -37,42 +37,22 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit._validation import check_one_of
+from dpaudit.auditor.cases import AuditCase
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.userlevel.ghazi2025 import RobustStatsLocalization
 from dpaudit.userlevel.ghazi2025_losses import SeparableHuberLoss
 
 __all__ = [
-    "Ghazi2025AuditCase",
     "ghazi2025_audit_cases",
     "low_threshold_case",
     "missing_lemma_3_9_case",
 ]
-
-
-@dataclass(frozen=True, eq=False)
-class Ghazi2025AuditCase:
-    """One audit: a mechanism, a neighbouring pair, the claim to test and the trials to draw.
-
-    ``expect_violation`` is what a sound auditor should report (the mechanism's name is never
-    used to decide it); ``description`` says why.
-    """
-
-    name: str
-    mechanism: Any
-    d0: NDArray[np.float64]
-    d1: NDArray[np.float64]
-    epsilon: float
-    delta: float
-    trials: int
-    expect_violation: bool
-    description: str
 
 
 _M, _D, _G, _EPS, _DELTA = 3, 1.0, 10.0, 1.0, 1e-3
@@ -93,7 +73,7 @@ def _mechanism(loss: SeparableHuberLoss, preset: str, **kw: Any) -> RobustStatsL
     return RobustStatsLocalization(loss, _EPS, _DELTA, radius=_D, preset="safe", phases=1, **kw)
 
 
-def missing_lemma_3_9_case(preset: str = "paper", trials: int = 2000) -> Ghazi2025AuditCase:
+def missing_lemma_3_9_case(preset: str = "paper", trials: int = 2000) -> AuditCase:
     """Pitfall P2: Theorem 3.1's parameters without ``6 beta eta B <= 1`` (see the module docstring).
 
     ``n = 4B`` users of ``m = 3`` items in ``d = 1``, ``B = ceil(100 ln(mnd/delta)/eps)`` (Thm 3.1),
@@ -121,17 +101,17 @@ def missing_lemma_3_9_case(preset: str = "paper", trials: int = 2000) -> Ghazi20
     d1[0] = _user(m, -far, 1.0)  # phase 1, step 1: the differing user has gradient +G
     mech = _mechanism(loss, preset)
     expect = preset == "paper"
-    return Ghazi2025AuditCase(
+    return AuditCase(
         name=f"ghazi2025-missing-6betaetaB-{preset}", mechanism=mech, d0=d0, d1=d1, epsilon=_EPS, delta=_DELTA,
-        trials=trials, expect_violation=expect,
-        description=("Theorem 3.1's eta and beta (all printed preconditions hold) violate Lemma 3.9's 6*beta*eta*B <= 1: "
+        trials=trials, broken=expect, bug="A2" if expect else None, group="Ghazi et al. 2025",
+        note=("Theorem 3.1's eta and beta (all printed preconditions hold) violate Lemma 3.9's 6*beta*eta*B <= 1: "
                      "a differing user at step 1 moves the iterate by eta/tau, which splits the step-2 batch and drops "
                      "its score from B to 0.68B, so the pass/fail bit reveals the user" if expect else
                      "same data with the safe preset: eta_s <= 1/(6 beta B) keeps every score within 2 of its neighbour's"),
     )
 
 
-def low_threshold_case(preset: str = "paper", trials: int = 100_000) -> Ghazi2025AuditCase:
+def low_threshold_case(preset: str = "paper", trials: int = 100_000) -> AuditCase:
     """Pitfall P10: a non-aligned (bimodal) batch passes the paper's threshold with small ``B``.
 
     ``n = 2B = 30`` users of ``m = 3`` items, ``d = 1``, one phase of two steps; ``eps = 1``,
@@ -151,10 +131,10 @@ def low_threshold_case(preset: str = "paper", trials: int = 100_000) -> Ghazi202
     d1[0] = _user(m, far, 1.0)  # ... and -G in d1 (median -G)
     mech = _mechanism(loss, preset, batch_size=b)
     expect = preset == "paper"
-    return Ghazi2025AuditCase(
+    return AuditCase(
         name=f"ghazi2025-low-threshold-{preset}", mechanism=mech, d0=d0, d1=d1, epsilon=_EPS, delta=_DELTA,
-        trials=trials, expect_violation=expect,
-        description=("nu = 0.9B + 2ln(T/delta)/eps with B = 15 (below Lemma 3.10's B >= 100 ln(T/delta)/eps) lets a "
+        trials=trials, broken=expect, bug="P10" if expect else None, group="Ghazi et al. 2025",
+        note=("nu = 0.9B + 2ln(T/delta)/eps with B = 15 (below Lemma 3.10's B >= 100 ln(T/delta)/eps) lets a "
                      "bimodal, non-aligned batch pass ~1% of the time; the median flips with the differing user, so a "
                      "passing run reveals it" if expect else
                      "same data with the safe threshold c0*B + 24 ln(2e^eps/delta)/eps: the bimodal batch passes with "
@@ -162,7 +142,7 @@ def low_threshold_case(preset: str = "paper", trials: int = 100_000) -> Ghazi202
     )
 
 
-def ghazi2025_audit_cases() -> tuple[Ghazi2025AuditCase, ...]:
+def ghazi2025_audit_cases() -> tuple[AuditCase, ...]:
     """The correct and broken configurations to audit (each a few seconds with the default trials)."""
     return (
         missing_lemma_3_9_case("paper"),

@@ -65,8 +65,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.accounting.calibrate import laplace_scale, round_up
+from dpaudit.auditor.cases import AuditCase
 from dpaudit.guarantees import PureDP
-from dpaudit.mechanisms.base import MechanismBase, UnsafeMechanism
+from dpaudit.mechanisms.base import UnsafeMechanism
 from dpaudit.neighbors.relations import UserAddRemove
 from dpaudit.userlevel.levy import PhasedERM, PhaseRound, WinsorizedFirstOrder, user_mean_gradients
 from dpaudit.userlevel.levy_common import round_down
@@ -77,7 +78,6 @@ from dpaudit.userlevel.winsorized import UserMeanEstimator, WinsorizedMean1D, Wi
 
 __all__ = [
     "LevyAddRemoveClaim",
-    "LevyAuditCase",
     "LevyBestIterate",
     "LevyDataDependentTau",
     "LevyFullBudgetStage",
@@ -374,26 +374,10 @@ class LevyReusedUsers(UnsafeMechanism, PhasedERM):
 # ==============================================================================================
 
 
-@dataclass(frozen=True, eq=False)
-class LevyAuditCase:
-    """One audit: a mechanism, a neighbouring pair, the budget to audit against, and the trials.
-
-    ``epsilon`` and ``delta`` are the tightest claim the *correct* algorithm proves for the audited
-    component (its own allocation; for composed algorithms the smaller of basic and advanced
-    composition). ``broken`` and ``bug`` are metadata for tests and reports: the auditor only sees
-    the outputs of ``mechanism`` on ``d0`` and ``d1``.
-    """
-
-    name: str
-    mechanism: MechanismBase
-    d0: NDArray[np.float64]
-    d1: NDArray[np.float64]
-    epsilon: float
-    delta: float
-    trials: int
-    broken: bool
-    bug: str | None = None
-    note: str = ""
+def _case(name: str, mechanism: Any, d0: Any, d1: Any, epsilon: float, delta: float, trials: int, broken: bool,
+          bug: str | None = None, note: str = "") -> AuditCase:
+    """An :class:`AuditCase` of this paper; ``epsilon``/``delta`` are the component's own budget."""
+    return AuditCase(name, mechanism, d0, d1, epsilon, delta, trials, broken, bug, note, "Levy et al. 2021")
 
 
 def _scalars(values: Any) -> NDArray[np.float64]:
@@ -401,87 +385,87 @@ def _scalars(values: Any) -> NDArray[np.float64]:
     return np.asarray(values, dtype=np.float64).reshape(-1, 1)
 
 
-def _one_d_cases(trials: int) -> list[LevyAuditCase]:
+def _one_d_cases(trials: int) -> list[AuditCase]:
     """Algorithm 1 and PrivateRange: correct components and variants B1-B6, B12, B15, B17, B18."""
-    out: list[LevyAuditCase] = []
+    out: list[AuditCase] = []
     # tau = 0.5, B = 4: bins of width 1 tile [-4, 4) with centres -3.5 .. 3.5. Seven users at 0.5
     # make bin [0, 1) the likely one; its safe interval is [-1, 2] (w = 3). The edge pair moves the
     # eighth user from a = -1 to b = 2: the clipped mean moves by the full w / n.
     edge0, edge1 = _scalars([-1.0] + [0.5] * 7), _scalars([2.0] + [0.5] * 7)
     far0, far1 = _scalars([0.5] * 8), _scalars([20.0] + [0.5] * 7)
     wm = WinsorizedMean1D(2.0, 0.5, 4.0)
-    out.append(LevyAuditCase("Levy Alg 1 Laplace stage, fixed [a, b] (correct)", wm.laplace_stage(-1.0, 2.0),
+    out.append(_case("Levy Alg 1 Laplace stage, fixed [a, b] (correct)", wm.laplace_stage(-1.0, 2.0),
                              edge0, edge1, 1.0, 0.0, trials, False, None, "shift w/n against Lap(2w/(n eps)): tight"))
-    out.append(LevyAuditCase("Levy Alg 1 (correct)", wm, edge0, edge1, 2.0, 0.0, trials, False))
-    out.append(LevyAuditCase("B1 Laplace scale from the paper width in safe mode",
+    out.append(_case("Levy Alg 1 (correct)", wm, edge0, edge1, 2.0, 0.0, trials, False))
+    out.append(_case("B1 Laplace scale from the paper width in safe mode",
                              LevyWrongWidthLaplace(2.0, 0.5, 4.0).laplace_stage(-1.0, 2.0),
                              edge0, edge1, 1.0, 0.0, trials, True, "B1"))
-    out.append(LevyAuditCase("B2 Laplace stage given the full epsilon",
+    out.append(_case("B2 Laplace stage given the full epsilon",
                              LevyFullBudgetStage(2.0, 0.5, 4.0, which="laplace").laplace_stage(-1.0, 2.0),
                              edge0, edge1, 1.0, 0.0, trials, True, "B2"))
     wide = 20.0  # B = 20 makes an outlier user 39 widths away
-    out.append(LevyAuditCase("Levy Alg 1, outlier user (correct)", WinsorizedMean1D(2.0, 0.5, wide),
+    out.append(_case("Levy Alg 1, outlier user (correct)", WinsorizedMean1D(2.0, 0.5, wide),
                              far0, far1, 2.0, 0.0, trials, False))
-    out.append(LevyAuditCase("B4 interval widened to cover every user", LevyWidenOnMiss(2.0, 0.5, wide),
+    out.append(_case("B4 interval widened to cover every user", LevyWidenOnMiss(2.0, 0.5, wide),
                              far0, far1, 2.0, 0.0, trials, True, "B4"))
-    out.append(LevyAuditCase("B17 no clipping", LevyNoClip(2.0, 0.5, wide), far0, far1, 2.0, 0.0, trials, True,
+    out.append(_case("B17 no clipping", LevyNoClip(2.0, 0.5, wide), far0, far1, 2.0, 0.0, trials, True,
                              "B17"))
     spread0, spread1 = _scalars([0.5] * 8), _scalars([2.0] + [0.5] * 7)
-    out.append(LevyAuditCase("B5 tau from the data's spread", LevyDataDependentTau(2.0, 0.01, 4.0),
+    out.append(_case("B5 tau from the data's spread", LevyDataDependentTau(2.0, 0.01, 4.0),
                              spread0, spread1, 2.0, 0.0, trials, True, "B5"))
     items0 = np.full((8, 4), 0.5)
     items1 = items0.copy()
     items0[0], items1[0] = -1.0, 2.0
-    out.append(LevyAuditCase("Levy Alg 1, m = 4 items per user (correct)", wm, items0, items1, 2.0, 0.0, trials,
+    out.append(_case("Levy Alg 1, m = 4 items per user (correct)", wm, items0, items1, 2.0, 0.0, trials,
                              False))
-    out.append(LevyAuditCase("B6 item-level calibration", LevyItemLevelMean(2.0, 0.5, 4.0), items0, items1, 2.0,
+    out.append(_case("B6 item-level calibration", LevyItemLevelMean(2.0, 0.5, 4.0), items0, items1, 2.0,
                              0.0, trials, True, "B6"))
-    out.append(LevyAuditCase("Levy Alg 1 Laplace stage at eps = 0.5 (correct)",
+    out.append(_case("Levy Alg 1 Laplace stage at eps = 0.5 (correct)",
                              WinsorizedMean1D(0.5, 0.5, 4.0).laplace_stage(-1.0, 2.0),
                              edge0, edge1, 0.25, 0.0, trials, False))
-    out.append(LevyAuditCase("B15 Laplace rate passed as the scale",
+    out.append(_case("B15 Laplace rate passed as the scale",
                              LevyLaplaceRate(0.5, 0.5, 4.0).laplace_stage(-1.0, 2.0),
                              edge0, edge1, 0.25, 0.0, trials, True, "B15", "b = 1.5 > 1, so 1/b is less noise"))
-    out.append(LevyAuditCase("B18 replacement calibration claimed for add/remove", LevyAddRemoveClaim(1.0, 0.5, 4.0),
+    out.append(_case("B18 replacement calibration claimed for add/remove", LevyAddRemoveClaim(1.0, 0.5, 4.0),
                              _scalars([0.5]), _scalars([0.5, 0.5]), 1.0, 0.0, trials, True, "B18",
                              "n = 1 vs n = 2: the noise scale changes with n"))
 
     # PrivateRange with tau = 0.5, B = 1: two bins [-1, 0) and [0, 1]. Two users in one bin vs
     # one in each: the correct EM realises ln(0.5 (1 + e^{eps/2}) / ...) ~ 0.62 eps_r.
     two0, two1 = _scalars([0.5, 0.5]), _scalars([-0.5, 0.5])
-    out.append(LevyAuditCase("Levy PrivateRange (correct)", PrivateRange(1.0, 0.5, 1.0), two0, two1, 1.0, 0.0,
+    out.append(_case("Levy PrivateRange (correct)", PrivateRange(1.0, 0.5, 1.0), two0, two1, 1.0, 0.0,
                              trials, False))
-    out.append(LevyAuditCase("Levy Alg 1 range stage (correct)", WinsorizedMean1D(2.0, 0.5, 1.0).range_stage(),
+    out.append(_case("Levy Alg 1 range stage (correct)", WinsorizedMean1D(2.0, 0.5, 1.0).range_stage(),
                              two0, two1, 1.0, 0.0, trials, False))
-    out.append(LevyAuditCase("B2 PrivateRange given the full epsilon",
+    out.append(_case("B2 PrivateRange given the full epsilon",
                              LevyFullBudgetStage(2.0, 0.5, 1.0, which="range").range_stage(),
                              two0, two1, 1.0, 0.0, trials, True, "B2"))
-    out.append(LevyAuditCase("B3 exponential mechanism without the /2", LevyRangeNoHalf(1.0, 0.5, 1.0),
+    out.append(_case("B3 exponential mechanism without the /2", LevyRangeNoHalf(1.0, 0.5, 1.0),
                              two0, two1, 1.0, 0.0, trials, True, "B3"))
     m3_0, m3_1 = np.full((2, 3), 0.5), np.full((2, 3), 0.5)
     m3_1[0] = -0.5
-    out.append(LevyAuditCase("Levy PrivateRange, m = 3 items per user (correct)", PrivateRange(1.0, 0.5, 1.0),
+    out.append(_case("Levy PrivateRange, m = 3 items per user (correct)", PrivateRange(1.0, 0.5, 1.0),
                              m3_0, m3_1, 1.0, 0.0, trials, False))
-    out.append(LevyAuditCase("B3 bin counts over items", LevyRangeItemCounts(1.0, 0.5, 1.0), m3_0, m3_1, 1.0, 0.0,
+    out.append(_case("B3 bin counts over items", LevyRangeItemCounts(1.0, 0.5, 1.0), m3_0, m3_1, 1.0, 0.0,
                              trials, True, "B3"))
     # 3000 users split evenly: exp(eps * 1500 / 2) overflows, the naive variant falls back to argmax
     big0 = _scalars([-0.5] * 1500 + [0.5] * 1500)
     big1 = _scalars([0.5] + [-0.5] * 1499 + [0.5] * 1500)
-    out.append(LevyAuditCase("Levy PrivateRange, n = 3000 (correct)", PrivateRange(1.0, 0.5, 1.0), big0, big1, 1.0,
+    out.append(_case("Levy PrivateRange, n = 3000 (correct)", PrivateRange(1.0, 0.5, 1.0), big0, big1, 1.0,
                              0.0, trials, False))
-    out.append(LevyAuditCase("B4 argmax fallback on overflow", LevyRangeArgmaxFallback(1.0, 0.5, 1.0), big0, big1,
+    out.append(_case("B4 argmax fallback on overflow", LevyRangeArgmaxFallback(1.0, 0.5, 1.0), big0, big1,
                              1.0, 0.0, trials, True, "B4"))
     out0, out1 = _scalars([0.5, 0.5]), _scalars([3.0, 0.5])
-    out.append(LevyAuditCase("Levy PrivateRange, out-of-range user (correct)", PrivateRange(1.0, 0.5, 1.0),
+    out.append(_case("Levy PrivateRange, out-of-range user (correct)", PrivateRange(1.0, 0.5, 1.0),
                              out0, out1, 1.0, 0.0, trials, False))
-    out.append(LevyAuditCase("B12 PrivateRange without the clamp", LevyRangeNoClamp(1.0, 0.5, 1.0), out0, out1,
+    out.append(_case("B12 PrivateRange without the clamp", LevyRangeNoClamp(1.0, 0.5, 1.0), out0, out1,
                              1.0, 0.0, trials, True, "B12"))
     return out
 
 
-def _high_d_cases(trials: int) -> list[LevyAuditCase]:
+def _high_d_cases(trials: int) -> list[AuditCase]:
     """Algorithm 2 and Corollary 1: coordinate stages (correct and B8) and end-to-end runs."""
-    out: list[LevyAuditCase] = []
+    out: list[AuditCase] = []
     n, dim = 8, 2
     signs = (1.0, 1.0)
     params = dict(epsilon=4.0, delta=1e-5, tau=0.05, bound=1.0, gamma=1e-3, tau_rule="tight")
@@ -494,20 +478,20 @@ def _high_d_cases(trials: int) -> list[LevyAuditCase]:
     lo[0, 0] = -half / math.sqrt(2.0)
     hi[0, 0] = half / math.sqrt(2.0)
     lap_claim = 0.5 * stage.claim_epsilon
-    out.append(LevyAuditCase("Levy Alg 2 coordinate Laplace stage (correct)", stage.laplace_stage(-half, half), lo, hi,
+    out.append(_case("Levy Alg 2 coordinate Laplace stage (correct)", stage.laplace_stage(-half, half), lo, hi,
                              lap_claim, 0.0, trials, False))
     bad = LevyNoLogCoordinateBudget(**params)  # type: ignore[arg-type]
-    out.append(LevyAuditCase("B8 per-coordinate budget without the log factor",
+    out.append(_case("B8 per-coordinate budget without the log factor",
                              bad.coordinate_stage(n, dim, 0, signs).laplace_stage(-half, half), lo, hi,
                              lap_claim, 0.0, trials, True, "B8"))
     tight = whd.tight_guarantee(dim)
-    out.append(LevyAuditCase("Levy Alg 2 (correct)", whd, lo, hi, tight.epsilon, tight.delta, trials, False, None,
+    out.append(_case("Levy Alg 2 (correct)", whd, lo, hi, tight.epsilon, tight.delta, trials, False, None,
                              "claim: min(d' eps', eps) at delta"))
     cor1 = UserMeanEstimator(4.0, 1e-5, 1.0, gamma=1e-3, tau_rule="tight")
     items0 = np.zeros((n, 4, dim))
     items1 = items0.copy()
     items1[0] = 1.0 / math.sqrt(dim)
-    out.append(LevyAuditCase("Levy Cor 1 user-level mean (correct)", cor1, items0, items1, cor1.epsilon,
+    out.append(_case("Levy Cor 1 user-level mean (correct)", cor1, items0, items1, cor1.epsilon,
                              cor1.delta, trials, False))
     return out
 
@@ -523,9 +507,9 @@ def _tau_for(tau_prime: float, n_users: int, gamma: float) -> float:
     return tau_prime / math.sqrt(2.0 * math.log(2.0 * n_users / gamma))
 
 
-def _optimisation_cases(trials: int, include_slow: bool) -> list[LevyAuditCase]:
+def _optimisation_cases(trials: int, include_slow: bool) -> list[AuditCase]:
     """Algorithms 3 and 4: gradient-query components, end-to-end runs, B10 and B11."""
-    out: list[LevyAuditCase] = []
+    out: list[AuditCase] = []
     loss = SquaredLoss()
     gamma = 1e-3
     # d = 1 and x = 1: user u's gradient at theta is theta - y_u. The 1-D range is sqrt(1) G = 2;
@@ -540,19 +524,19 @@ def _optimisation_cases(trials: int, include_slow: bool) -> list[LevyAuditCase]:
     wfo = WinsorizedFirstOrder(loss, steps=1, step_size=1e-6, aggregate="last", **common)  # type: ignore[arg-type]
     query = wfo.gradient_query([0.0], n, 1).coordinate_stage(0, (1.0,))
     lap = query.laplace_stage(-edge, edge)
-    out.append(LevyAuditCase("Levy Alg 3 gradient query, coordinate Laplace stage (correct)", lap, d0, d1,
+    out.append(_case("Levy Alg 3 gradient query, coordinate Laplace stage (correct)", lap, d0, d1,
                              lap.claimed_guarantee().epsilon_at(0.0), 0.0, trials, False))
     pure = wfo.pure_epsilon_bound(1)
-    out.append(LevyAuditCase("Levy Alg 3 (correct)", wfo, d0, d1, pure, 0.0, trials, False, None,
+    out.append(_case("Levy Alg 3 (correct)", wfo, d0, d1, pure, 0.0, trials, False, None,
                              "claim: the pure bound T d' eps'' (basic composition)"))
-    out.append(LevyAuditCase("B10 non-private starting point",
+    out.append(_case("B10 non-private starting point",
                              LevyNonPrivateStart(loss, steps=1, step_size=1e-6, aggregate="last", **common),  # type: ignore[arg-type]
                              d0, d1, pure, 0.0, trials, True, "B10"))
     two0, two1 = _xy_data([1.0, 1.0]), _xy_data([-1.0, 1.0])
     wfo16 = WinsorizedFirstOrder(loss, steps=16, step_size=1.0, aggregate="last", **common)  # type: ignore[arg-type]
     pure16 = wfo16.pure_epsilon_bound(1)
-    out.append(LevyAuditCase("Levy Alg 3, 16 steps (correct)", wfo16, two0, two1, pure16, 0.0, trials, False))
-    out.append(LevyAuditCase("B10 best iterate by non-private loss",
+    out.append(_case("Levy Alg 3, 16 steps (correct)", wfo16, two0, two1, pure16, 0.0, trials, False))
+    out.append(_case("B10 best iterate by non-private loss",
                              LevyBestIterate(loss, steps=16, step_size=1.0, **common),  # type: ignore[arg-type]
                              two0, two1, pure16, 0.0, trials, True, "B10"))
     # Phased ERM: a huge (valid) smoothness constant makes every round's step 1/(H + lambda_t) ~ 1e-5,
@@ -566,16 +550,16 @@ def _optimisation_cases(trials: int, include_slow: bool) -> list[LevyAuditCase]:
     e1 = _xy_data([1.0] + [0.0] * (n_erm - 1))
     tight = erm.tight_guarantee(n_erm, 1, 1).epsilon  # pure: max over rounds of T_t d' eps''_t
     stage = erm.round_stage(1, n_erm, 1, 1, [0.0])
-    out.append(LevyAuditCase("Levy Alg 4 round 1 (correct)", stage, e0, e1, tight, 0.0, trials, False))
-    out.append(LevyAuditCase("Levy Alg 4 (correct)", erm, e0, e1, tight, 0.0, trials, False, None,
+    out.append(_case("Levy Alg 4 round 1 (correct)", stage, e0, e1, tight, 0.0, trials, False))
+    out.append(_case("Levy Alg 4 (correct)", erm, e0, e1, tight, 0.0, trials, False, None,
                              "claim: max over rounds of the pure bound (parallel composition)"))
     if include_slow:
-        out.append(LevyAuditCase("B11 rounds reuse every user", LevyReusedUsers(loss, **erm_kw),  # type: ignore[arg-type]
+        out.append(_case("B11 rounds reuse every user", LevyReusedUsers(loss, **erm_kw),  # type: ignore[arg-type]
                                  e0, e1, tight, 0.0, trials, True, "B11", "slow: 7 rounds over 128 users (~20 s)"))
     return out
 
 
-def levy_audit_cases(trials: int = 100_000, *, include_slow: bool = False) -> list[LevyAuditCase]:
+def levy_audit_cases(trials: int = 100_000, *, include_slow: bool = False) -> list[AuditCase]:
     """Correct components and broken variants of Levy et al. 2021, each with a pair that exposes it.
 
     Every case audits in a few seconds at ``trials = 10^5`` (``include_slow=True`` adds B11, whose

@@ -36,7 +36,7 @@ def _audit(case):
 @pytest.mark.parametrize("case", ghazi2025_audit_cases(), ids=lambda c: c.name)
 def test_audit_flags_exactly_the_broken_configurations(case):
     res = _audit(case)
-    assert res.violation == case.expect_violation, (
+    assert res.violation == case.broken, (
         f"{case.name}: epsilon_lower_bound={res.epsilon_lower_bound:.3f} vs claim {case.epsilon}, trials={case.trials}, "
         f"seed={SEED}, evidence={res.evidence}")
 

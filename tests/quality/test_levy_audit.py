@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 import dpaudit
+from dpaudit.auditor import AuditCase
 from dpaudit.errors import UnsoundMechanismWarning
-from dpaudit.userlevel.levy_faulty import LevyAuditCase, levy_audit_cases
+from dpaudit.userlevel.levy_faulty import levy_audit_cases
 
 CONFIDENCE = 0.999
 ROOT_SEED = 2021
@@ -28,7 +29,7 @@ SLOW = {"B11"}
 
 
 def _run(index: int) -> None:
-    case: LevyAuditCase = CASES[index]
+    case: AuditCase = CASES[index]
     res = dpaudit.audit(case.mechanism, case.d0, case.d1, epsilon=case.epsilon, delta=case.delta,
                         trials=case.trials, confidence=CONFIDENCE, seed=SEEDS[index])
     assert res.violation == case.broken, (

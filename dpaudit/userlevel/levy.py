@@ -174,6 +174,17 @@ def _check_point(owner: str, name: str, value: Any, dim: int) -> NDArray[np.floa
 # ==============================================================================================
 
 
+
+def _check_problem(owner: str, opt: Any) -> None:
+    """Validate what every optimiser here shares: the loss, the budget and the problem's bounds."""
+    if not isinstance(opt.loss, Loss):
+        raise argument_error(owner, "loss", "a dpaudit.userlevel.losses.Loss", opt.loss)
+    check_positive(owner, "epsilon", opt.epsilon)
+    check_probability(owner, "delta", opt.delta, allow_zero=False)
+    check_positive(owner, "radius", opt.radius)
+    check_positive(owner, "feature_bound", opt.feature_bound)
+    check_positive(owner, "label_bound", opt.label_bound)
+
 @dataclass(frozen=True)
 class WinsorizedFirstOrder(MechanismBase):
     """Winsorized first-order optimisation (Levy et al. 2021, Algorithm 3). ``(eps, delta)``-user-level DP.
@@ -253,13 +264,7 @@ class WinsorizedFirstOrder(MechanismBase):
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
-        if not isinstance(self.loss, Loss):
-            raise argument_error(owner, "loss", "a dpaudit.userlevel.losses.Loss", self.loss)
-        check_positive(owner, "epsilon", self.epsilon)
-        check_probability(owner, "delta", self.delta, allow_zero=False)
-        check_positive(owner, "radius", self.radius)
-        check_positive(owner, "feature_bound", self.feature_bound)
-        check_positive(owner, "label_bound", self.label_bound)
+        _check_problem(owner, self)
         check_int(owner, "steps", self.steps, minimum=1)
         if self.step_size is not None:
             check_positive(owner, "step_size", self.step_size)
@@ -619,13 +624,7 @@ class PhasedERM(MechanismBase):
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
-        if not isinstance(self.loss, Loss):
-            raise argument_error(owner, "loss", "a dpaudit.userlevel.losses.Loss", self.loss)
-        check_positive(owner, "epsilon", self.epsilon)
-        check_probability(owner, "delta", self.delta, allow_zero=False)
-        check_positive(owner, "radius", self.radius)
-        check_positive(owner, "feature_bound", self.feature_bound)
-        check_positive(owner, "label_bound", self.label_bound)
+        _check_problem(owner, self)
         if self.sigma is not None:
             check_positive(owner, "sigma", self.sigma)
         if self.smoothness is not None:

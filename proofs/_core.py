@@ -47,6 +47,7 @@ __all__ = [
     "finite_floats",
     "rng_for",
     "st",
+    "uniform_expectation",
     "vectors",
 ]
 
@@ -566,3 +567,8 @@ def finite_floats(lo: float = -1e3, hi: float = 1e3) -> st.SearchStrategy[float]
 def vectors(dim: int, lo: float = -1e3, hi: float = 1e3) -> st.SearchStrategy[list[float]]:
     """Hypothesis lists of ``dim`` finite floats."""
     return st.lists(finite_floats(lo, hi), min_size=dim, max_size=dim)
+
+
+def uniform_expectation(expr: Any, var: sp.Symbol) -> sp.Expr:
+    """``E[expr]`` for ``var`` uniform on ``[-1, 1]`` (the prior of the fingerprinting lower bounds)."""
+    return sp.integrate(expr, (var, -1, 1)) / 2

@@ -6,21 +6,18 @@ from __future__ import annotations
 import sympy as sp
 
 from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from proofs._core import LemmaCheck, Proof, uniform_expectation
 
 PRINTED = "ghazi2025/lemma_c5_printed"
 CORRECTED = "ghazi2025/lemma_c5_factor_two"
 p = sp.Symbol("p", real=True)
 
 
-def _expect(expr: sp.Expr) -> sp.Expr:
-    return sp.integrate(expr, (p, -1, 1)) / 2  # p uniform on [-1, 1]
-
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
     g = p
-    lhs, rhs = _expect((1 - p**2) * sp.diff(g, p)), _expect(g * p)
+    lhs, rhs = uniform_expectation((1 - p**2) * sp.diff(g, p), p), uniform_expectation(g * p, p)
     proof.refute("g(p) = p: E[(1 - p^2) g'] = 2/3 but E[g p] = 1/3", {"g": "p", "lhs": lhs, "rhs": rhs}, -((lhs - rhs) ** 2))
     return proof.result()
 

@@ -7,21 +7,18 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from proofs._core import LemmaCheck, Proof, uniform_expectation
 
 PRINTED = "ghazi2025/lemma_c7_cube"
 CORRECTED = "ghazi2025/lemma_c7_signs"
 mu = sp.Symbol("mu", real=True)
 
 
-def _expect(expr: sp.Expr) -> sp.Expr:
-    return sp.integrate(expr, (mu, -1, 1)) / 2  # mu uniform on [-1, 1]
-
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
     proof.assume("d = 1, mu ~ U[-1, 1], M = sign(mu)/10 in [-1, 1]: signs always agree (mu = 0 has probability 0), so alpha = 0")
-    lhs = _expect(sp.Rational(1, 10) * sp.Abs(mu))
+    lhs = uniform_expectation(sp.Rational(1, 10) * sp.Abs(mu), mu)
     rhs = sp.Rational(1, 2) - 2 * 0
     proof.refute("E[M mu] = 1/20 < d/2 - 2 alpha = 1/2", {"d": 1, "M": "sign(mu)/10", "alpha": 0, "E[M mu]": lhs, "d/2 - 2 alpha": rhs},
                  lhs - rhs)
@@ -34,7 +31,7 @@ def _corrected() -> CheckResult:
     m0 = sp.Symbol("m0", positive=True)
     proof.zeros("per coordinate M mu = |mu| - 2 |mu| 1(sign M != sign mu) (mu = +-m0, M = +-1)",
                 [(1 * m0) - (m0 - 0), (-1 * m0) - (m0 - 2 * m0), (1 * -m0) - (m0 - 2 * m0), (-1 * -m0) - (m0 - 0)])
-    proof.zero("E|mu| = 1/2 for mu ~ U[-1, 1]", _expect(sp.Abs(mu)) - sp.Rational(1, 2))
+    proof.zero("E|mu| = 1/2 for mu ~ U[-1, 1]", uniform_expectation(sp.Abs(mu), mu) - sp.Rational(1, 2))
     proof.cite("sum", "E sum_k M_k mu_k = d/2 - 2 E sum_k |mu_k| 1(...) >= d/2 - 2 alpha")
     rng = proof.rng
     mus = rng.uniform(-1, 1, size=(400, 8))

@@ -179,13 +179,13 @@ def test_one_gradient_query_in_one_dimension_follows_the_sign_symmetrised_law():
     from dpaudit.userlevel.losses import SquaredLoss
 
     rng = np.random.default_rng(SEED)
-    labels = np.array([0.3, -0.2, 0.9, 0.1, 0.0, -0.6])
-    data = np.stack([np.ones((6, 1)), labels[:, None]], axis=-1)
-    wfo = WinsorizedFirstOrder(SquaredLoss(), 3.0, 0.5, 1.0, 1.0, steps=1, tau=0.3, gamma=0.01)
-    query = wfo.gradient_query([0.0], 6, 1)
+    labels = 0.6 + rng.uniform(-0.1, 0.1, size=200)  # gradients near -0.6: A(g) and -A(-g) sit together, A(-g) apart
+    data = np.stack([np.ones((200, 1)), labels[:, None]], axis=-1)
+    wfo = WinsorizedFirstOrder(SquaredLoss(), 3.0, 0.5, 1.0, 1.0, steps=1, tau=0.05, gamma=0.01)
+    query = wfo.gradient_query([0.0], 200, 1)
     out = query.sample(data, 40_000, rng=rng)[:, 0]
     e1, d1 = algorithm_3_step_privacy(3.0, 0.5, 1)
-    eps2, tau2 = _coordinate_parameters(e1, d1, 0.3, 6, 1, 0.01, "paper")
+    eps2, tau2 = _coordinate_parameters(e1, d1, 0.05, 200, 1, 0.01, "paper")
     g = -labels  # gradient of (theta - y)^2 / 2 at theta = 0
     law = sign_symmetrised(algorithm_1_law(g, eps2, tau2, 2.0), algorithm_1_law(-g, eps2, tau2, 2.0))
     d = stats.kstest(out, lambda t: _mixture_cdf(law, np.atleast_1d(t))).statistic

@@ -283,12 +283,13 @@ def _overflow_cases(trials: int, eps: float, delta: float, tau: float, gamma: fl
     x0, x1 = np.zeros((n_users, dim)), np.zeros((n_users, dim))
     x0[0], x1[0] = -corner, corner  # the users' means after the projection onto B_2(0, 1)
     budget = algorithm_2_pair_epsilon(x0, x1, epsilon=eps, delta=delta, tau=tau, bound=1.0, gamma=gamma, signs=signs)
-    kw = dict(gamma=gamma, tau=tau, tau_rule="tight", signs=signs)
+    correct = UserMeanEstimator(eps, delta, 1.0, gamma=gamma, tau=tau, tau_rule="tight", signs=signs)
+    old = LevyOverflowingMean(eps, delta, 1.0, gamma=gamma, tau=tau, tau_rule="tight", signs=signs)
     return [
-        _case("Levy Cor 1, a user at 1e308 (correct)", ObservedRelease(UserMeanEstimator(eps, delta, 1.0, **kw), dim),
-              d0, d1, budget, 0.0, trials, False, None,
-              "items are projected onto B_2(0, B) before the mean: finite on both sides; claim: the exact epsilon on the pair"),
-        _case("overflow: user means taken before the domain map", ObservedRelease(LevyOverflowingMean(eps, delta, 1.0, **kw), dim),
+        _case("Levy Cor 1, a user at 1e308 (correct)", ObservedRelease(correct, dim), d0, d1, budget, 0.0, trials, False,
+              None, "items are projected onto B_2(0, B) before the mean: finite on both sides; claim: the exact "
+              "epsilon on the pair"),
+        _case("overflow: user means taken before the domain map", ObservedRelease(old, dim),
               d0, d1, budget, 0.0, trials, True, "overflow",
               "the mean of 1e308 items is inf and the rotation NaN: the release is NaN on one side only"),
     ]
@@ -348,8 +349,9 @@ def _optimisation_cases(trials: int) -> list[AuditCase]:
     # n = 256 users make that bin the likely one (eps'' is small).
     n = 256
     tau_prime = 2.0 / 7.0
-    common = dict(epsilon=6.0, delta=0.1, radius=1.0, feature_bound=1.0, label_bound=1.0,
-                  tau=_tau_for(tau_prime, n, gamma), gamma=gamma, tau_rule="tight")
+    tau = _tau_for(tau_prime, n, gamma)
+    common = dict(epsilon=6.0, delta=0.1, radius=1.0, feature_bound=1.0, label_bound=1.0, tau=tau, gamma=gamma,
+                  tau_rule="tight")
     edge = 3.0 * tau_prime
     d0, d1 = _xy_data([-edge] + [0.0] * (n - 1)), _xy_data([edge] + [0.0] * (n - 1))
     wfo = WinsorizedFirstOrder(loss, steps=1, step_size=1e-6, aggregate="last", **common)  # type: ignore[arg-type]
@@ -358,7 +360,7 @@ def _optimisation_cases(trials: int) -> list[AuditCase]:
     out.append(_case("Levy Alg 3 gradient query, coordinate Laplace stage (correct)", lap, d0, d1,
                      lap.claimed_guarantee().epsilon_at(0.0), 0.0, trials, False))
     pure = wfo.pure_epsilon_bound(1)
-    out.append(_case("Levy Alg 3 (correct)", wfo, d0, d1, _query_budget(d0, d1, 6.0, 0.1, 1, common["tau"], gamma, n),
+    out.append(_case("Levy Alg 3 (correct)", wfo, d0, d1, _query_budget(d0, d1, 6.0, 0.1, 1, tau, gamma, n),
                      0.0, trials, False, None, "claim: the exact epsilon of the one query on the pair"))
     out.append(_case("B10 non-private starting point",
                      LevyNonPrivateStart(loss, steps=1, step_size=1e-6, aggregate="last", **common),  # type: ignore[arg-type]

@@ -86,7 +86,7 @@ def algorithm_1_law(values: Any, epsilon: float, tau: float, bound: float, mode:
     index = np.minimum(np.floor((v + bound) / (2.0 * tau)), k_bins - 1).astype(np.int64)
     counts = np.bincount(index, minlength=k_bins)
     eps_range = epsilon / 2.0
-    logw = eps_range * counts / 2.0
+    logw = np.asarray(eps_range * counts / 2.0, dtype=np.float64)
     logw -= special.logsumexp(logw)
     half = (2.0 if mode == "paper" else 3.0) * tau
     centres = -bound + (2.0 * np.arange(k_bins) + 1.0) * tau
@@ -145,7 +145,9 @@ def rotated_coordinates(vectors: Any, signs: Any) -> NDArray[np.float64]:
 
 def _paper_value(expression_name: str, **values: float) -> float:
     """Evaluate one of :mod:`dpaudit.bounds.levy2021`'s sympy expressions of the paper at ``values``."""
-    from dpaudit.bounds import levy2021 as paper  # sympy is imported only when a pair budget is computed
+    from dpaudit.bounds import (
+        levy2021 as paper,  # sympy is imported only when a pair budget is computed
+    )
     from dpaudit.bounds import symbols
 
     expr = getattr(paper, expression_name)

@@ -70,10 +70,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.accounting.calibrate import laplace_scale, round_up
+from dpaudit.data import as_user_dataset
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import UnsafeMechanism
 from dpaudit.neighbors.relations import UserAddRemove
-from dpaudit.data import as_user_dataset
 from dpaudit.userlevel.levy2021.first_order import WinsorizedFirstOrder, user_mean_gradients
 from dpaudit.userlevel.levy2021.mean_estimation import UserMeanEstimator
 from dpaudit.userlevel.levy2021.parameters import round_down

@@ -56,7 +56,12 @@ from dpaudit.data import as_user_dataset
 from dpaudit.guarantees import ApproxDP, Guarantee
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
-from dpaudit.userlevel.domain import check_magnitude, check_public_constant, clamp_items, project_items
+from dpaudit.userlevel.domain import (
+    check_magnitude,
+    check_public_constant,
+    clamp_items,
+    project_items,
+)
 from dpaudit.userlevel.hadamard import next_power_of_two
 from dpaudit.userlevel.levy2021.parameters import (
     alg2_coordinate_epsilon,

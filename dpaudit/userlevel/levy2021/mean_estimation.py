@@ -25,10 +25,10 @@ from dpaudit._validation import (
     check_positive,
     check_probability,
 )
-from dpaudit.userlevel.domain import check_magnitude
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.domain import check_magnitude
 from dpaudit.userlevel.levy2021.parameters import (
     check_alg2_region,
     user_means,

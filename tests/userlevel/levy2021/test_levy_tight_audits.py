@@ -174,7 +174,10 @@ def test_algorithm_2_with_fixed_signs_samples_follow_the_reference_laws():
 
 def test_one_gradient_query_in_one_dimension_follows_the_sign_symmetrised_law():
     """d' = 1: the released gradient is s A(s g) with a fresh fair sign s; one-sample KS against the mixture."""
-    from dpaudit.userlevel.levy2021.exact_laws import _coordinate_parameters, algorithm_3_step_privacy
+    from dpaudit.userlevel.levy2021.exact_laws import (
+        _coordinate_parameters,
+        algorithm_3_step_privacy,
+    )
     from dpaudit.userlevel.levy2021.first_order import WinsorizedFirstOrder
     from dpaudit.userlevel.losses import SquaredLoss
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
@@ -201,11 +202,13 @@ def _run_audit(args: argparse.Namespace) -> int:
         path = write_report(result, args.output, target=job.target, pair=job.pair, command=reproduce_command(args, result))
         if not args.json:
             print(f"dpaudit report: wrote {path} ({result.verdict})", file=sys.stderr)
-    if args.json:
-        print(result.to_json())
-    elif args.command == "audit":
-        print(result.to_text())
-        print(f"  pair              : {job.pair}")
+    try:
+        if args.json:
+            print(result.to_json(), flush=True)
+        elif args.command == "audit":
+            print(f"{result.to_text()}\n  pair              : {job.pair}", flush=True)
+    except BrokenPipeError:  # `| head` left early: the verdict still decides the exit status
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return EXIT_VIOLATION if result.violation else EXIT_OK
 
 

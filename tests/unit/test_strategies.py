@@ -61,7 +61,7 @@ def test_clamped_user_mean_moves_at_most_the_width_over_n_under_user_replace(pai
     assert moved <= width / d0.shape[0] * (1 + 1e-12)
 
 
-@given(neighboring_pairs(UserAddRemove(), user_datasets(min_users=2, max_users=8, max_items=4)))
+@given(neighboring_pairs(UserAddRemove(), user_datasets(max_users=8, max_items=4)))
 def test_user_add_remove_changes_one_whole_user(pair):
     d0, d1 = pair
     assert abs(d0.shape[0] - d1.shape[0]) == 1 and d0.shape[1:] == d1.shape[1:]

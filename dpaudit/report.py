@@ -118,7 +118,7 @@ def render_html(
     css_class = "violation" if result.violation else "ok"
     from dpaudit import __version__
 
-    made = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    made = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     reproduce = (
         f"<h2>Reproduce</h2>\n<pre>{html.escape(command)}</pre>\n"
         "<p class=\"muted\">Run it in the directory the report was made in; the same seed gives the "

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_positive
 from dpaudit._extras import require_extra
+from dpaudit._validation import argument_error, check_positive
 from dpaudit.guarantees import ApproxDP, Guarantee, PureDP
 from dpaudit.neighbors.relations import QueryDistance
 

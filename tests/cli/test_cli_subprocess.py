@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from report_html import parse_report  # tests/cli/report_html.py
 
 DPAUDIT = Path(sys.executable).with_name("dpaudit")

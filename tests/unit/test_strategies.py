@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -92,7 +94,7 @@ def test_named_pairs_are_the_extreme_pairs():
 
 
 def test_strategy_arguments_are_checked():
-    with pytest.raises(InvalidArgument, match="`user_datasets`: `high` must be finite and greater than low=1.0"):
+    with pytest.raises(InvalidArgument, match=re.escape("`user_datasets`: `high` must be finite and greater than low=1.0")):
         user_datasets(low=1.0, high=1.0)
-    with pytest.raises(InvalidArgument, match="`item_datasets`: `max_items` must be an integer >= 3"):
+    with pytest.raises(InvalidArgument, match=re.escape("`item_datasets`: `max_items` must be an integer >= 3")):
         item_datasets(min_items=3, max_items=2)

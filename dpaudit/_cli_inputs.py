@@ -16,15 +16,16 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from dpaudit.auditor.cases import AuditCase
 from dpaudit.errors import DPAuditError
 
-__all__ = ["AuditJob", "CommandLineError", "load_dataset", "parse_shape", "prepare_job"]
+__all__ = ["CommandLineError", "load_dataset", "parse_shape", "prepare_case"]
 
 DEFAULT_TRIALS = 100_000
 _MODULE_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -32,20 +33,6 @@ _MODULE_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 class CommandLineError(DPAuditError):
     """Bad command-line input; the message is one line naming what is wrong."""
-
-
-@dataclass(frozen=True)
-class AuditJob:
-    """A resolved audit: the mechanism, the pair, the claim overrides and the trial count."""
-
-    target: str
-    mechanism: Any
-    d0: Any
-    d1: Any
-    epsilon: float | None
-    delta: float | None
-    trials: int
-    pair: str
 
 
 def load_dataset(path: str, option: str) -> np.ndarray:
@@ -206,23 +193,27 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise CommandLineError(str(exc).removeprefix(f"`{owner}`: ")) from exc
 
 
-def prepare_job(args: argparse.Namespace) -> AuditJob:
-    """Resolve the parsed arguments of ``audit``/``report`` into an :class:`AuditJob`."""
+def prepare_case(args: argparse.Namespace) -> AuditCase:
+    """Resolve the parsed arguments of ``audit``/``report`` into the case to audit.
+
+    A catalogue entry keeps its own pair and claim unless the arguments override them; a
+    ``module:callable`` target becomes a case of the ``command line`` group, not known to be broken.
+    The case's ``note`` says where the pair came from.
+    """
     _check_numbers(args)
     spec = args.target
     pair = _pair_from_args(args)
     if not _MODULE_TARGET.match(spec):
         entry = _catalogue_entry(spec)
         d0, d1, source = pair if pair is not None else (entry.d0, entry.d1, f"the catalogue entry's pair ({entry.name})")
-        return AuditJob(
-            target=entry.name,
-            mechanism=entry.mechanism,
+        return replace(
+            entry,
             d0=d0,
             d1=d1,
             epsilon=entry.epsilon if args.epsilon is None else args.epsilon,
             delta=entry.delta if args.delta is None else args.delta,
             trials=entry.trials if args.trials is None else args.trials,
-            pair=source,
+            note=source,
         )
     if pair is None:
         raise CommandLineError(f"TARGET {spec!r} needs a pair: give --d0 FILE --d1 FILE or --pair NAME")
@@ -230,13 +221,6 @@ def prepare_job(args: argparse.Namespace) -> AuditJob:
     mechanism = _as_mechanism(spec, _import_attribute(spec), d0, d1, args.delta)
     if args.epsilon is None and not hasattr(mechanism, "claimed_guarantee"):
         raise CommandLineError(f"--epsilon is required: TARGET {spec!r} is a plain callable with no claimed_guarantee()")
-    return AuditJob(
-        target=spec,
-        mechanism=mechanism,
-        d0=d0,
-        d1=d1,
-        epsilon=args.epsilon,
-        delta=args.delta,
-        trials=DEFAULT_TRIALS if args.trials is None else args.trials,
-        pair=source,
-    )
+    trials = DEFAULT_TRIALS if args.trials is None else args.trials
+    return AuditCase(spec, mechanism, d0, d1, args.epsilon, args.delta, trials, broken=False, note=source,
+                     group="command line")

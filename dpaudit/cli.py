@@ -186,27 +186,22 @@ def _audit_command(args: argparse.Namespace) -> int:
 
 
 def _run_audit(args: argparse.Namespace) -> int:
-    from dpaudit._cli_inputs import prepare_job
-    from dpaudit.auditor import audit
+    from dpaudit._cli_inputs import prepare_case
 
-    job = prepare_job(args)
-    with _open_executor(args, job.mechanism) as executor:
-        result = audit(
-            job.mechanism, job.d0, job.d1,
-            epsilon=job.epsilon, delta=job.delta, trials=job.trials, confidence=args.confidence,
-            seed=args.seed, executor=executor, progress=_show_progress(args),
-        )
+    case = prepare_case(args)
+    with _open_executor(args, case.mechanism) as executor:
+        result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args))
     if args.command == "report":
         from dpaudit.report import write_report
 
-        path = write_report(result, args.output, target=job.target, pair=job.pair, command=reproduce_command(args, result))
+        path = write_report(result, args.output, target=case.name, pair=case.note, command=reproduce_command(args, result))
         if not args.json:
             print(f"dpaudit report: wrote {path} ({result.verdict})", file=sys.stderr)
     try:
         if args.json:
             print(result.to_json(), flush=True)
         elif args.command == "audit":
-            print(f"{result.to_text()}\n  pair              : {job.pair}", flush=True)
+            print(f"{result.to_text()}\n  pair              : {case.note}", flush=True)
     except BrokenPipeError:  # `| head` left early: the verdict still decides the exit status
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return EXIT_VIOLATION if result.violation else EXIT_OK

@@ -200,11 +200,11 @@ def test_the_reproduce_command_redoes_the_audit(tmp_path, monkeypatch, capsys):
     first = (tmp_path / "r.html").read_text()
     capsys.readouterr()
     args = build_parser().parse_args(argv)
-    from dpaudit._cli_inputs import prepare_job
+    from dpaudit._cli_inputs import prepare_case
     from dpaudit.auditor import audit
 
-    job = prepare_job(args)
-    result = audit(job.mechanism, job.d0, job.d1, trials=job.trials, seed=7)
+    case = prepare_case(args)
+    result = audit(case.mechanism, case.d0, case.d1, trials=case.trials, seed=7)
     command = reproduce_command(args, result)
     words = shlex.split(command)
     assert words[:2] == ["dpaudit", "report"] and "--seed" in words and words[words.index("--seed") + 1] == "7"

@@ -26,7 +26,7 @@ or ``CHECKS``)::
         proof.given("x, y real")                  # hypotheses: part of the statement
         x, y = sp.symbols("x y", real=True)
         proof.cases("|x + y| <= |x| + |y|", sp.Abs(x) + sp.Abs(y) - sp.Abs(x + y),
-                    Region.orders([x, y, -x, -y, 0]))   # every ordering of the terms is a case
+                    Region.signs(x, y))          # the four sign patterns of x, y are the cases
         return proof.result()
 
     CHECK = LemmaCheck(name=NAME, source="my notes, eq. (1)", statement="|x + y| <= |x| + |y| for real x, y",

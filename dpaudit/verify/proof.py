@@ -28,9 +28,8 @@ Examples
 >>> proof = Proof("example/abs")
 >>> x, y = sp.symbols("x y", real=True)
 >>> proof.given("x, y real")
->>> regions = [Region.chain("x <= y", x, y), Region.chain("y <= x", y, x)]
 >>> proof.cases("|x| - |y| <= |x - y| (triangle inequality)", sp.Abs(x - y) - (sp.Abs(x) - sp.Abs(y)),
-...             [Region.chain(f"{o}", *o) for o in ((x, y, 0), (x, 0, y), (0, x, y), (y, x, 0), (y, 0, x), (0, y, x))])
+...             Region.orders([x, y, 0]))          # every ordering of x, y and 0 is a case
 <Verdict.PROVED: 'proved'>
 >>> proof.result().verdict
 <Verdict.PROVED: 'proved'>

@@ -216,9 +216,12 @@ class Region:
     def where(cls, name: str, *conditions: Any) -> Region:
         """The region ``conditions`` with an automatic slack parametrisation.
 
-        Conditions are used in order; each must have a symbol side not parametrised yet, which
-        is then written as the other side plus (or minus) a fresh slack ``s >= 0``; ``Eq(n, m)``
-        substitutes without a slack; a strict ``<`` between integers leaves a gap of 1.
+        Conditions are used in order; each must involve a symbol not parametrised yet, with a numeric
+        coefficient, which is then solved for with a fresh slack ``s >= 0`` (``s > 0`` for a strict
+        ``<`` between reals; a gap of 1 between integers); ``Eq(n, m)`` substitutes without a slack;
+        a second, strict bound on a symbol makes an interval (``v = a + (b - a) t/(1 + t)``). Terms that
+        depend on each other (``x``, ``-x``, ``x + y``) cannot all be ordered freely: split by the signs
+        of the free symbols instead (:meth:`signs`).
 
         Raises
         ------
@@ -278,6 +281,24 @@ class Region:
                    if lo in index and hi in index):
                 chain = [terms[i] for i in perm]
                 out.append(cls.chain(" <= ".join(map(str, chain)), *chain))
+        return out
+
+    @classmethod
+    def signs(cls, *symbols: sp.Symbol) -> list[Region]:
+        """One region per sign pattern of ``symbols`` (``s <= 0`` or ``s >= 0`` each): 2^k regions covering R^k.
+
+        Examples
+        --------
+        >>> import sympy as sp
+        >>> x, y = sp.symbols("x y", real=True)
+        >>> [r.name for r in Region.signs(x, y)]
+        ['x <= 0, y <= 0', 'x <= 0, y >= 0', 'x >= 0, y <= 0', 'x >= 0, y >= 0']
+        """
+        out = []
+        for pattern in itertools.product((False, True), repeat=len(symbols)):
+            conds = [le(0, s) if positive else le(s, 0) for s, positive in zip(symbols, pattern, strict=True)]
+            name = ", ".join(f"{s} {'>=' if positive else '<='} 0" for s, positive in zip(symbols, pattern, strict=True))
+            out.append(cls.where(name, *conds))
         return out
 
     def with_conditions(self, *conditions: Any) -> Region:

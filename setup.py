@@ -9,8 +9,9 @@ packages under a remapped folder, hence this file.
 
 from setuptools import find_packages, setup
 
+BUILTIN_CHECKS = ["dpaudit.proofs", *(f"dpaudit.proofs.{name}" for name in find_packages("proofs"))]
+
 setup(
-    packages=find_packages(include=["dpaudit", "dpaudit.*"])
-    + ["dpaudit.proofs", *(f"dpaudit.proofs.{name}" for name in find_packages("proofs"))],
+    packages=[*find_packages(include=["dpaudit", "dpaudit.*"]), *BUILTIN_CHECKS],
     package_dir={"dpaudit.proofs": "proofs"},
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 
 from dpaudit.proofs import PAPER_ORDER
+
 from dpaudit.verify.discovery import checks_in_package
 from dpaudit.verify.lemma import LemmaCheck
 

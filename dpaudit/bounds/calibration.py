@@ -30,7 +30,7 @@ from dpaudit._validation import check_nonnegative, check_positive, check_probabi
 from dpaudit.bounds.checks import DIGITS, check_identity, check_inequality, random_points
 from dpaudit.bounds.symbols import Delta, T, delta, epsilon, mu_gdp, sigma, x
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict, combine_verdicts
-from dpaudit.verify.decide import decide_nonneg
+from dpaudit.verify.decide import decide_positive
 
 __all__ = [
     "above_threshold_budget",
@@ -398,11 +398,10 @@ def _below_one_on_region(eps_budget: sp.Expr, region: Mapping[sp.Symbol, tuple[f
         u = sp.Symbol(f"_u{k}", positive=True)
         subs[sym] = lo_q + (hi_q - lo_q) / (1 + u)
         ends[sym] = hi_q
-    inside = decide_nonneg(sp.together(1 - eps_budget.subs(subs)))
-    # strictly below 1 also at the upper ends (the supremum of a monotone budget is taken there)
-    at_ends = sp.sympify(1 - eps_budget.subs(ends))
-    strict = at_ends.free_symbols == set() and (at_ends.is_positive is True)
-    return Verdict.PROVED if inside is Verdict.PROVED and strict else Verdict.UNDECIDED
+    inside = decide_positive(1 - eps_budget.subs(subs))
+    # strictly below 1 also at the upper ends (the open parametrisation reaches them only in the limit)
+    at_ends = decide_positive(1 - eps_budget.subs(ends)) if ends else Verdict.PROVED
+    return Verdict.PROVED if inside is Verdict.PROVED and at_ends is Verdict.PROVED else Verdict.UNDECIDED
 
 
 def check_gaussian_classical(*, rng: np.random.Generator, sigma_expr: sp.Expr | None = None,

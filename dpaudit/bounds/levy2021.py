@@ -29,7 +29,13 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.bounds.calibration import check_laplace_calibration
-from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality, check_rate, random_points
+from dpaudit.bounds.checks import (
+    CheckSpec,
+    check_identity,
+    check_inequality,
+    check_rate,
+    random_points,
+)
 from dpaudit.bounds.symbols import (
     B,
     L,
@@ -58,12 +64,12 @@ __all__ = [
     "check_alg2_composition",
     "check_alg2_composition_total",
     "check_alg3_composition",
-    "prove_alg3_budget",
     "check_thm2_variance",
     "check_thm3_convex",
     "check_thm3_strongly_convex",
     "check_thm3_typesetting",
     "check_thm4_equivalence",
+    "prove_alg3_budget",
 ]
 
 KEY = "LSAKKMS21"

@@ -51,7 +51,13 @@ from dpaudit.verify.decide import decide_nonneg, decide_zero, exact_negative, ex
 from dpaudit.verify.lemma import ROLES, Fact, FactInstance, LemmaCheck
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.regions import Region, coverage, eq, le, lt, orderings
-from dpaudit.verify.verdict import CheckResult, Premise, Verdict, combine_verdicts, verdict_from_sympy
+from dpaudit.verify.verdict import (
+    CheckResult,
+    Premise,
+    Verdict,
+    combine_verdicts,
+    verdict_from_sympy,
+)
 
 __all__ = [
     "NUMERIC_RTOL",

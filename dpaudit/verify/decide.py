@@ -27,7 +27,7 @@ import sympy as sp
 
 from dpaudit.verify.verdict import Verdict
 
-__all__ = ["decide_nonneg", "decide_zero", "exact_negative", "exact_sign", "plain"]
+__all__ = ["decide_nonneg", "decide_positive", "decide_zero", "exact_negative", "exact_sign", "plain"]
 
 
 def _rewrites(expr: sp.Expr) -> Iterable[sp.Expr]:
@@ -136,6 +136,32 @@ def _decide_nonneg(expr: sp.Expr, depth: int = 2) -> Verdict:
             return Verdict.PROVED
         seen_false = seen_false or false_num
     return Verdict.DISPROVED if seen_false else Verdict.UNDECIDED
+
+
+def decide_positive(expr: Any) -> Verdict:
+    """Is ``expr > 0`` for every value allowed by its symbols' assumptions? (as :func:`decide_nonneg`, strictly)
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> e = sp.Symbol("e", positive=True)
+    >>> decide_positive(1 + e), decide_positive((1 - 2 * e) ** 2)
+    (<Verdict.PROVED: 'proved'>, <Verdict.UNDECIDED: 'undecided'>)
+    """
+    expr = sp.sympify(expr)
+    seen_false = False
+    for form in (*_rewrites(expr), *_numerator_forms(expr)):
+        answer = form.is_positive
+        if answer is True:
+            return Verdict.PROVED
+        seen_false = seen_false or answer is False
+    return Verdict.DISPROVED if seen_false else Verdict.UNDECIDED
+
+
+def _numerator_forms(expr: sp.Expr) -> Iterable[sp.Expr]:
+    numer, denom = sp.fraction(sp.together(expr))
+    if denom != 1 and sp.factor(denom).is_positive:
+        yield from _rewrites(numer)
 
 
 def decide_zero(expr: Any) -> Verdict:

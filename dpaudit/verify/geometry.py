@@ -27,13 +27,13 @@ from dpaudit.verify.proof import Proof
 from dpaudit.verify.regions import Region
 
 __all__ = [
-    "A",
-    "B",
     "COS",
     "NORM_U",
     "NORM_X",
     "NORM_Y",
     "RADIUS",
+    "A",
+    "B",
     "X",
     "Y",
     "ball_regions",

@@ -52,7 +52,7 @@ COLUMNS = ("lemma", "source", "method", "cases", "verdict", "premises", "time")
 DEFAULT_TIMEOUT: float = 120.0
 
 
-class CheckTimeout(BaseException):  # noqa: N818 - not an error of the check, a budget
+class CheckTimeout(BaseException):
     """Raised inside a check when its time is up (a BaseException, so ``except Exception`` in
     library code does not swallow it)."""
 

@@ -5,9 +5,19 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.userlevel.projections import project_box, project_linf_ball
-from dpaudit.verify import NUMERIC_RTOL, Fact, LemmaCheck, Proof, Violation, le, st, vectors
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    Fact,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    le,
+    st,
+    vectors,
+)
 from dpaudit.verify.geometry import prove_clamp_properties
 
 NAME = "common/box_projection_nonexpansive"

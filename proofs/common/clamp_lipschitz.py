@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.userlevel.projections import clamp
-from dpaudit.verify import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+)
 from dpaudit.verify.geometry import prove_clamp_properties
 
 NAME = "common/clamp_1d_lipschitz"

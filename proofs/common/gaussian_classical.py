@@ -8,8 +8,7 @@ import sympy as sp
 
 from dpaudit.accounting.calibrate import gaussian_sigma_classical
 from dpaudit.accounting.conversions import analytic_gaussian_delta
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED_GHAZI = "common/gaussian_classical_any_epsilon[ghazi2025_propA2]"
 PRINTED_LOWY = "common/gaussian_classical_any_epsilon[lowy2024_lemmaA6]"

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.userlevel.projections import project_l2_ball
-from dpaudit.verify import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 from dpaudit.verify.geometry import prove_ball_nonexpansive
 
 NAME = "common/l2_ball_projection_nonexpansive"

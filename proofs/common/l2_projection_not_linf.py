@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.userlevel.projections import project_l2_ball
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "common/l2_ball_projection_not_linf_lipschitz"
 

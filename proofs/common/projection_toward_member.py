@@ -5,10 +5,19 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.userlevel.projections import project_box, project_l2_ball
-from dpaudit.verify import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
-from dpaudit.verify import Region
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Region,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 from dpaudit.verify.geometry import A, B, clamp, prove_ball_toward_member
 
 NAME = "common/projection_toward_member"

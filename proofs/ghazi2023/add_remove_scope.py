@@ -6,11 +6,10 @@ from __future__ import annotations
 import math
 
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.mechanisms.discrete import tdlap_kappa
-from dpaudit.verify import LemmaCheck, Proof
 from dpaudit.proofs.ghazi2023._deletion import stability_k, stability_k_symmetric
+
+from dpaudit.mechanisms.discrete import tdlap_kappa
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/alg1_add_remove_neighbours"
 

@@ -7,9 +7,8 @@ import math
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.mechanisms.discrete import tdlap_kappa
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/alg1_parameters"
 #: (eps, delta) -> kappa(epsbar, deltabar), from the note's table "Concrete parameter values"

@@ -7,12 +7,11 @@ import math
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.common.gaussian_classical import _BW18, exact_delta
 
 from dpaudit.accounting.conversions import analytic_gaussian_delta
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.mechanisms.discrete import tdlap_kappa
-from dpaudit.verify import LemmaCheck, Proof
-from dpaudit.proofs.common.gaussian_classical import _BW18, exact_delta
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/alg1_sigma_typeset"
 CORRECTED = "ghazi2023/alg1_sigma_corrected"

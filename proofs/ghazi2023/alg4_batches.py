@@ -8,8 +8,7 @@ import math
 
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 DISJOINT_PRINTED = "ghazi2023/alg4_batches_closed_ranges"
 DISJOINT_CORRECTED = "ghazi2023/alg4_batches_half_open"

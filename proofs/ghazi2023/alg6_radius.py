@@ -7,8 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/alg6_radius_printed"
 CORRECTED = "ghazi2023/alg6_radius_corrected"

@@ -7,8 +7,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof, Region, eq, le, lt
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict, eq, le, lt
 
 NAME = "ghazi2023/lemma38_second_moment"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import hashlib
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof, Violation, st
 from dpaudit.proofs.ghazi2023._deletion import stability_k
+
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict, Violation, st
 
 NAME = "ghazi2023/observation_3_5_stability"
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.mechanisms.discrete import tdlap_kappa, tdlap_pmf
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/tdlap_normaliser_and_cdf"
 

@@ -5,15 +5,27 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import NUMERIC_RTOL, Fact, LemmaCheck, Proof, Region, Violation, finite_floats, le, st, vectors
-from dpaudit.verify.geometry import clamp as sym_clamp
 from dpaudit.proofs.ghazi2025._alg2 import alg2
 from dpaudit.proofs.ghazi2025.lemma_3_5_clip import CENTRE_GAP, OUT_GAP, POINT_GAP
 from dpaudit.proofs.ghazi2025.lemma_3_5_clip import CHECKS as LEMMA_3_5
 from dpaudit.proofs.ghazi2025.median_assumption import CHECK as MEDIAN
 from dpaudit.proofs.ghazi2025.median_assumption import MEDIAN_GAP, PERTURBATION
+
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    Fact,
+    LemmaCheck,
+    Proof,
+    Region,
+    Verdict,
+    Violation,
+    finite_floats,
+    le,
+    st,
+    vectors,
+)
+from dpaudit.verify.geometry import clamp as sym_clamp
 
 NAME = "ghazi2025/alg2_estimator_properties"
 #: facts: ||X_est - rs||_inf <= s; and X_est moves by <= Delta when every point moves by <= Delta in l_inf

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof, Region, eq, le, lt
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict, eq, le, lt
 
 NAME = "ghazi2025/eq5_excess_risk_sign_error"
 

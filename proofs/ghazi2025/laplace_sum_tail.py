@@ -7,8 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy import integrate
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2025/laplace_sum_tail"
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import Fact, LemmaCheck, Proof, Region, le
+from dpaudit.verify import CheckResult, Fact, LemmaCheck, Proof, Region, Verdict, le
 
 NAME = "ghazi2025/lemma_3_2_linf_contraction"
 #: ||(x - eta grad f(x)) - (y - eta grad f(y))||_inf and ||x - y||_inf in the fact "the gradient step is an l_inf contraction"

@@ -6,9 +6,21 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.userlevel.projections import clamp, project_l2_ball
-from dpaudit.verify import NUMERIC_RTOL, Fact, LemmaCheck, Proof, Region, Violation, eq, finite_floats, le, lt
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    Fact,
+    LemmaCheck,
+    Proof,
+    Region,
+    Verdict,
+    Violation,
+    eq,
+    finite_floats,
+    le,
+    lt,
+)
 from dpaudit.verify.geometry import clamp as sym_clamp
 from dpaudit.verify.geometry import prove_clamp_properties
 

@@ -7,17 +7,27 @@ from fractions import Fraction
 
 import numpy as np
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.userlevel.projections import clamp
-from dpaudit.verify import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, le, st, vectors
 from dpaudit.proofs.common.box_projection_nonexpansive import CHECK as BOX
 from dpaudit.proofs.common.box_projection_nonexpansive import INPUT_GAP, PROJ_GAP
+from dpaudit.proofs.ghazi2025._alg2 import alg2, max_ball_count
 from dpaudit.proofs.ghazi2025.alg2_estimator import CHECK as ALG2
 from dpaudit.proofs.ghazi2025.alg2_estimator import CLIP_RADIUS, EST_DIST
-from dpaudit.proofs.ghazi2025._alg2 import alg2, max_ball_count
 from dpaudit.proofs.ghazi2025.median_assumption import CHECK as MEDIAN
 from dpaudit.proofs.ghazi2025.median_assumption import MEDIAN_DIST, RADIUS
+
+from dpaudit.userlevel.projections import clamp
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    le,
+    st,
+    vectors,
+)
 
 PRINTED = "ghazi2025/lemma_3_6_any_batch_size"
 CORRECTED = "ghazi2025/lemma_3_6_batch_size_4"

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.userlevel.projections import project_box
-from dpaudit.verify import NUMERIC_RTOL, LemmaCheck, Proof, le
 from dpaudit.proofs.common.box_projection_nonexpansive import CHECK as BOX
 from dpaudit.proofs.common.box_projection_nonexpansive import INPUT_GAP, PROJ_GAP
 from dpaudit.proofs.ghazi2025._alg2 import alg2
@@ -17,6 +13,9 @@ from dpaudit.proofs.ghazi2025.alg2_estimator import EST_GAP, PERTURBATION_EST
 from dpaudit.proofs.ghazi2025.lemma_3_2_contraction import CHECKS as LEMMA_3_2
 from dpaudit.proofs.ghazi2025.lemma_3_2_contraction import INPUT_GAP as INPUT_GAP_32
 from dpaudit.proofs.ghazi2025.lemma_3_2_contraction import STEP_GAP
+
+from dpaudit.userlevel.projections import project_box
+from dpaudit.verify import NUMERIC_RTOL, CheckResult, LemmaCheck, Proof, Verdict, le
 
 NAME = "ghazi2025/lemma_3_7_iteration_sensitivity"
 

@@ -7,10 +7,19 @@ import math
 
 import numpy as np
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
 from dpaudit.proofs.ghazi2025._alg2 import max_ball_count, score
+
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 
 PRINTED = "ghazi2025/lemma_3_8_hypothesis_third"
 CORRECTED = "ghazi2025/lemma_3_8_score_ceiling"

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
 from dpaudit.proofs.ghazi2025._alg2 import score
+
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 
 PRINTED = "ghazi2025/lemma_3_9_precondition_from_thm31"
 CORRECTED = "ghazi2025/lemma_3_9_with_step_cap"

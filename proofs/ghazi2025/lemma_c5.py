@@ -4,10 +4,9 @@ integration by parts gives 2 E[g(p) p] (PROVED)."""
 from __future__ import annotations
 
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.proofs._tools import uniform_expectation
-from dpaudit.verify import LemmaCheck, Proof
+
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2025/lemma_c5_printed"
 CORRECTED = "ghazi2025/lemma_c5_factor_two"

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.proofs._tools import uniform_expectation
-from dpaudit.verify import LemmaCheck, Proof
+
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2025/lemma_c7_cube"
 CORRECTED = "ghazi2025/lemma_c7_signs"

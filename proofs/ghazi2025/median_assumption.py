@@ -8,8 +8,20 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import NUMERIC_RTOL, Fact, LemmaCheck, Proof, Region, Violation, finite_floats, le, st, vectors
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    Fact,
+    LemmaCheck,
+    Proof,
+    Region,
+    Verdict,
+    Violation,
+    finite_floats,
+    le,
+    st,
+    vectors,
+)
 
 NAME = "ghazi2025/median_satisfies_assumption_3_3"
 #: facts: (i) ||median - X'||_inf <= rho when more than B/2 points lie in B_inf(X', rho); (ii) the median moves by

@@ -5,10 +5,9 @@ use consistent (PROVED)."""
 from __future__ import annotations
 
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
 from dpaudit.proofs._units import C, L, scaling_exponents
+
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2025/tau_units_printed"
 CORRECTED = "ghazi2025/tau_units_inverse_radius"

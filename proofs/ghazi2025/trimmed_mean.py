@@ -9,8 +9,16 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof, Violation, finite_floats, st, vectors
+from dpaudit.verify import (
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 
 PRINTED = "ghazi2025/remark_3_4_trimmed_mean"
 CORRECTED = "ghazi2025/remark_3_4_trimmed_mean_third"

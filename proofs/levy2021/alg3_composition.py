@@ -5,12 +5,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import sympy as sp
 
 from dpaudit.accounting.composition import advanced_composition
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.bounds.levy2021 import prove_alg3_budget
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/alg3_composition"
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof, Region
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict
 
 NAME = "levy2021/beta_closeness_transfer"
 

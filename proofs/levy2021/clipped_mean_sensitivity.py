@@ -5,9 +5,18 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.userlevel.projections import clamp
-from dpaudit.verify import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 from dpaudit.verify.geometry import A, B, X, Y, clamp_regions
 from dpaudit.verify.geometry import clamp as sym_clamp
 

@@ -13,8 +13,7 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.accounting.composition import advanced_composition
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 GAP = "levy2021/alg2_drv_total_any_epsilon"
 CORRECTED = "levy2021/alg2_drv_total_small_epsilon"

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.mechanisms.selection import ExponentialMechanism
-from dpaudit.verify import LemmaCheck, Proof, Region
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict
 
 NAME = "levy2021/exponential_mechanism_privacy"
 CONTROL = "levy2021/exponential_mechanism_without_half"

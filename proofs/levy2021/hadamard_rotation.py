@@ -6,8 +6,7 @@ import numpy as np
 import sympy as sp
 from scipy.linalg import hadamard
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import Fact, LemmaCheck, Proof
+from dpaudit.verify import CheckResult, Fact, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/hadamard_rotation_orthogonal"
 #: ||U x||_2^2 and ||x||_2^2 in the fact "U preserves the l_2 norm"

@@ -7,8 +7,7 @@ import sympy as sp
 from scipy import stats
 
 from dpaudit.accounting.calibrate import laplace_scale
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof, Region
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict
 
 NAME = "levy2021/laplace_privacy_loss"
 

@@ -7,9 +7,8 @@ import math
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
 from dpaudit.mechanisms.selection import ExponentialMechanism
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/private_range_failure_term"
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.mechanisms.selection import ExponentialMechanism
-from dpaudit.verify import LemmaCheck, Proof, Region
 from dpaudit.proofs.levy2021.private_range_failure_term import bin_counts
+
+from dpaudit.mechanisms.selection import ExponentialMechanism
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict
 
 PRINTED = "levy2021/private_range_width_4tau"
 CORRECTED = "levy2021/private_range_width_6tau"

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from scipy.linalg import hadamard
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof, Region
 from dpaudit.proofs.levy2021.hadamard_rotation import CHECK as HADAMARD
 from dpaudit.proofs.levy2021.hadamard_rotation import NORM_UX_SQ, NORM_X_SQ
+from scipy.linalg import hadamard
+
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict
 
 NAME = "levy2021/rotated_coordinate_range"
 

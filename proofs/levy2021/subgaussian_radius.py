@@ -7,8 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy import special
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "levy2021/subgaussian_radius_printed"
 CORRECTED = "levy2021/subgaussian_radius_d1_corrected"

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
 from dpaudit.proofs._units import C, L, scaling_exponents
+
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "levy2021/thm3_iii_units_printed"
 CORRECTED = "levy2021/thm3_units_corrected"

@@ -7,8 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "lowy2024/alg2_bad_event"
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.mechanisms.sparse_vector import AboveThreshold
-from dpaudit.verify import LemmaCheck, Proof
 from dpaudit.proofs.common._above_threshold import privacy_loss
+
+from dpaudit.mechanisms.sparse_vector import AboveThreshold
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "lowy2024/alg2_test_privacy"
 

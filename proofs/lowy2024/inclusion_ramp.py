@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+)
 from dpaudit.verify.geometry import clamp, prove_clamp_properties
 
 NAME = "lowy2024/inclusion_ramp_lipschitz"

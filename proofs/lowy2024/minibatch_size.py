@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/thm_c3_minibatch_fits_phase"
 CORRECTED = "lowy2024/thm_c3_minibatch_fits_phase_condition"

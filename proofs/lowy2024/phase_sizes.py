@@ -7,8 +7,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "lowy2024/phase_sizes_and_gradient_count"
 

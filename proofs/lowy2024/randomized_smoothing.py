@@ -7,8 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy import integrate
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/lemma_d1_smoothing_printed"
 CORRECTED = "lowy2024/lemma_d1_smoothing_corrected"

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.verify import CheckResult, Verdict
-from dpaudit.verify import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/thm41_gradient_complexity_printed"
 CORRECTED = "lowy2024/thm41_gradient_complexity_corrected"

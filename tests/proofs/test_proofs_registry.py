@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from dpaudit.proofs import PAPERS
 from dpaudit.proofs.registry import PACKAGES, all_checks, checks_for_paper, get_check
+
 from dpaudit.verify import Verdict
 
 CHECKS = all_checks()

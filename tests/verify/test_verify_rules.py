@@ -7,7 +7,18 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from dpaudit.verify import Fact, LemmaCheck, Proof, Verdict, Violation, decide_nonneg, decide_zero, exact_sign, finite_floats, le
+from dpaudit.verify import (
+    Fact,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    decide_nonneg,
+    decide_zero,
+    exact_sign,
+    finite_floats,
+    le,
+)
 
 X = sp.Symbol("x", real=True)
 P = sp.Symbol("p", positive=True)

@@ -11,8 +11,7 @@ import time
 import sympy as sp
 
 from dpaudit.cli import main as cli_main
-from dpaudit.verify import LemmaCheck, Proof, Verdict
-from dpaudit.verify import runner
+from dpaudit.verify import LemmaCheck, Proof, Verdict, runner
 
 FAST = "levy2021/variance_constant_c0"
 X = sp.Symbol("x", real=True)

@@ -18,7 +18,11 @@ the shared modules (and dpaudit's core), and :mod:`.comparison` sits on top of t
 public names of every paper stay importable from here.
 """
 
-from dpaudit.userlevel.baselines import ClippedUserMeanGaussian, ClippedUserMeanLaplace, GroupPrivateItemMean
+from dpaudit.userlevel.baselines import (
+    ClippedUserMeanGaussian,
+    ClippedUserMeanLaplace,
+    GroupPrivateItemMean,
+)
 from dpaudit.userlevel.comparison import plot_excess_risk_comparison
 from dpaudit.userlevel.ghazi2025 import (
     ConcentrationTest,

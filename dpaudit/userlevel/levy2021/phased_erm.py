@@ -14,7 +14,7 @@ Round length [PROP]. Theorem 4's proof needs each round's output within Corollar
 round's minimiser, ``E||theta_hat_t - theta*_t||^2 <= sigma^2 d^2 / (lambda_t^2 n_t^2 m eps^2)``. Each
 step of size ``1/(H + lambda_t)`` shrinks the distance by ``q_t = H / (H + lambda_t)`` and adds the
 noise of Algorithm 2 at the per-step budget of a ``T``-step run, which grows with ``T``; the schedule
-picks ``T`` from this trade-off (:meth:`PhasedERM.schedule`, :func:`localization_steps`).
+picks ``T`` from this trade-off (:meth:`PhasedERM.schedule`, :mod:`.round_length`).
 
 References
 ----------
@@ -32,8 +32,8 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,7 +41,6 @@ from numpy.typing import NDArray
 from dpaudit._validation import (
     argument_error,
     check_finite_array,
-    check_in_range,
     check_int,
     check_nonnegative,
     check_one_of,
@@ -67,37 +66,17 @@ from dpaudit.userlevel.levy2021.parameters import (
     trial_chunks,
 )
 from dpaudit.userlevel.levy2021.private_range import RangeMode
+from dpaudit.userlevel.levy2021.round_length import (
+    StepRule,
+    choose_round_length,
+    localization_steps,
+    round_error_bound,
+)
 from dpaudit.userlevel.levy2021.winsorized_1d import TauRule
 from dpaudit.userlevel.losses import Loss
 from dpaudit.userlevel.projections import project_l2_ball
 
 __all__ = ["PhaseRound", "PhasedERM", "PhasedERMRound", "StepRule", "localization_steps"]
-
-
-StepRule = Literal["balanced", "corollary2"]
-
-
-def localization_steps(contraction: float, initial_distance: float, tolerance: float) -> int:
-    """Smallest ``T >= 1`` with ``q^(2T) D^2 <= tolerance``: the steps that reach Corollary 2's accuracy.
-
-    ``q = contraction = H / (H + lambda_t)`` is the factor by which one gradient step of size
-    ``1/(H + lambda_t)`` shrinks the distance to the minimiser of a ``lambda_t``-strongly convex,
-    ``(H + lambda_t)``-smooth objective (the gradient map is a contraction with factor
-    ``max(|1 - eta lambda|, |1 - eta (H + lambda)|)`` [RB16, Sec. 6]; the projection is non-expansive),
-    ``D = initial_distance`` bounds the starting distance and ``tolerance`` is Corollary 2's
-    ``sigma^2 d^2 / (mu^2 n^2 m eps^2)``. Since ``-2 log q >= 2 lambda_t / (H + lambda_t)``, the result is
-    at most half of Corollary 2's ``T = (H/mu) log(.)`` with ``H -> H + lambda_t``, ``mu = lambda_t`` and
-    the log's argument read as ``D^2 / tolerance`` (the printed argument is not dimensionless,
-    paper_004 note 0(c)). ``q = 0`` (``H = 0``: one step lands on the minimiser) gives 1.
-    """
-    owner = "localization_steps"
-    check_in_range(owner, "contraction", contraction, 0.0, 1.0, high_closed=False)
-    check_nonnegative(owner, "initial_distance", initial_distance)
-    check_positive(owner, "tolerance", tolerance)
-    ratio = initial_distance**2 / tolerance
-    if contraction == 0.0 or ratio <= 1.0:
-        return 1
-    return max(1, math.ceil(math.log(ratio) / (-2.0 * math.log(contraction))))
 
 
 @dataclass(frozen=True)
@@ -372,90 +351,15 @@ class PhasedERM(MechanismBase):
                 tau_t = min(g, gradient_concentration_radius(sigma, dim, n_t, m_items, diameter, h, gamma_t))
             phase = PhaseRound(t, start, stop, lam_t, 1 if self.steps is None else self.steps, eta_t, tau_t, gamma_t)
             if math.isfinite(h):
-                phase = self._with_round_length(phase, m_items, dim)
+                phase = choose_round_length(self, phase, m_items, dim)
             out.append(phase)
         return out
 
-    # --- round length ---------------------------------------------------------------------------
-
-    def round_tolerance(self, phase: PhaseRound, m_items: int, dim: int) -> float:
-        """Corollary 2's accuracy ``sigma^2 d^2 / (lambda_t^2 n_t^2 m eps^2)`` for round ``phase`` [LSA+21, Cor 2]."""
-        return self._sigma()**2 * dim**2 / (phase.lam**2 * phase.n_users**2 * m_items * self.epsilon**2)
-
-    def round_initial_distance(self, phase: PhaseRound) -> float:
-        """``D_t = min(R, G / lambda_t)``: a bound on ``||theta_hat_{t-1} - theta*_t||`` (see Notes)."""
-        return min(2.0 * self.radius, self.lipschitz / phase.lam)
-
-    def round_contraction(self, phase: PhaseRound) -> float:
-        """``q_t = H / (H + lambda_t)``: the distance contraction of one step of size ``1/(H + lambda_t)`` [RB16, Sec. 6]."""
-        return self.smooth_constant / (self.smooth_constant + phase.lam)
-
-    def round_noise_variance(self, phase: PhaseRound, m_items: int, dim: int, steps: int) -> float:
-        """``nu^2 = 2 d b^2``: variance of Algorithm 2's noise in every step of a ``steps``-step run of round ``phase``.
-
-        ``b`` is the Laplace scale of every rotated coordinate at the per-step budget of ``steps``
-        steps, read from the round's own estimator; ``U`` is orthogonal, so the ``d`` kept
-        coordinates of ``U^{-1} xi`` carry ``2 b^2`` each [LSA+21, Alg 2-3].
-        """
-        opt = self.round_optimizer(replace(phase, steps=steps))
-        b = opt.gradient_estimator(phase.n_users, m_items, dim).coordinate_mechanism(phase.n_users, dim).noise_scale(
-            phase.n_users)
-        return 2.0 * dim * b**2
+    # --- round length (dpaudit.userlevel.levy2021.round_length) ---------------------------------
 
     def round_error_bound(self, phase: PhaseRound, m_items: int, dim: int, steps: int) -> float:
-        """Bound on ``E||theta_hat_t - theta*_t||^2`` after ``steps`` steps (``D_t^2`` for 0 steps; smooth losses).
-
-        ``q^(2T) D^2 + eta^2 nu^2(T) (1 - q^(2T)) / (1 - q^2)``: every step contracts the distance by
-        ``q`` and adds independent zero-mean noise of variance ``eta^2 nu^2(T)`` (in Algorithm 2's
-        concentration event). It is the finite-``T`` form of the strongly convex case of [LSA+21,
-        Prop 4], ``(1 - mu/H)^T R^2 + nu^2 / (mu H)``, which it never exceeds.
-        """
-        d0 = self.round_initial_distance(phase)
-        if steps == 0:
-            return d0**2
-        q = self.round_contraction(phase)
-        eta = 1.0 / (self.smooth_constant + phase.lam)
-        nu2 = self.round_noise_variance(phase, m_items, dim, steps)
-        if q == 0.0:
-            return eta**2 * nu2
-        log_q2 = 2.0 * math.log(q)
-        shrink = math.exp(steps * log_q2)  # q^(2T)
-        return shrink * d0**2 + eta**2 * nu2 * math.expm1(steps * log_q2) / math.expm1(log_q2)
-
-    def _with_round_length(self, phase: PhaseRound, m_items: int, dim: int) -> PhaseRound:
-        """``phase`` with its steps chosen by ``step_rule`` (unless ``steps`` is fixed) and its error budget."""
-        tol = self.round_tolerance(phase, m_items, dim)
-        d0 = self.round_initial_distance(phase)
-        steps = phase.steps
-        if self.steps is None:
-            steps = localization_steps(self.round_contraction(phase), d0, tol)
-            if self.step_rule == "balanced":
-                steps = self._balanced_steps(phase, m_items, dim, steps)
-            if self.max_steps is not None:
-                steps = min(steps, self.max_steps)
-        return replace(phase, steps=steps, initial_distance=d0, tolerance=tol,
-                       error_bound=self.round_error_bound(phase, m_items, dim, steps))
-
-    def _balanced_steps(self, phase: PhaseRound, m_items: int, dim: int, limit: int) -> int:
-        """The ``T`` in ``[0, limit]`` minimising :meth:`round_error_bound`.
-
-        The bound is unimodal in ``T``: its forward difference is
-        ``-(D^2 - c nu^2(T)) (1 - q^2) q^(2T) + c (nu^2(T+1) - nu^2(T)) (1 - q^(2T+2))`` with
-        ``c = eta^2 / (1 - q^2)``; while ``D^2 >= c nu^2(T)`` both parts are non-decreasing in ``T``
-        (``nu^2(T) ~ T log(2T/delta)`` is increasing and convex), and afterwards the difference is
-        positive. So bisection on the sign of the difference finds the minimiser.
-        """
-        def rises(t: int) -> bool:
-            return self.round_error_bound(phase, m_items, dim, t + 1) >= self.round_error_bound(phase, m_items, dim, t)
-
-        lo, hi = 0, limit  # the minimiser lies in [lo, hi]
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if rises(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
+        """Bound on ``E||theta_hat_t - theta*_t||^2`` after ``steps`` steps of round ``phase`` (:func:`round_error_bound`)."""
+        return round_error_bound(self, phase, m_items, dim, steps)
 
     def round_optimizer(self, phase: PhaseRound) -> WinsorizedFirstOrder:
         """Algorithm 3 as run in round ``phase`` (its private part; the regulariser is post-processing)."""

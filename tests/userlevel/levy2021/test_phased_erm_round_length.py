@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.userlevel.levy2021.phased_erm import PhasedERM, localization_steps
+from dpaudit.userlevel.levy2021.phased_erm import PhasedERM
+from dpaudit.userlevel.levy2021.round_length import localization_steps
 from dpaudit.userlevel.losses import SquaredLoss
 from dpaudit.userlevel.projections import project_l2_ball
 

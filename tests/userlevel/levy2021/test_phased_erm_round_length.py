@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -22,7 +23,7 @@ import pytest
 from scipy import stats
 
 from dpaudit.userlevel.levy2021.phased_erm import PhasedERM
-from dpaudit.userlevel.levy2021.round_length import localization_steps
+from dpaudit.userlevel.levy2021.round_length import localization_steps, round_noise_variance
 from dpaudit.userlevel.losses import SquaredLoss
 from dpaudit.userlevel.projections import project_l2_ball
 
@@ -183,3 +184,23 @@ def test_skipped_rounds_read_no_data(rng):
     np.testing.assert_array_equal(out, np.tile([0.1, -0.2], (5, 1)))
     assert erm.tight_guarantee(10_000, 10, 2).epsilon == 0.0
     assert erm.gradient_count(10_000, 10, 2) == 0
+
+
+@pytest.mark.parametrize("steps", [1, 12])
+def test_round_noise_variance_is_the_measured_variance_of_a_private_gradient(steps):
+    """nu^2(T): the released gradient of a T-step run of round 1, on users whose gradients all coincide
+    (PrivateRange's bin then holds every user), deviates from the true mean by exactly the noise; its
+    mean squared size matches round_noise_variance (two-sided z-test), and it grows with T."""
+    rng = np.random.default_rng(SEED)
+    n, m, d = 4096, 8, 2
+    erm = PhasedERM(SquaredLoss(), 4.0, 1e-6, 1.0, 1.0, label_bound=0.65, rounds=1, tau=0.3, gamma=1e-3)
+    phase = erm.schedule(n, m, d)[0]
+    est = erm.round_optimizer(dataclasses.replace(phase, steps=steps)).gradient_estimator(phase.n_users, m, d)
+    grads = np.tile([0.2, -0.1], (1, phase.n_users, 1))
+    out = est.release(grads, 6000, rng=rng)
+    sq = np.sum((out - [0.2, -0.1]) ** 2, axis=1)
+    predicted = round_noise_variance(erm, phase, m, d, steps)
+    z = stats.norm.isf(FAILURE_PROB / 4)
+    assert abs(sq.mean() - predicted) <= z * sq.std(ddof=1) / math.sqrt(sq.size), (steps, sq.mean(), predicted, SEED)
+    if steps > 1:
+        assert predicted > 12 * round_noise_variance(erm, phase, m, d, 1)  # T log(2T/delta) grows faster than T

@@ -185,6 +185,6 @@ def test_extreme_finite_inputs_stay_inside_the_ball_and_invalid_data_are_refused
         assert np.all(np.isfinite(out))
         with pytest.raises(InvalidArgument, match="finite"):
             mech.sample(np.full((5, 3, 2), np.inf), 1, rng=np.random.default_rng(0))
-    x = np.array([[0.3, -0.4], [3.0, 4.0], [1e308, 1e308]])
-    np.testing.assert_allclose(clip_to_ball(x, 1.0), [[0.3, -0.4], [0.6, 0.8], [math.sqrt(0.5), math.sqrt(0.5)]],
-                               rtol=1e-12)
+    x = np.array([[0.3, -0.4], [0.9, 1.2], [3.0, 4.0], [1e308, 1e308]])
+    np.testing.assert_allclose(clip_to_ball(x, 1.0),
+                               [[0.3, -0.4], [0.6, 0.8], [0.6, 0.8], [math.sqrt(0.5), math.sqrt(0.5)]], rtol=1e-12)

@@ -75,6 +75,12 @@ def test_released_excess_matches_the_drift_model():
     se = math.hypot(measured.std(ddof=1) / math.sqrt(trials), model.std(ddof=1) / math.sqrt(model.size))
     z = stats.norm.isf(FAILURE_PROB / 2)
     assert abs(measured.mean() - model.mean()) <= z * se, (measured.mean(), model.mean(), se, SEED)
+    # the share of releases strictly inside the box (not projected onto a face) is set by the last
+    # phases' noise: compare it too (two-proportion z-test)
+    inside_meas = float(np.mean(np.abs(out[:, 0]) < prob.radius))
+    inside_model = float(np.mean((model > 0) & (model < 2 * prob.trivial_excess)))
+    se_p = math.sqrt(inside_model * (1 - inside_model) * (1 / trials + 1 / model.size))
+    assert abs(inside_meas - inside_model) <= z * se_p, (inside_meas, inside_model, se_p, SEED)
     # at this size the release is at the trivial level: the model says so too
     assert abs(model.mean() - prob.trivial_excess) <= 0.02 * prob.trivial_excess
 

@@ -18,7 +18,7 @@ Configurations: the point n = 10^4, m = 10, eps = 1 (delta = 1/n^2, Algorithm 4'
 which round 1 of Corollary 2 wants hundreds of steps; and n = 8192, m = 256, eps = 16 with the
 user-level concentration radius of the binary design (``tau = 1.3 sqrt(2 ln(6n/gamma)/m)``, Hoeffding and
 a union bound), where the gradients carry signal. ``--quick`` leaves out the Corollary 2 run of the
-second configuration (several minutes).
+second configuration (about 20 minutes on 2 loaded cores).
 
 Run: ``python -m benchmarks.bench_levy_phased_erm_utility [--quick]``.
 """

@@ -112,7 +112,22 @@ def _user_means(owner: str, data: Any, clip: float) -> NDArray[np.float64]:
 
 
 @dataclass(frozen=True)
-class ClippedUserMeanGaussian(MechanismBase):
+class _ApproxBaseline(MechanismBase):
+    """Fields and checks shared by the ``(epsilon, delta)`` baselines: the target and the clip ``C``."""
+
+    epsilon: float
+    delta: float
+    clip: float
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        check_positive(owner, "epsilon", self.epsilon)
+        check_probability(owner, "delta", self.delta, allow_zero=False)
+        check_positive(owner, "clip", self.clip)
+
+
+@dataclass(frozen=True)
+class ClippedUserMeanGaussian(_ApproxBaseline):
     """Average of clipped user means plus analytic Gaussian noise. ``(eps, delta)``-user-level DP.
 
     Parameters
@@ -141,16 +156,6 @@ class ClippedUserMeanGaussian(MechanismBase):
     >>> out.shape, bool(np.allclose(out.mean(axis=0), 0.25, atol=0.01))
     ((4000, 2), True)
     """
-
-    epsilon: float
-    delta: float
-    clip: float
-
-    def __post_init__(self) -> None:
-        owner = type(self).__name__
-        check_positive(owner, "epsilon", self.epsilon)
-        check_probability(owner, "delta", self.delta, allow_zero=False)
-        check_positive(owner, "clip", self.clip)
 
     def sensitivity(self, n_users: int) -> float:
         """User-level l2 sensitivity ``2C/n`` of the clipped average."""
@@ -227,7 +232,7 @@ class ClippedUserMeanLaplace(MechanismBase):
 
 
 @dataclass(frozen=True)
-class GroupPrivateItemMean(MechanismBase):
+class GroupPrivateItemMean(_ApproxBaseline):
     """Item-level DP mean of clipped items, made user-level by group privacy. ``(eps, delta)``-user-level DP.
 
     Parameters
@@ -253,16 +258,6 @@ class GroupPrivateItemMean(MechanismBase):
     >>> round(e_item, 3), bool(d_item < 1e-6 / 10)
     (0.1, True)
     """
-
-    epsilon: float
-    delta: float
-    clip: float
-
-    def __post_init__(self) -> None:
-        owner = type(self).__name__
-        check_positive(owner, "epsilon", self.epsilon)
-        check_probability(owner, "delta", self.delta, allow_zero=False)
-        check_positive(owner, "clip", self.clip)
 
     def item_budget(self, m_items: int) -> tuple[float, float]:
         """``(eps/m, delta (e^{eps/m} - 1)/(e^{eps} - 1))``: the item-level budget whose group-``m`` guarantee is the claim."""

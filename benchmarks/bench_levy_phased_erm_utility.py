@@ -5,7 +5,7 @@ The rules (:class:`~dpaudit.userlevel.levy2021.phased_erm.PhasedERM`, ``step_rul
 * ``capped-32`` (the rule this package used before): Corollary 2's ``((H + lambda_t)/lambda_t) log(.)``
   capped at 32 steps per round, reproduced here by :class:`_Capped32` to measure against;
 * ``corollary2``: each round solved to Corollary 2's accuracy (no cap);
-* ``balanced`` (the default): the round length minimising the round's error bound, optimisation
+* ``balanced`` (an option beyond Algorithm 4): the round length minimising the round's error bound, optimisation
   error plus the noise that more steps (smaller per-step budgets) add; 0 steps skips the round.
 
 The problem is least squares with a known population optimum: ``x = (a_1 .. a_d)/sqrt(d)`` with
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
               f"trivial theta=0: {trivial:.4f}")
         rules: list[tuple[str, PhasedERM]] = [
             ("capped-32", _Capped32(SquaredLoss(), eps, delta, 1.0, 1.0, label_bound=label_bound, **kw)),
-            ("balanced", PhasedERM(SquaredLoss(), eps, delta, 1.0, 1.0, label_bound=label_bound, **kw)),
+            ("balanced", PhasedERM(SquaredLoss(), eps, delta, 1.0, 1.0, label_bound=label_bound, step_rule="balanced", **kw)),
         ]
         if run_cor2:
             rules.append(("corollary2", PhasedERM(SquaredLoss(), eps, delta, 1.0, 1.0, label_bound=label_bound,

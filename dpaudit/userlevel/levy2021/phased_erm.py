@@ -135,11 +135,13 @@ class PhasedERM(MechanismBase):
     steps : int, optional
         Gradient steps in every round. Default: per round, from ``step_rule`` (smooth losses only).
     step_rule : {"balanced", "corollary2"}
-        How the default round length is chosen (see Notes). ``"corollary2"``: the steps that bring
-        the optimisation error to Corollary 2's tolerance (:func:`localization_steps`).
-        ``"balanced"`` (default): the ``T`` in ``0 .. localization_steps`` that minimises the bound
-        on the round's error, optimisation error plus the noise that ``T`` steps' smaller budgets
-        add (``T = 0`` skips the round: it releases its centre and reads no data).
+        How the default round length is chosen (see Notes). ``"corollary2"`` (default, the paper's):
+        the steps that bring the optimisation error to Corollary 2's tolerance
+        (:func:`localization_steps`). ``"balanced"`` (a proposal beyond Algorithm 4 [PROP]): the
+        ``T`` in ``0 .. localization_steps`` that minimises the bound on the round's error,
+        optimisation error plus the noise that ``T`` steps' smaller budgets add (``T = 0`` skips the
+        round: it releases its centre and reads no data). At the sizes that run here it is never
+        worse than the paper's rule (``python -m benchmarks.bench_levy_phased_erm_utility``).
     max_steps : int, optional
         A compute cap on the default round length (default none). A cap that binds stops the round
         short of the rule's choice; the privacy accounting follows the capped count.
@@ -187,7 +189,7 @@ class PhasedERM(MechanismBase):
       :func:`localization_steps`, the first ``T`` whose optimisation term is at most the tolerance
       ``sigma^2 d^2 / (lambda_t^2 n_t^2 m eps^2)`` [LSA+21, Cor 2]. It is at most Corollary 2's printed
       ``((H + lambda_t)/lambda_t) log(.)``. Beyond it, steps only add noise.
-    * ``"balanced"`` (default) resolves the trade-off: the ``T`` in ``0 .. localization_steps`` with the
+    * ``"balanced"`` (the option beyond the paper) resolves the trade-off: the ``T`` in ``0 .. localization_steps`` with the
       smallest bound (unimodal in ``T``, found by bisection, :meth:`_balanced_steps`). In Theorem 4's
       regime the noise term is below the tolerance and the rules nearly agree; at small ``n`` one
       step's noise exceeds what it can gain, and the round is shortened or skipped (``T = 0``: the
@@ -234,7 +236,7 @@ class PhasedERM(MechanismBase):
     smoothness: float | None = None
     rounds: int | None = None
     steps: int | None = None
-    step_rule: StepRule = "balanced"
+    step_rule: StepRule = "corollary2"
     max_steps: int | None = None
     tau: float | None = None
     gamma: float | None = None

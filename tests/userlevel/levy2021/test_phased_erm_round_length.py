@@ -106,7 +106,7 @@ def test_schedule_steps_follow_corollary_2_tolerance():
 
 def test_balanced_steps_minimise_the_error_bound():
     erm = PhasedERM(SquaredLoss(), 16.0, 1e-8, 1.0, 1.0, label_bound=0.65, tau=0.48, gamma=1e-3, mode="paper",
-                    tau_rule="tight")
+                    tau_rule="tight", step_rule="balanced")
     n, m, d = 8192, 256, 2
     plan = erm.schedule(n, m, d)
     ref = PhasedERM(SquaredLoss(), 16.0, 1e-8, 1.0, 1.0, label_bound=0.65, tau=0.48, gamma=1e-3, mode="paper",
@@ -175,7 +175,7 @@ def test_round_error_matches_the_noise_model_and_stays_below_its_bound():
 
 def test_skipped_rounds_read_no_data(rng):
     # at n = 10^4, m = 10, eps = 1 one step's noise exceeds what it can gain in every round
-    erm = PhasedERM(SquaredLoss(), 1.0, 1e-8, 1.0, 1.0, label_bound=0.65, theta0=(0.1, -0.2))
+    erm = PhasedERM(SquaredLoss(), 1.0, 1e-8, 1.0, 1.0, label_bound=0.65, theta0=(0.1, -0.2), step_rule="balanced")
     plan = erm.schedule(10_000, 10, 2)
     assert all(p.steps == 0 for p in plan)
     assert all(p.error_bound == p.initial_distance**2 for p in plan)

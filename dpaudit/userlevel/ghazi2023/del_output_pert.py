@@ -36,15 +36,22 @@ from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.mechanisms.discrete import sample_tdlap
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.ghazi2023.erm import identical_rows
 from dpaudit.userlevel.ghazi2023.functions import UserFunction
 from dpaudit.userlevel.ghazi2023.parameters import PAPER_FLAW, DelOutputPertParameters, alg1_parameters
 from dpaudit.userlevel.ghazi2023.stability import StabilityResult, bitmask_stability, typed_stability
 
-__all__ = ["ENGINES", "DelOutputPert", "release"]
+__all__ = ["ENGINES", "DelOutputPert", "release", "to_user_units"]
 
 ENGINES: tuple[str, ...] = ("typed", "exact")
 
 _FLOAT_MAX = float(np.finfo(float).max)
+
+
+def to_user_units(values: NDArray[np.float64], scale: float) -> NDArray[np.float64]:
+    """``scale * values``, clipped first so that the product is finite (post-processing: a fixed map)."""
+    limit = (_FLOAT_MAX / scale) * (1.0 - 1e-12) if scale > 1.0 else _FLOAT_MAX
+    return np.clip(values, -limit, limit) * scale
 
 
 def release(k: NDArray[np.int64], centre: NDArray[np.float64], sigma: float, r1: NDArray[np.int64],
@@ -58,8 +65,7 @@ def release(k: NDArray[np.int64], centre: NDArray[np.float64], sigma: float, r1:
     centre = np.broadcast_to(centre, (t, centre.shape[-1]))
     bottom = (r1 < k) | (k < 0)
     noisy = centre + rng.normal(0.0, sigma, size=centre.shape)
-    limit = _FLOAT_MAX / scale if scale > 1.0 else _FLOAT_MAX
-    vec = np.clip(noisy, -limit, limit) * scale
+    vec = to_user_units(noisy, scale)
     out = np.empty((t, centre.shape[-1] + 1))
     out[:, 0] = bottom
     out[:, 1:] = np.where(bottom[:, None], 0.0, vec)
@@ -150,12 +156,8 @@ class DelOutputPert(MechanismBase):
                 return np.stack([np.atleast_1d(self.function(x[row])) for row in keep])
 
             return bitmask_stability(n, values, kappa=p.kappa, threshold=p.threshold)
-        flat = x.reshape(n, -1)
-        flat = np.where(flat == 0.0, 0.0, flat)
-        _, first, inverse = np.unique(flat, axis=0, return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")
-        types = x[first[order]]
-        counts = np.bincount(np.argsort(order)[inverse.reshape(-1)], minlength=first.size)
+        reps, counts, _ = identical_rows(x.reshape(n, -1))
+        types = x[reps]
 
         def typed_values(states: NDArray[np.int64]) -> NDArray[np.float64]:
             return np.asarray(self.function.of_counts(types, counts[None] - states), dtype=float)[None]

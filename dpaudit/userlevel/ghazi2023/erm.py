@@ -42,7 +42,7 @@ from dpaudit._validation import argument_error, check_nonnegative, check_positiv
 from dpaudit.data import as_user_dataset
 from dpaudit.userlevel.losses import LogisticLoss, Loss, SquaredLoss
 
-__all__ = ["ERMProblem", "GroupedData", "UnitData"]
+__all__ = ["ERMProblem", "GroupedData", "UnitData", "identical_rows"]
 
 # rounding allowance of the unit-scale domain check: x / B with |x| <= B can round above 1 by an ulp
 _DOMAIN_SLACK = 1e-12
@@ -68,15 +68,17 @@ class UnitData:
 class GroupedData:
     """Users grouped into *types* (identical multisets of items), with per-type statistics.
 
-    ``counts[t]`` users share type ``t``; ``members[t]`` lists them. For the squared loss the
-    per-type means ``A[t] = mean x~ x~^T`` and ``b[t] = mean y~ x~`` are all a minimiser needs; the
-    logistic loss keeps the type's items.
+    ``counts[t]`` users share type ``t``. A type's items are stored once per distinct item, with
+    ``item_weights[t]`` the fraction of the type's ``m`` items equal to it (rows padded with weight 0),
+    so a user whose ``m`` items repeat a few values costs a few evaluations. For the squared loss the
+    per-type means ``A[t] = mean x~ x~^T`` and ``b[t] = mean y~ x~`` are all a minimiser needs.
     """
 
     counts: NDArray[np.int64]
     user_type: NDArray[np.int64]
-    features: NDArray[np.float64]  # (types, m, d)
-    labels: NDArray[np.float64]  # (types, m)
+    features: NDArray[np.float64]  # (types, k, d), distinct items
+    labels: NDArray[np.float64]  # (types, k)
+    item_weights: NDArray[np.float64]  # (types, k), each row sums to 1
     second_moment: NDArray[np.float64] | None = None  # (types, d, d), squared loss
     cross_moment: NDArray[np.float64] | None = None  # (types, d), squared loss
 
@@ -87,6 +89,37 @@ class GroupedData:
     @property
     def dim(self) -> int:
         return int(self.features.shape[2])
+
+
+def identical_rows(rows: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Group identical rows of ``rows`` ``(n, k)``: representatives (first occurrences, in order of appearance),
+    counts, and each row's group. ``-0.0`` and ``0.0`` are the same value."""
+    flat = np.ascontiguousarray(np.where(rows == 0.0, 0.0, rows))
+    keys = flat.view(np.dtype((np.void, flat.dtype.itemsize * flat.shape[1]))).ravel()  # one byte string per row
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")  # groups numbered by first appearance
+    group = rank[inverse.reshape(-1)]
+    reps = first[np.argsort(rank, kind="stable")]
+    return reps.astype(np.int64), np.bincount(group, minlength=reps.size).astype(np.int64), group.astype(np.int64)
+
+
+def _compress(items: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Distinct items of each user (rows of ``items`` ``(g, m, d + 1)``, sorted within a user) with their weights."""
+    g, m, width = items.shape
+    new = np.ones((g, m), dtype=bool)
+    new[:, 1:] = np.any(items[:, 1:] != items[:, :-1], axis=2)
+    distinct = new.sum(axis=1)
+    k = int(distinct.max())
+    feats = np.zeros((g, k, width - 1))
+    labels = np.zeros((g, k))
+    weights = np.zeros((g, k))
+    slot = np.cumsum(new, axis=1) - 1  # index of each item's distinct value within its user
+    rows = np.repeat(np.arange(g), m)
+    np.add.at(weights, (rows, slot.ravel()), 1.0 / m)
+    first = new.ravel()
+    feats[rows[first], slot.ravel()[first]] = items.reshape(-1, width)[first, :-1]
+    labels[rows[first], slot.ravel()[first]] = items.reshape(-1, width)[first, -1]
+    return feats, labels, weights
 
 
 @dataclass(frozen=True)
@@ -129,7 +162,7 @@ class ERMProblem:
         else:
             scale = 1.0 / bx / by
             unit_l2 = lam * scale * scale
-        unit_radius = self.radius / scale
+        unit_radius = self.radius / scale if math.isfinite(scale) and scale > 0 else math.nan
         ok = all(math.isfinite(v) and v > 0 for v in (scale, unit_radius)) and math.isfinite(unit_l2)
         if not ok or (lam > 0 and unit_l2 == 0.0):
             raise argument_error(owner, "feature_bound", "a declared domain whose unit-scale numbers are finite and "
@@ -137,6 +170,9 @@ class ERMProblem:
         object.__setattr__(self, "scale", float(scale))
         object.__setattr__(self, "unit_l2", float(unit_l2))
         object.__setattr__(self, "unit_radius", float(unit_radius))
+        if not math.isfinite(self.lipschitz()):
+            raise argument_error(owner, "radius", f"small enough that the Lipschitz constant on K is finite in unit "
+                                 f"coordinates (radius {unit_radius!r}, l2 {unit_l2!r})", self.radius)
 
     @property
     def is_squared(self) -> bool:
@@ -193,30 +229,30 @@ class ERMProblem:
     def group(self, data: UnitData) -> GroupedData:
         """Group users with identical multisets of items (the loss is symmetric in users and in items)."""
         n, m, d = data.shape
-        items = np.concatenate([data.features, data.labels[..., None]], axis=2)  # (n, m, d + 1)
-        order = np.lexsort(items.transpose(2, 0, 1)[::-1], axis=-1) if m > 1 else np.zeros((n, 1), dtype=np.int64)
-        canon = np.take_along_axis(items, order[..., None], axis=1).reshape(n, -1)
-        canon = np.where(canon == 0.0, 0.0, canon)  # -0.0 and 0.0 are the same item
-        _, first, inverse = np.unique(canon, axis=0, return_index=True, return_inverse=True)
-        # number types by first appearance, so that the grouping is a function of the ordered data
-        rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")
-        user_type = rank[inverse.reshape(-1)]
-        reps = first[np.argsort(rank, kind="stable")]
-        feats, labels = data.features[reps], data.labels[reps]
-        grouped = GroupedData(np.bincount(user_type, minlength=reps.size).astype(np.int64), user_type.astype(np.int64),
-                              feats, labels)
-        if self.is_squared:
-            second = np.einsum("tmi,tmj->tij", feats, feats) / m
-            cross = np.einsum("tmi,tm->ti", feats, labels) / m
-            grouped = GroupedData(grouped.counts, grouped.user_type, feats, labels, second, cross)
-        return grouped
+        canon = self._canonical_items(data)
+        reps, counts, user_type = identical_rows(canon.reshape(n, -1))
+        return self._grouped(canon[reps], counts, user_type)
 
     def per_user_groups(self, data: UnitData) -> GroupedData:
         """Every user its own group (no grouping): the reference the type grouping is tested against."""
+        n = data.shape[0]
+        return self._grouped(self._canonical_items(data), np.ones(n, dtype=np.int64), np.arange(n))
+
+    @staticmethod
+    def _canonical_items(data: UnitData) -> NDArray[np.float64]:
+        """Each user's items sorted lexicographically, ``-0.0`` read as ``0.0``: ``(n, m, d + 1)``."""
         n, m, _ = data.shape
-        grouped = GroupedData(np.ones(n, dtype=np.int64), np.arange(n), data.features, data.labels)
+        items = np.concatenate([data.features, data.labels[..., None]], axis=2)
+        items = np.where(items == 0.0, 0.0, items)
+        if m == 1:
+            return items
+        order = np.lexsort(items.transpose(2, 0, 1)[::-1], axis=-1)
+        return np.take_along_axis(items, order[..., None], axis=1)
+
+    def _grouped(self, items: NDArray[np.float64], counts: NDArray[np.int64], user_type: NDArray[np.int64]) -> GroupedData:
+        feats, labels, weights = _compress(items)
+        second = cross = None
         if self.is_squared:
-            second = np.einsum("tmi,tmj->tij", data.features, data.features) / m
-            cross = np.einsum("tmi,tm->ti", data.features, data.labels) / m
-            grouped = GroupedData(grouped.counts, grouped.user_type, data.features, data.labels, second, cross)
-        return grouped
+            second = np.einsum("tk,tki,tkj->tij", weights, feats, feats)
+            cross = np.einsum("tk,tki,tk->ti", weights, feats, labels)
+        return GroupedData(counts, user_type, feats, labels, weights, second, cross)

@@ -72,6 +72,7 @@ __all__ = [
 ]
 
 PRESETS: tuple[str, ...] = ("corrected", "paper")
+_SIGMA_MAX = 1e300
 THRESHOLDS: tuple[str, ...] = ("printed", "union_bound", "certified")
 
 PAPER_FLAW = (
@@ -160,9 +161,9 @@ def alg1_parameters(epsilon: float, delta: float, threshold: float, *, preset: s
         sigma = 2.0 * math.sqrt(log_term) * sensitivity / eps_bar  # reading E2
     else:
         sigma = 2.0 * math.sqrt(log_term * sensitivity / output_scale) / eps_bar  # as typeset, in the user's units
-    if not (math.isfinite(sigma) and sigma > 0.0):
-        raise argument_error(owner, "threshold", f"small enough that sigma = {sigma!r} is finite (kappa = {kap})",
-                             threshold)
+    if not (0.0 < sigma <= _SIGMA_MAX):  # sigma * z must stay finite for every Gaussian draw
+        raise argument_error(owner, "threshold", f"small enough that sigma = {sigma!r} is at most {_SIGMA_MAX:g} "
+                             f"(kappa = {kap})", threshold)
     pmf = tdlap_pmf(eps_bar, delta_bar, kappa=kap)
     edge = float(pmf[0])
     claimed = dlt if not overridden else min(1.0, 2.0 * edge + math.exp(eps_bar) * delta_bar)

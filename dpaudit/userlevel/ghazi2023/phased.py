@@ -59,6 +59,7 @@ from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.mechanisms.discrete import sample_tdlap
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.ghazi2023.del_output_pert import to_user_units
 from dpaudit.userlevel.ghazi2023.erm import ERMProblem, UnitData
 from dpaudit.userlevel.ghazi2023.parameters import PAPER_FLAW, PRESETS, THRESHOLDS, alg1_parameters, check_beta
 from dpaudit.userlevel.ghazi2023.sc_output_pert import SC_ENGINES, SCParameters, resolve_sc, stable_centres
@@ -67,7 +68,6 @@ from dpaudit.userlevel.ghazi2023.solver import Balls, project
 __all__ = ["PhaseCall", "PhaseRecord", "PhasedERM", "PhasedSCO", "run_phases"]
 
 _TRIAL_CHUNK = 4096
-_FLOAT_MAX = float(np.finfo(float).max)
 
 
 @dataclass(frozen=True)
@@ -140,12 +140,6 @@ def run_phases(problem: ERMProblem, unit: UnitData, calls: list[PhaseCall], *, b
         bottoms.append(float(bottom.mean()))
         certs.append(float(res.certified.mean()))
     return theta, PhaseRecord(tuple(bottoms), tuple(certs))
-
-
-def to_user_units(theta: NDArray[np.float64], scale: float) -> NDArray[np.float64]:
-    """Unit coordinates back to the user's, clipped so that the product stays finite (post-processing)."""
-    limit = _FLOAT_MAX / scale if scale > 1.0 else _FLOAT_MAX
-    return np.clip(theta, -limit, limit) * scale
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,7 @@ from dpaudit.userlevel.ghazi2023.stability import bitmask_stability, typed_stabi
 __all__ = ["SC_ENGINES", "SCOutputPert", "SCParameters", "StableCentres", "resolve_sc", "stable_centres"]
 
 SC_ENGINES: tuple[str, ...] = ("auto", "typed", "exact")
+_MIN_CONDITION = 1e-12
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,11 @@ def resolve_sc(problem: ERMProblem, *, epsilon: float, delta: float, beta: float
     (Alg 3-6 pass ``2G`` and ``lambda_i``).
     """
     beta = check_beta(owner, beta)
+    if not reg / (problem.unit_smoothness + reg) >= _MIN_CONDITION:
+        raise argument_error(owner, "problem", f"a strong convexity mu above the float resolution of the loss's curvature "
+                             f"(mu/(L + mu) = {reg / (problem.unit_smoothness + reg):.3g} < {_MIN_CONDITION:g} in unit "
+                             "coordinates): the minimiser cannot be computed to the accuracy the mechanism needs",
+                             problem)
     # kappa does not depend on Delta: resolve it once with a placeholder Delta
     kap = alg1_parameters(epsilon, delta, 1.0, preset=preset, kappa=kappa, owner=owner).kappa
     tau = solver_tolerance(problem, reg, rtol)

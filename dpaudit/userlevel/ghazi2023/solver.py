@@ -46,6 +46,7 @@ __all__ = ["MAX_FISTA_ITERATIONS", "Balls", "fista_iteration_bound", "group_grad
            "solver_tolerance"]
 
 MAX_FISTA_ITERATIONS = 200_000
+_NEVER = 2**62
 """Iteration cap of V-FISTA; a configuration whose a-priori bound exceeds it gets no certified fast path."""
 _CHUNK_ELEMENTS = 1 << 23
 
@@ -83,29 +84,42 @@ def fista_iteration_bound(problem: ERMProblem, reg: float, tau: float, balls_rad
     bracket is at most ``G_F D + lam D^2/2`` (``D`` the diameter of the feasible set, ``G_F`` the
     gradient bound on it), and ``(lam/2)||x_k - x*||^2 <= F(x_k) - F*``.
     """
-    big_l = problem.unit_smoothness + reg
-    q = reg / big_l
+    q = reg / (problem.unit_smoothness + reg)
     diam = 2.0 * balls_radius
     grad = problem.unit_lipschitz(problem.unit_radius) + reg * (problem.unit_radius + centre_norm)
-    start = grad * diam + 0.5 * reg * diam * diam
-    target = 0.5 * reg * (tau / 2.0) ** 2
-    if start <= target:
-        return 1
-    return int(math.ceil(math.log(start / target) / math.sqrt(q))) + 1
+    try:  # in logs: the public numbers may be extreme (unit scale of a domain near the float limits)
+        log_start = float(np.logaddexp(math.log(grad) + math.log(diam), math.log(0.5 * reg) + 2.0 * math.log(diam)))
+        log_target = math.log(0.5 * reg) + 2.0 * math.log(tau / 2.0)
+    except (ValueError, OverflowError):
+        return _NEVER
+    gap = log_start - log_target
+    if not math.isfinite(gap) or q <= 0.0:
+        return _NEVER
+    return 1 if gap <= 0 else int(min(gap / math.sqrt(q), float(_NEVER))) + 1
 
 
 # -- projections ---------------------------------------------------------------------------------
 
 
+def _norm(v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Row norms without overflow of the squares: ``max|v| * ||v / max|v|||`` (inf only when the norm itself is)."""
+    top = np.max(np.abs(v), axis=-1)
+    safe = np.where(top > 0, top, 1.0)
+    with np.errstate(over="ignore"):
+        return top * np.sqrt(np.sum((v / safe[..., None]) ** 2, axis=-1))
+
+
 def _project_ball(x: NDArray[np.float64], c: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.float64]:
     v = x - c
-    norm = np.linalg.norm(v, axis=-1, keepdims=True)
-    factor = np.where(norm > r[..., None], r[..., None] / np.where(norm > 0, norm, 1.0), 1.0)
-    return c + v * factor
+    top = np.max(np.abs(v), axis=-1, keepdims=True)
+    unit = v / np.where(top > 0, top, 1.0)  # the direction, at unit scale (no overflow in the norm)
+    length = np.sqrt(np.sum(unit**2, axis=-1, keepdims=True))
+    outside = top * length > r[..., None]
+    return np.where(outside, c + unit * (r[..., None] / np.where(length > 0, length, 1.0)), x)
 
 
 def _inside(x: NDArray[np.float64], c: NDArray[np.float64], r: NDArray[np.float64], slack: float = 1e-12) -> NDArray[np.bool_]:
-    return np.linalg.norm(x - c, axis=-1) <= r * (1.0 + slack) + slack
+    return _norm(x - c) <= r * (1.0 + slack) + slack
 
 
 def _project_two(x: NDArray[np.float64], c1: NDArray[np.float64], r1: NDArray[np.float64], c2: NDArray[np.float64],
@@ -118,7 +132,7 @@ def _project_two(x: NDArray[np.float64], c1: NDArray[np.float64], r1: NDArray[np
     out = np.where(use2[:, None], q2, out)
     rest = ~ok2 & ~use2
     u = c2 - c1
-    dist = np.linalg.norm(u, axis=-1)
+    dist = _norm(u)
     empty = dist > r1 + r2
     circle = rest & ~empty
     if circle.any():
@@ -181,10 +195,10 @@ def group_gradients(problem: ERMProblem, groups: GroupedData, phi: NDArray[np.fl
     """Mean unit-scale data-loss gradient of every group at every point: ``(P, g, d)`` for ``phi`` ``(P, d)``."""
     if problem.is_squared:
         return np.einsum("gij,pj->pgi", groups.second_moment, phi) - groups.cross_moment[None]
-    x, y = groups.features, groups.labels
-    margin = np.einsum("gmd,pd->pgm", x, phi)
+    x, y, w = groups.features, groups.labels, groups.item_weights
+    margin = np.einsum("gkd,pd->pgk", x, phi)
     slope = -y[None] * special.expit(-y[None] * margin)  # d/dmargin log(1 + e^{-y margin})
-    return np.einsum("pgm,gmd->pgd", slope, x) / x.shape[1]
+    return np.einsum("pgk,gk,gkd->pgd", slope, w, x)
 
 
 def _data_gradient(problem: ERMProblem, groups: GroupedData, weights: NDArray[np.float64],
@@ -223,9 +237,12 @@ def minimise(problem: ERMProblem, groups: GroupedData, weights: NDArray[np.float
         rhs = b + reg * centre
         if d == 1:
             return project(rhs / (a[:, :, 0] + reg), balls)  # exact: 1-d strictly convex quadratic
-        sol = np.linalg.solve(a + reg * np.eye(d), rhs[..., None])[..., 0]
-        inside = np.all([_inside(sol, balls.centres[:, j], balls.radii[:, j], 0.0) for j in range(balls.radii.shape[1])],
-                        axis=0)
+        try:
+            sol = np.linalg.solve(a + reg * np.eye(d), rhs[..., None])[..., 0]
+            inside = np.all([_inside(sol, balls.centres[:, j], balls.radii[:, j], 0.0)
+                             for j in range(balls.radii.shape[1])], axis=0)
+        except np.linalg.LinAlgError:  # numerically singular (reg below the rounding of A): the iterative branch
+            sol, inside = np.zeros((p, d)), np.zeros(p, dtype=bool)
         if inside.all():
             return sol
         out = sol.copy()
@@ -251,7 +268,8 @@ def _bisect(problem: ERMProblem, groups: GroupedData, w: NDArray[np.float64], re
 
     left, right = lo.copy(), hi.copy()
     at_lo, at_hi = slope(lo) >= 0, slope(hi) <= 0
-    steps = int(math.ceil(math.log2(max(float(np.max(hi - lo)), tau) / tau))) + 1
+    width = max(float(np.max(hi - lo)), tau)
+    steps = int(math.ceil(math.log2(width) - math.log2(tau))) + 1  # halvings to width tau (logs: no overflow)
     for _ in range(steps):
         mid = 0.5 * (left + right)
         up = slope(mid) > 0

@@ -177,7 +177,8 @@ def typed_stability(counts: NDArray[np.int64], values: Callable[[NDArray[np.int6
     n_core = int(starts[horizon + 1])  # states with |a| <= H
     valid = child[:n_core] >= 0
     safe_child = np.where(valid, child[:n_core], 0)
-    gaps = np.linalg.norm(vals[:, :n_core, None, :] - vals[:, safe_child, :], axis=-1)  # (P, S_core, tau)
+    with np.errstate(over="ignore"):  # a gap that overflows (f near the float limits) is inf > Delta: bad, rightly
+        gaps = np.linalg.norm(vals[:, :n_core, None, :] - vals[:, safe_child, :], axis=-1)  # (P, S_core, tau)
     dbar = np.where(valid[None], gaps, 0.0).max(axis=2)
     bad = dbar > threshold
     unstable = bad.copy()
@@ -216,11 +217,12 @@ def bitmask_stability(n_users: int, values: Callable[[NDArray[np.int64]], NDArra
     vals = np.zeros((size, vals_needed.shape[1]))
     vals[need] = vals_needed
     bad = np.zeros(size, dtype=bool)
-    for d_mask in masks[pop <= horizon]:
+    core = masks[pop <= horizon]
+    with np.errstate(over="ignore"):  # an overflowing gap is inf > Delta: bad, rightly
         for j in range(n):
-            if not d_mask >> j & 1 and np.linalg.norm(vals[d_mask] - vals[d_mask | 1 << j]) > threshold:
-                bad[d_mask] = True
-                break
+            sub = core[(core >> j & 1) == 0]
+            gap = np.linalg.norm(vals[sub] - vals[sub | 1 << j], axis=1)
+            bad[sub[gap > threshold]] = True
     unstable = bad.copy()
     for j in range(n):  # superset-OR: unstable[S] = OR of bad[U] over U ⊇ S
         view = unstable.reshape(-1, 2, 1 << j)

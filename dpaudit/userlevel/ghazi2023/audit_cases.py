@@ -59,6 +59,7 @@ from dpaudit.userlevel.ghazi2023 import faulty
 from dpaudit.userlevel.ghazi2023.del_output_pert import DelOutputPert
 from dpaudit.userlevel.ghazi2023.erm import ERMProblem
 from dpaudit.userlevel.ghazi2023.functions import TwoCampScore
+from dpaudit.userlevel.ghazi2023.phased import PhasedSCO
 from dpaudit.userlevel.ghazi2023.sc_output_pert import SCOutputPert
 from dpaudit.userlevel.losses import SquaredLoss
 
@@ -69,6 +70,7 @@ __all__ = [
     "golden_mechanism",
     "golden_problem",
     "outlier_users",
+    "shared_endpoint_case",
     "tight_budget",
     "two_camp_users",
 ]
@@ -190,6 +192,38 @@ def _two_camp_cases() -> list[AuditCase]:
         _case("DelOutputPert: sigma for Delta, not 8 kappa Delta (P9)", broken, d0, d1, 100_000, True, "P9",
               "centres 2 kappa Delta apart are 3.7 sigma apart"),
     ]
+
+
+def shared_endpoint_case(preset: str, trials: int = 4000) -> AuditCase:
+    """Phased-SCO (Alg 4) with the differing user at ``n/2``, where the printed batches meet (E7, P15).
+
+    ``(eps, delta) = (1, 0.01)``, ``n = 4 N_0`` with the paper's ``N_0 = 8 kappa + 2``, ``m = 4000``,
+    ``lambda = 4``, printed threshold, golden labels: every batch holds ``kappa + 1`` outliers in ``d0``
+    (the shared user among them) and ``kappa`` in ``d1``. The printed closed ranges put user ``n/2`` in
+    both batches, each run at the full budget: the event "both phases answer ⊥" (output exactly
+    ``theta_hat_0 = 0``) has probability ratio ``~e^{2 eps_bar} = e^eps``. The corrected disjoint batches
+    read that user once: ``~e^{eps_bar}``, within the tight budget ``(eps/2, delta_bar)`` of the one
+    phase that sees the user (the centres coincide given the history, so only ⊥ flags differ).
+    """
+    problem = ERMProblem(SquaredLoss(), radius=1.0, feature_bound=1.0, label_bound=1.0, l2=0.0)
+    kw = {"beta": 0.3, "regulariser": 4.0, "threshold": "printed"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsoundMechanismWarning)
+        n = 4 * PhasedSCO(problem, EPSILON, 0.01, preset="paper", **kw).batch_zero()
+        mech = PhasedSCO(problem, EPSILON, 0.01, preset=preset, **kw)
+    shared, m = n // 2 - 1, 4000
+    d1 = np.zeros((n, m, 2))
+    d1[..., 0] = 1.0
+    for call in mech.calls(n, m, 1):
+        others = [u for u in call.users if u != shared][: call.spec.alg1.kappa]
+        d1[others, :, 1] = 1.0
+    d0 = d1.copy()
+    d0[shared, :, 1] = 1.0
+    broken = preset == "paper"
+    return _case(f"Phased-SCO, user n/2 ({preset} batches, tight eps/2)", mech, d0, d1, trials, broken,
+                 "E7/P15" if broken else None,
+                 "the printed closed ranges read user n/2 twice at full budget" if broken else
+                 "disjoint batches: one phase reads the user", tight_budget(EPSILON, 0.01))
 
 
 def ghazi2023_audit_cases() -> tuple[AuditCase, ...]:

@@ -81,12 +81,13 @@ from dpaudit.userlevel.ghazi2023.solver import (
     minimise,
     solver_tolerance,
 )
-from dpaudit.userlevel.ghazi2023.stability import bitmask_stability, typed_stability
+from dpaudit.userlevel.ghazi2023.stability import bitmask_stability, count_deletion_states, typed_stability
 
 __all__ = ["SC_ENGINES", "SCOutputPert", "SCParameters", "StableCentres", "resolve_sc", "stable_centres"]
 
 SC_ENGINES: tuple[str, ...] = ("auto", "typed", "exact")
 _MIN_CONDITION = 1e-12
+_PROBLEM_STATES = 1 << 22  # problems x states x types per chunk of the typed search
 
 
 @dataclass(frozen=True)
@@ -160,8 +161,8 @@ class StableCentres:
     states: int
 
 
-def _typed(problem: ERMProblem, groups: GroupedData, spec: SCParameters, centre: NDArray[np.float64], balls: Balls,
-           max_states: int | None) -> tuple[NDArray[np.int64], NDArray[np.float64], int]:
+def _typed_chunk(problem: ERMProblem, groups: GroupedData, spec: SCParameters, centre: NDArray[np.float64],
+                 balls: Balls, max_states: int | None) -> tuple[NDArray[np.int64], NDArray[np.float64], int]:
     p = centre.shape[0]
 
     def values(states: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -175,6 +176,18 @@ def _typed(problem: ERMProblem, groups: GroupedData, spec: SCParameters, centre:
     res = typed_stability(groups.counts, values, kappa=spec.alg1.kappa, threshold=spec.alg1.threshold,
                           max_states=max_states)
     return res.k, res.centre, res.states
+
+
+def _typed(problem: ERMProblem, groups: GroupedData, spec: SCParameters, centre: NDArray[np.float64], balls: Balls,
+           max_states: int | None) -> tuple[NDArray[np.int64], NDArray[np.float64], int]:
+    """The typed search for every problem, in chunks so that problems x states stays bounded in memory."""
+    states = count_deletion_states(groups.counts, 4 * spec.alg1.kappa + 1)
+    if max_states is not None and states > max_states:  # refuse before any work (typed_stability says why)
+        return _typed_chunk(problem, groups, spec, centre[:1], balls.take(np.array([0])), max_states)
+    chunk = max(1, _PROBLEM_STATES // max(1, states * groups.n_types))
+    parts = [_typed_chunk(problem, groups, spec, centre[i:i + chunk], balls.take(np.arange(i, min(i + chunk, len(centre)))),
+                          max_states) for i in range(0, len(centre), chunk)]
+    return np.concatenate([q[0] for q in parts]), np.concatenate([q[1] for q in parts]), parts[0][2]
 
 
 def _exact(problem: ERMProblem, unit: UnitData, spec: SCParameters, centre: NDArray[np.float64],
@@ -199,7 +212,21 @@ def _exact(problem: ERMProblem, unit: UnitData, spec: SCParameters, centre: NDAr
 def stable_centres(problem: ERMProblem, unit: UnitData, groups: GroupedData, spec: SCParameters, *,
                    centre: NDArray[np.float64], balls: Balls, engine: str, max_states: int | None) -> StableCentres:
     """``(k, f(x_{-S*}))`` of ``P`` SCOutputPert problems on the same users (regulariser centres and
-    constraint balls may differ per problem; see the module docstring for the engines)."""
+    constraint balls may differ per problem; see the module docstring for the engines). Identical
+    problems (e.g. every trial of a first phase) are solved once."""
+    p = centre.shape[0]
+    key = np.concatenate([centre, balls.centres.reshape(p, -1), balls.radii], axis=1)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    if first.size < p:
+        sub = _stable_centres(problem, unit, groups, spec, centre=centre[first], balls=balls.take(first),
+                              engine=engine, max_states=max_states)
+        inv = inverse.reshape(-1)
+        return StableCentres(sub.k[inv], sub.centre[inv], sub.certified[inv], sub.states)
+    return _stable_centres(problem, unit, groups, spec, centre=centre, balls=balls, engine=engine, max_states=max_states)
+
+
+def _stable_centres(problem: ERMProblem, unit: UnitData, groups: GroupedData, spec: SCParameters, *,
+                    centre: NDArray[np.float64], balls: Balls, engine: str, max_states: int | None) -> StableCentres:
     p = centre.shape[0]
     if engine == "exact":
         k, c, states = _exact(problem, unit, spec, centre, balls)

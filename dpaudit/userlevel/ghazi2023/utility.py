@@ -17,6 +17,9 @@ The rates compared with (all up to the polylogarithmic factors that ``O~_eps`` h
   last-phase term ``G sqrt(d) sigma_T`` that does not decrease with ``m`` (erratum E8(c)):
   :func:`last_phase_sigma` reads it from the mechanism's own resolved phases.
 
+Slopes are fitted with the shared :func:`dpaudit.userlevel.comparison.fit_log_slope` (in the tests and
+benchmarks, which sit above the paper packages).
+
 References
 ----------
 .. [GKKMMZ23] B. Ghazi, P. Kamath, R. Kumar, R. Meka, P. Manurangsi and C. Zhang. On user-level
@@ -25,7 +28,6 @@ References
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +38,7 @@ from dpaudit.userlevel.ghazi2023.erm import ERMProblem
 from dpaudit.userlevel.ghazi2023.phased import PhasedSCO
 from dpaudit.userlevel.losses import SquaredLoss
 
-__all__ = ["MeanProblem", "Slope", "fit_slope", "last_phase_sigma"]
+__all__ = ["MeanProblem", "last_phase_sigma"]
 
 
 @dataclass(frozen=True)
@@ -81,29 +83,6 @@ class MeanProblem:
     def excess_population_risk(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
         """Unregularised population risk: ``E (theta - y)^2/2`` minus its minimum: ``(theta - location)^2 / 2``."""
         return 0.5 * (np.asarray(theta, dtype=float) - self.location) ** 2
-
-
-@dataclass(frozen=True)
-class Slope:
-    """Least-squares slope of ``log y`` on ``log x`` and its standard error."""
-
-    slope: float
-    stderr: float
-
-
-def fit_slope(x: NDArray[np.float64], y: NDArray[np.float64], y_rel_sd: NDArray[np.float64] | None = None) -> Slope:
-    """Weighted least squares of ``log y`` on ``log x``; ``y_rel_sd`` are the relative standard errors of ``y``
-    (the standard errors of ``log y``). Without them the residual variance is used."""
-    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
-    w = np.ones_like(lx) if y_rel_sd is None else 1.0 / np.asarray(y_rel_sd, dtype=float) ** 2
-    xm = np.sum(w * lx) / np.sum(w)
-    sxx = np.sum(w * (lx - xm) ** 2)
-    slope = float(np.sum(w * (lx - xm) * (ly - np.sum(w * ly) / np.sum(w))) / sxx)
-    if y_rel_sd is not None:
-        return Slope(slope, float(math.sqrt(1.0 / sxx)))
-    resid = ly - (np.sum(w * ly) / np.sum(w) + slope * (lx - xm))
-    dof = max(1, lx.size - 2)
-    return Slope(slope, float(math.sqrt(np.sum(w * resid**2) / dof / sxx)))
 
 
 def last_phase_sigma(mechanism: PhasedSCO, n_users: int, m_items: int, dim: int = 1) -> float:

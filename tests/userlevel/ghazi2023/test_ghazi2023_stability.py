@@ -100,10 +100,10 @@ def test_sc_engines_compute_the_same_k_and_centre(loss, dim, threshold, rng):
 def test_certificate_never_passes_where_the_reference_finds_an_unstable_dataset(rng):
     """ALG-C's soundness: certified => the exact search gives k = 0 (the fast path's output is Alg 1's)."""
     problem = ERMProblem(SquaredLoss(), radius=1.0, feature_bound=1.0, label_bound=1.0, l2=1.0)
+    auto = SCOutputPert(problem, 1.0, 0.5, beta=0.3, threshold="certified", kappa=1)
+    exact = dataclasses.replace(auto, engine="exact")
     passed = 0
     for m in (200, 2000, 20000):
-        auto = SCOutputPert(problem, 1.0, 0.5, beta=0.3, threshold="certified", kappa=1)
-        exact = dataclasses.replace(auto, engine="exact")
         for _ in range(10):
             n = int(rng.integers(10, 13))
             users = np.stack([np.ones(n), rng.uniform(-1, 1, size=n) * rng.choice([0.03, 0.1, 0.3, 1.0])], axis=1)
@@ -112,7 +112,53 @@ def test_certificate_never_passes_where_the_reference_finds_an_unstable_dataset(
             if got.certified[0]:
                 passed += 1
                 assert exact.stable_centre(x)[0].k[0] == 0, f"certificate passed but exact k != 0: m={m}, y={users[:, 1]}"
-    assert passed >= 5
+    for dim in (1, 2):  # a few users far from the rest: spreads just above and below the certificate's radius
+        for _ in range(15):
+            x = _erm_instance(rng, SquaredLoss(), dim)
+            got, _ = auto.stable_centre(x)
+            if got.certified[0]:
+                passed += 1
+                assert exact.stable_centre(x)[0].k[0] == 0, f"certificate passed but exact k != 0: shape {x.shape}"
+    assert passed >= 10
+
+
+def test_certificate_radius_never_certifies_a_threshold_below_the_true_deletion_sensitivity(rng):
+    """Soundness of ALG-C's radius: with Delta just below the exact Dbar_{4 kappa} f(x) (computed here by
+    enumerating every deletion set, f in closed form), the certificate must fail on every instance.
+
+    The radius is conservative by design (the triangle inequality through theta*(x) costs up to a factor
+    2 (4 kappa + 1)), so only a radius that is too large by more than that can fail this test."""
+    from itertools import combinations
+
+    from dpaudit.userlevel.ghazi2023.parameters import certificate_radius
+
+    kappa, lam = 1, 1.0
+    checked = 0
+    for _ in range(60):
+        n = int(rng.integers(6, 11))
+        y = rng.uniform(-1, 1, size=n) * rng.choice([0.05, 0.3, 1.0])
+        y[: int(rng.integers(0, 4))] = rng.choice([-1.0, 1.0])  # a few far users
+
+        def f(keep):  # argmin over [-1, 1] of mean (theta - y)^2/2 + (lam/2) theta^2
+            return float(np.clip(np.mean(y[list(keep)]) / (1 + lam), -1, 1))
+
+        true = 0.0
+        for size in range(4 * kappa + 1):
+            for u in combinations(range(n), size):
+                rest = [j for j in range(n) if j not in u]
+                here = f(rest)
+                true = max(true, max(abs(here - f([r for r in rest if r != j])) for j in rest))
+        theta = f(range(n))
+        gamma = float(np.max(np.abs(y - y.mean())))  # centred user gradients (theta - y_i) - (theta - y_bar)
+        tau = 1e-12
+        below = true * (1 - 1e-9)
+        if below <= 2 * tau:
+            continue
+        radius = certificate_radius(below, strong_convexity=lam, n_users=n, kappa=kappa, tolerance=tau)
+        assert not gamma + 2 * tau <= radius, (f"certified Delta = {below:.6g} below the true deletion sensitivity "
+                                               f"{true:.6g}: gamma = {gamma:.4g} <= radius {radius:.4g}; y = {y}, theta = {theta}")
+        checked += 1
+    assert checked >= 40
 
 
 def _two_sample_p_values(a, b):

@@ -22,12 +22,14 @@ from dpaudit.userlevel.comparison import plot_excess_risk_comparison
 from dpaudit.userlevel.ghazi2023 import (
     DelOutputPert,
     ERMProblem,
-    PhasedERM as Ghazi2023PhasedERM,
     PhasedSCO,
     SCOutputPert,
     StronglyConvexERM,
     StronglyConvexSCO,
     ghazi2023_audit_cases,
+)
+from dpaudit.userlevel.ghazi2023 import (
+    PhasedERM as Ghazi2023PhasedERM,
 )
 from dpaudit.userlevel.ghazi2025 import (
     ConcentrationTest,
@@ -69,9 +71,9 @@ __all__ = [
     "ConcentrationTest",
     "CoordinateMedian",
     "DelOutputPert",
+    "DiagonallyDominantQuadratic",
     "ERMProblem",
     "Ghazi2023PhasedERM",
-    "DiagonallyDominantQuadratic",
     "HingeLoss",
     "LinearLoss",
     "LogisticLoss",

@@ -4,8 +4,6 @@ every sub-dataset the check touches (PROVED)."""
 
 from __future__ import annotations
 
-import math
-
 import sympy as sp
 
 from dpaudit.bounds.ghazi2023 import KAPPA, THRESHOLD_ALG2, threshold_union

@@ -59,7 +59,7 @@ def _run() -> CheckResult:
     proof.exact("for every deletion set U: [S' stable for x' at U] and P2 imply [S' ∪ {i} stable for x at U] "
                 "(propositional, all 64 assignments of the six atoms)", counter is False, 64,
                 "valid" if counter is False else f"falsified by {counter}")
-    size, r1 = sp.symbols("s r_1", integer=True, nonnegative=True)
+    r1 = sp.Symbol("r_1", integer=True, nonnegative=True)
     slack = sp.Symbol("t", integer=True, nonnegative=True)
     proof.nonneg("|S' ∪ {i}| <= |S'| + 1 <= r_1 + 1 with |S'| = r_1 - t", (r1 + 1) - ((r1 - slack) + 1))
 

@@ -36,10 +36,19 @@ from dpaudit.userlevel.ghazi2023.audit_cases import ghazi2023_audit_cases
 from dpaudit.userlevel.ghazi2023.del_output_pert import DelOutputPert
 from dpaudit.userlevel.ghazi2023.erm import ERMProblem
 from dpaudit.userlevel.ghazi2023.functions import TwoCampScore, UserFunction, UserMean
-from dpaudit.userlevel.ghazi2023.parameters import PRESETS, THRESHOLDS, DelOutputPertParameters, alg1_parameters
+from dpaudit.userlevel.ghazi2023.parameters import (
+    PRESETS,
+    THRESHOLDS,
+    DelOutputPertParameters,
+    alg1_parameters,
+)
 from dpaudit.userlevel.ghazi2023.phased import PhasedERM, PhasedSCO
 from dpaudit.userlevel.ghazi2023.sc_output_pert import SCOutputPert, SCParameters
-from dpaudit.userlevel.ghazi2023.stability import EnumerationTooLarge, bitmask_stability, typed_stability
+from dpaudit.userlevel.ghazi2023.stability import (
+    EnumerationTooLarge,
+    bitmask_stability,
+    typed_stability,
+)
 from dpaudit.userlevel.ghazi2023.strongly_convex import StronglyConvexERM, StronglyConvexSCO
 
 __all__ = [

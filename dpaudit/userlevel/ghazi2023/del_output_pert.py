@@ -38,8 +38,16 @@ from dpaudit.mechanisms.discrete import sample_tdlap
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.ghazi2023.erm import identical_rows
 from dpaudit.userlevel.ghazi2023.functions import UserFunction
-from dpaudit.userlevel.ghazi2023.parameters import PAPER_FLAW, DelOutputPertParameters, alg1_parameters
-from dpaudit.userlevel.ghazi2023.stability import StabilityResult, bitmask_stability, typed_stability
+from dpaudit.userlevel.ghazi2023.parameters import (
+    PAPER_FLAW,
+    DelOutputPertParameters,
+    alg1_parameters,
+)
+from dpaudit.userlevel.ghazi2023.stability import (
+    StabilityResult,
+    bitmask_stability,
+    typed_stability,
+)
 
 __all__ = ["ENGINES", "DelOutputPert", "release", "to_user_units"]
 

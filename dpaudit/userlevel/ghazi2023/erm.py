@@ -228,7 +228,7 @@ class ERMProblem:
 
     def group(self, data: UnitData) -> GroupedData:
         """Group users with identical multisets of items (the loss is symmetric in users and in items)."""
-        n, m, d = data.shape
+        n = data.shape[0]
         canon = self._canonical_items(data)
         reps, counts, user_type = identical_rows(canon.reshape(n, -1))
         return self._grouped(canon[reps], counts, user_type)
@@ -241,7 +241,7 @@ class ERMProblem:
     @staticmethod
     def _canonical_items(data: UnitData) -> NDArray[np.float64]:
         """Each user's items sorted lexicographically, ``-0.0`` read as ``0.0``: ``(n, m, d + 1)``."""
-        n, m, _ = data.shape
+        m = data.shape[1]
         items = np.concatenate([data.features, data.labels[..., None]], axis=2)
         items = np.where(items == 0.0, 0.0, items)
         if m == 1:

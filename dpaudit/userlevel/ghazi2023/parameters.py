@@ -56,7 +56,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit._validation import argument_error, check_in_range, check_int, check_one_of, check_positive
+from dpaudit._validation import (
+    argument_error,
+    check_in_range,
+    check_int,
+    check_one_of,
+    check_positive,
+)
 from dpaudit.mechanisms.discrete import tdlap_kappa, tdlap_pmf
 
 __all__ = [

@@ -81,7 +81,11 @@ from dpaudit.userlevel.ghazi2023.solver import (
     minimise,
     solver_tolerance,
 )
-from dpaudit.userlevel.ghazi2023.stability import bitmask_stability, count_deletion_states, typed_stability
+from dpaudit.userlevel.ghazi2023.stability import (
+    bitmask_stability,
+    count_deletion_states,
+    typed_stability,
+)
 
 __all__ = ["SC_ENGINES", "SCOutputPert", "SCParameters", "StableCentres", "resolve_sc", "stable_centres"]
 

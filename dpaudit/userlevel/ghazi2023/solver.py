@@ -229,11 +229,9 @@ def minimise(problem: ERMProblem, groups: GroupedData, weights: NDArray[np.float
                           balls=Balls(balls.centres[i:i + chunk], balls.radii[i:i + chunk]), tau=tau)
                  for i in range(0, p, chunk)]
         return np.concatenate(parts, axis=0)
-    moments = None
     if problem.is_squared:
         a = np.einsum("pg,gij->pij", w, groups.second_moment)
         b = np.einsum("pg,gi->pi", w, groups.cross_moment)
-        moments = (a, b)
         rhs = b + reg * centre
         if d == 1:
             return project(rhs / (a[:, :, 0] + reg), balls)  # exact: 1-d strictly convex quadratic
@@ -269,7 +267,7 @@ def _bisect(problem: ERMProblem, groups: GroupedData, w: NDArray[np.float64], re
     left, right = lo.copy(), hi.copy()
     at_lo, at_hi = slope(lo) >= 0, slope(hi) <= 0
     width = max(float(np.max(hi - lo)), tau)
-    steps = int(math.ceil(math.log2(width) - math.log2(tau))) + 1  # halvings to width tau (logs: no overflow)
+    steps = math.ceil(math.log2(width) - math.log2(tau)) + 1  # halvings to width tau (logs: no overflow)
     for _ in range(steps):
         mid = 0.5 * (left + right)
         up = slope(mid) > 0

@@ -42,9 +42,15 @@ from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.mechanisms.discrete import sample_tdlap
 from dpaudit.neighbors.relations import UserReplace
-from dpaudit.userlevel.ghazi2023.erm import ERMProblem
-from dpaudit.userlevel.ghazi2023.parameters import PAPER_FLAW, PRESETS, THRESHOLDS, alg1_parameters, check_beta
 from dpaudit.userlevel.ghazi2023.del_output_pert import to_user_units
+from dpaudit.userlevel.ghazi2023.erm import ERMProblem
+from dpaudit.userlevel.ghazi2023.parameters import (
+    PAPER_FLAW,
+    PRESETS,
+    THRESHOLDS,
+    alg1_parameters,
+    check_beta,
+)
 from dpaudit.userlevel.ghazi2023.phased import PhasedERM, PhasedSCO, _PhasedBase, run_phases
 from dpaudit.userlevel.ghazi2023.sc_output_pert import SC_ENGINES, SCOutputPert
 from dpaudit.userlevel.ghazi2023.solver import Balls, project

@@ -16,7 +16,12 @@ from scipy import stats
 
 import dpaudit
 from dpaudit.userlevel.ghazi2023 import ghazi2023_audit_cases
-from dpaudit.userlevel.ghazi2023.audit_cases import GOLDEN, golden_mechanism, outlier_users, tight_budget
+from dpaudit.userlevel.ghazi2023.audit_cases import (
+    GOLDEN,
+    golden_mechanism,
+    outlier_users,
+    tight_budget,
+)
 
 SEED = 0
 ALPHA = 1e-3  # declared failure probability of each binomial check below

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from dpaudit.errors import InvalidArgument, UnsoundMechanismWarning
-from dpaudit.userlevel.ghazi2023 import DelOutputPert, ERMProblem, SCOutputPert, UserMean, alg1_parameters
+from dpaudit.userlevel.ghazi2023 import (
+    DelOutputPert,
+    ERMProblem,
+    SCOutputPert,
+    UserMean,
+    alg1_parameters,
+)
 from dpaudit.userlevel.ghazi2023.parameters import deletion_threshold
 from dpaudit.userlevel.losses import SquaredLoss
 

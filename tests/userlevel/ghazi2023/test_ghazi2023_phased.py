@@ -3,6 +3,7 @@ Phased-SCO on the user its printed batches share."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import warnings
@@ -41,7 +42,7 @@ def test_phased_erm_spends_eps_over_t_per_phase_on_all_users():
     assert sum(c.spec.alg1.delta for c in calls) == pytest.approx(0.5)
     assert all(c.users == (0, n) for c in calls)
     lams = [c.reg for c in calls]
-    assert all(b / a == pytest.approx(4.0) for a, b in zip(lams, lams[1:], strict=False))  # lambda_i = lambda 4^i
+    assert all(b / a == pytest.approx(4.0) for a, b in itertools.pairwise(lams))  # lambda_i = lambda 4^i
     with pytest.raises(InvalidArgument, match=re.escape("at least 8 kappa' + 2")):
         mech.calls(n - 1, m, 1)
 
@@ -52,7 +53,7 @@ def test_phased_sco_batches_are_disjoint_when_corrected_and_share_end_points_as_
     corrected = PhasedSCO(CONVEX, 1.0, 0.5).batches(n)
     flat = np.concatenate(corrected)
     assert flat.size == np.unique(flat).size  # each user read by at most one phase: parallel composition
-    assert len(corrected) == int(math.floor(math.log2(n / n0))) and min(b.size for b in corrected) >= n0
+    assert len(corrected) == math.floor(math.log2(n / n0)) and min(b.size for b in corrected) >= n0
     printed = _paper(PhasedSCO, CONVEX, 1.0, 0.5).batches(n)
     shared = np.intersect1d(printed[0], printed[1])
     assert shared.tolist() == [n // 2 - 1]  # 1-based user n/2 ends batch 2 and starts batch 1 (E7, P15)

@@ -10,8 +10,7 @@ import pytest
 from scipy import optimize, stats
 
 from dpaudit.errors import UnsoundMechanismWarning
-from dpaudit.userlevel.ghazi2023 import ERMProblem
-from dpaudit.userlevel.ghazi2023 import faulty
+from dpaudit.userlevel.ghazi2023 import ERMProblem, faulty
 from dpaudit.userlevel.ghazi2023.audit_cases import golden_mechanism, golden_problem
 from dpaudit.userlevel.ghazi2023.solver import Balls, minimise, project, solver_tolerance
 from dpaudit.userlevel.losses import LogisticLoss, SquaredLoss
@@ -62,7 +61,7 @@ def test_two_ball_projection_is_the_closest_feasible_point(rng):
         got = project(x[None], Balls.of(1, d, (c1, r1), (c2, r2)))[0]
         assert np.linalg.norm(got - c1) <= r1 * (1 + 1e-9) and np.linalg.norm(got - c2) <= r2 * (1 + 1e-9)
         cons = [{"type": "ineq", "fun": lambda z, c=c, r=r: r * r - (z - c) @ (z - c)} for c, r in ((c1, r1), (c2, r2))]
-        ref = optimize.minimize(lambda z: (z - x) @ (z - x), got, constraints=cons, method="SLSQP",
+        ref = optimize.minimize(lambda z, x=x: (z - x) @ (z - x), got, constraints=cons, method="SLSQP",
                                 options={"ftol": 1e-14}).x
         assert np.linalg.norm(got - x) <= np.linalg.norm(ref - x) + 1e-6
 

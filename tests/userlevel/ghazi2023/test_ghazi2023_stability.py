@@ -15,7 +15,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.userlevel.ghazi2023 import DelOutputPert, ERMProblem, SCOutputPert, TwoCampScore, UserFunction, UserMean
+from dpaudit.userlevel.ghazi2023 import (
+    DelOutputPert,
+    ERMProblem,
+    SCOutputPert,
+    TwoCampScore,
+    UserFunction,
+    UserMean,
+)
 from dpaudit.userlevel.ghazi2023.audit_cases import GOLDEN, golden_mechanism, outlier_users
 from dpaudit.userlevel.ghazi2023.stability import (
     EnumerationTooLarge,
@@ -139,7 +146,7 @@ def test_certificate_radius_never_certifies_a_threshold_below_the_true_deletion_
         y = rng.uniform(-1, 1, size=n) * rng.choice([0.05, 0.3, 1.0])
         y[: int(rng.integers(0, 4))] = rng.choice([-1.0, 1.0])  # a few far users
 
-        def f(keep):  # argmin over [-1, 1] of mean (theta - y)^2/2 + (lam/2) theta^2
+        def f(keep, y=y):  # argmin over [-1, 1] of mean (theta - y)^2/2 + (lam/2) theta^2
             return float(np.clip(np.mean(y[list(keep)]) / (1 + lam), -1, 1))
 
         true = 0.0

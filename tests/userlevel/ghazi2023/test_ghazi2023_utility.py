@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.userlevel.ghazi2023 import PhasedSCO, SCOutputPert
 from dpaudit.userlevel.comparison import fit_log_slope
+from dpaudit.userlevel.ghazi2023 import PhasedSCO, SCOutputPert
 from dpaudit.userlevel.ghazi2023.utility import MeanProblem, last_phase_sigma
 
 TRIALS = 2000

@@ -46,31 +46,24 @@ References
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_int, check_one_of, check_positive
-from dpaudit.errors import UnsoundMechanismWarning
+from dpaudit._validation import argument_error, check_int, check_positive
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.mechanisms.discrete import sample_tdlap
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.ghazi2023.del_output_pert import to_user_units
 from dpaudit.userlevel.ghazi2023.erm import ERMProblem, UnitData
-from dpaudit.userlevel.ghazi2023.parameters import (
-    PAPER_FLAW,
-    PRESETS,
-    THRESHOLDS,
-    alg1_parameters,
-    check_beta,
-)
+from dpaudit.userlevel.ghazi2023.parameters import alg1_parameters
 from dpaudit.userlevel.ghazi2023.sc_output_pert import (
-    SC_ENGINES,
     SCParameters,
+    check_mechanism_fields,
+    default_threshold,
     resolve_sc,
     stable_centres,
 )
@@ -168,29 +161,28 @@ class _PhasedBase(MechanismBase):
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
-        if not isinstance(self.problem, ERMProblem):
-            raise argument_error(owner, "problem", "an ERMProblem", self.problem)
-        check_one_of(owner, "preset", self.preset, PRESETS)
-        if self.threshold is not None:
-            check_one_of(owner, "threshold", self.threshold, THRESHOLDS)
-        check_one_of(owner, "engine", self.engine, SC_ENGINES)
-        check_positive(owner, "solver_rtol", self.solver_rtol)
-        if self.beta is not None:
-            check_beta(owner, self.beta)
         if self.regulariser is not None:
             check_positive(owner, "regulariser", self.regulariser)
-        if self.max_states is not None:
-            check_int(owner, "max_states", self.max_states, minimum=1)
-        alg1_parameters(self.epsilon, self.delta, 1.0, preset=self.preset, owner=owner)
-        if self.preset == "paper":
-            warnings.warn(f"{owner}(preset='paper') is deliberately unsound: {PAPER_FLAW}", UnsoundMechanismWarning,
-                          stacklevel=3)
+        check_mechanism_fields(owner, problem=self.problem, epsilon=self.epsilon, delta=self.delta, preset=self.preset,
+                               threshold=self.threshold, engine=self.engine, solver_rtol=self.solver_rtol,
+                               beta=self.beta, max_states=self.max_states)
 
     @property
     def threshold_kind(self) -> str:
-        if self.threshold is not None:
-            return self.threshold
-        return "certified" if self.preset == "corrected" else "printed"
+        return default_threshold(self.threshold, self.preset)
+
+    def _call(self, index: int, users: tuple[int, int] | NDArray[np.int64], n_users: int, m: int, d: int,
+              eps: float, dlt: float, beta: float, lam: float) -> PhaseCall:
+        """Phase ``index``: SCOutputPert with Lipschitz 2G and strong convexity lambda 4^i (+ the loss's own l2)."""
+        g = self.problem.lipschitz()
+        lam_i = lam * 4.0**index  # [GKKMMZ23, Alg 3 line 8, Alg 4 line 8]
+        spec = resolve_sc(self.problem, epsilon=eps, delta=dlt, beta=beta, n_users=n_users, m_items=m, dim=d,
+                          reg=self.problem.unit_l2 + lam_i, lipschitz=2.0 * g, threshold=self.threshold_kind,
+                          preset=self.preset, rtol=self.solver_rtol, owner=type(self).__name__)
+        if n_users < spec.min_users:
+            raise argument_error(type(self).__name__, "n_users", f"phases of at least 8 kappa' + 2 = {spec.min_users} "
+                                 f"users (kappa' = {spec.alg1.kappa}; phase {index} has {n_users})", n_users)
+        return PhaseCall(index, users, spec, lam_i, g / lam_i)
 
     def claimed_guarantee(self) -> ApproxDP:
         """``(epsilon, delta)``-DP under user-level replacement [GKKMMZ23, Thms 4.1 and 5.1]."""
@@ -284,19 +276,8 @@ class PhasedERM(_PhasedBase):
         b = self._beta(n, m) if beta is None else beta
         lam = self._unit_lambda(n, m, d) if unit_lambda is None else unit_lambda
         phases = max(1, math.ceil(math.log(n * m)))  # [GKKMMZ23, Alg 3, line 3], natural log
-        g = self.problem.lipschitz()
-        out = []
-        for i in range(1, phases + 1):
-            lam_i = lam * 4.0**i  # [Alg 3, line 8]
-            spec = resolve_sc(self.problem, epsilon=eps / phases, delta=dlt / phases, beta=b / phases, n_users=n,
-                              m_items=m, dim=d, reg=self.problem.unit_l2 + lam_i, lipschitz=2.0 * g,
-                              threshold=self.threshold_kind, preset=self.preset, rtol=self.solver_rtol,
-                              owner=type(self).__name__)
-            if n < spec.min_users:
-                raise argument_error(type(self).__name__, "n_users", f"at least 8 kappa' + 2 = {spec.min_users} "
-                                     f"(kappa' = {spec.alg1.kappa} at eps/T, T = {phases})", n)
-            out.append(PhaseCall(i, (0, n), spec, lam_i, g / lam_i))
-        return out
+        # every phase on all users at (eps/T, delta/T, beta/T): basic composition [Alg 3, lines 4-5]
+        return [self._call(i, (0, n), n, m, d, eps / phases, dlt / phases, b / phases, lam) for i in range(1, phases + 1)]
 
 
 @dataclass(frozen=True)
@@ -348,16 +329,6 @@ class PhasedSCO(_PhasedBase):
         lam = self._unit_lambda(n, m, d) if unit_lambda is None else unit_lambda
         n0 = 8 * alg1_parameters(eps, dlt, 1.0, preset=self.preset).kappa + 2
         batches = self.batches(n, batch_zero=n0)
-        g = self.problem.lipschitz()
-        out = []
-        for i, users in enumerate(batches, start=1):
-            lam_i = lam * 4.0**i
-            spec = resolve_sc(self.problem, epsilon=eps, delta=dlt, beta=b / len(batches), n_users=users.size,
-                              m_items=m, dim=d, reg=self.problem.unit_l2 + lam_i, lipschitz=2.0 * g,
-                              threshold=self.threshold_kind, preset=self.preset, rtol=self.solver_rtol,
-                              owner=type(self).__name__)
-            if users.size < spec.min_users:
-                raise argument_error(type(self).__name__, "n_users", f"batches of at least 8 kappa + 2 = "
-                                     f"{spec.min_users} users (batch {i} has {users.size})", n)
-            out.append(PhaseCall(i, users, spec, lam_i, g / lam_i))
-        return out
+        # each batch at the full (eps, delta): parallel composition [proof of Thm 5.1]
+        return [self._call(i, users, users.size, m, d, eps, dlt, b / len(batches), lam)
+                for i, users in enumerate(batches, start=1)]

@@ -87,7 +87,8 @@ from dpaudit.userlevel.ghazi2023.stability import (
     typed_stability,
 )
 
-__all__ = ["SC_ENGINES", "SCOutputPert", "SCParameters", "StableCentres", "resolve_sc", "stable_centres"]
+__all__ = ["SC_ENGINES", "SCOutputPert", "SCParameters", "StableCentres", "check_mechanism_fields", "default_threshold",
+           "resolve_sc", "stable_centres"]
 
 SC_ENGINES: tuple[str, ...] = ("auto", "typed", "exact")
 _MIN_CONDITION = 1e-12
@@ -153,6 +154,36 @@ def resolve_sc(problem: ERMProblem, *, epsilon: float, delta: float, beta: float
         if n_users > 4 * kap + 1 else -math.inf
     return SCParameters(threshold, preset, beta, n_users, m_items, problem.scale, lipschitz, reg, tau, cert, enabled,
                         alg1, min_users_for(kap))
+
+
+def check_mechanism_fields(owner: str, *, problem: Any, epsilon: float, delta: float, preset: str,
+                           threshold: str | None, engine: str, solver_rtol: float, beta: float | None,
+                           max_states: int | None, kappa: int | None = None, strongly_convex: bool = False) -> None:
+    """The field checks shared by Algorithms 2-6 (and the paper preset's warning)."""
+    if not isinstance(problem, ERMProblem):
+        raise argument_error(owner, "problem", "an ERMProblem", problem)
+    if strongly_convex and problem.l2 <= 0:
+        raise argument_error(owner, "problem", "a strongly convex problem: l2 > 0 (mu = l2) [GKKMMZ23, Thm 3.1]", problem)
+    check_one_of(owner, "preset", preset, PRESETS)
+    if threshold is not None:
+        check_one_of(owner, "threshold", threshold, THRESHOLDS)
+    check_one_of(owner, "engine", engine, SC_ENGINES)
+    check_positive(owner, "solver_rtol", solver_rtol)
+    if beta is not None:
+        check_beta(owner, beta)
+    if max_states is not None:
+        check_int(owner, "max_states", max_states, minimum=1)
+    alg1_parameters(epsilon, delta, 1.0, preset=preset, kappa=kappa, owner=owner)
+    if preset == "paper":
+        warnings.warn(f"{owner}(preset='paper') is deliberately unsound: {PAPER_FLAW}", UnsoundMechanismWarning,
+                      stacklevel=4)
+
+
+def default_threshold(threshold: str | None, preset: str) -> str:
+    """The threshold used: as given, else ``"certified"`` (corrected preset) or ``"printed"`` (paper preset)."""
+    if threshold is not None:
+        return threshold
+    return "certified" if preset == "corrected" else "printed"
 
 
 @dataclass(frozen=True, eq=False)
@@ -295,30 +326,14 @@ class SCOutputPert(MechanismBase):
     max_states: int | None = 5_000_000
 
     def __post_init__(self) -> None:
-        owner = type(self).__name__
-        if not isinstance(self.problem, ERMProblem):
-            raise argument_error(owner, "problem", "an ERMProblem", self.problem)
-        if self.problem.l2 <= 0:
-            raise argument_error(owner, "problem", "a strongly convex problem: l2 > 0 (mu = l2) [GKKMMZ23, Thm 3.1]",
-                                 self.problem)
-        check_one_of(owner, "preset", self.preset, PRESETS)
-        if self.threshold is not None:
-            check_one_of(owner, "threshold", self.threshold, THRESHOLDS)
-        check_one_of(owner, "engine", self.engine, SC_ENGINES)
-        check_positive(owner, "solver_rtol", self.solver_rtol)
-        check_beta(owner, self.beta)
-        if self.max_states is not None:
-            check_int(owner, "max_states", self.max_states, minimum=1)
-        alg1_parameters(self.epsilon, self.delta, 1.0, preset=self.preset, kappa=self.kappa, owner=owner)
-        if self.preset == "paper":
-            warnings.warn(f"{owner}(preset='paper') is deliberately unsound: {PAPER_FLAW}", UnsoundMechanismWarning,
-                          stacklevel=3)
+        check_mechanism_fields(type(self).__name__, problem=self.problem, epsilon=self.epsilon, delta=self.delta,
+                               preset=self.preset, threshold=self.threshold, engine=self.engine,
+                               solver_rtol=self.solver_rtol, beta=self.beta, max_states=self.max_states,
+                               kappa=self.kappa, strongly_convex=True)
 
     @property
     def threshold_kind(self) -> str:
-        if self.threshold is not None:
-            return self.threshold
-        return "certified" if self.preset == "corrected" else "printed"
+        return default_threshold(self.threshold, self.preset)
 
     def parameters(self, n_users: int, m_items: int, dim: int) -> SCParameters:
         """Every parameter for ``n_users`` users of ``m_items`` items in ``dim`` dimensions."""

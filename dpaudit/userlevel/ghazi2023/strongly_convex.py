@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_int, check_one_of, check_positive
+from dpaudit._validation import argument_error
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
@@ -44,15 +44,8 @@ from dpaudit.mechanisms.discrete import sample_tdlap
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.ghazi2023.del_output_pert import to_user_units
 from dpaudit.userlevel.ghazi2023.erm import ERMProblem
-from dpaudit.userlevel.ghazi2023.parameters import (
-    PAPER_FLAW,
-    PRESETS,
-    THRESHOLDS,
-    alg1_parameters,
-    check_beta,
-)
 from dpaudit.userlevel.ghazi2023.phased import PhasedERM, PhasedSCO, _PhasedBase, run_phases
-from dpaudit.userlevel.ghazi2023.sc_output_pert import SC_ENGINES, SCOutputPert
+from dpaudit.userlevel.ghazi2023.sc_output_pert import SCOutputPert, check_mechanism_fields
 from dpaudit.userlevel.ghazi2023.solver import Balls, project
 
 __all__ = ["StronglyConvexERM", "StronglyConvexSCO"]
@@ -73,24 +66,10 @@ class _StronglyConvexBase(MechanismBase):
     _inner_class: Any = None
 
     def __post_init__(self) -> None:
-        owner = type(self).__name__
-        if not isinstance(self.problem, ERMProblem):
-            raise argument_error(owner, "problem", "an ERMProblem", self.problem)
-        if self.problem.l2 <= 0:
-            raise argument_error(owner, "problem", "a strongly convex problem: l2 > 0 (mu = l2)", self.problem)
-        check_one_of(owner, "preset", self.preset, PRESETS)
-        if self.threshold is not None:
-            check_one_of(owner, "threshold", self.threshold, THRESHOLDS)
-        check_one_of(owner, "engine", self.engine, SC_ENGINES)
-        check_positive(owner, "solver_rtol", self.solver_rtol)
-        if self.beta is not None:
-            check_beta(owner, self.beta)
-        if self.max_states is not None:
-            check_int(owner, "max_states", self.max_states, minimum=1)
-        alg1_parameters(self.epsilon / 2, self.delta / 2, 1.0, preset=self.preset, owner=owner)
-        if self.preset == "paper":
-            warnings.warn(f"{owner}(preset='paper') is deliberately unsound: {PAPER_FLAW}", UnsoundMechanismWarning,
-                          stacklevel=3)
+        check_mechanism_fields(type(self).__name__, problem=self.problem, epsilon=self.epsilon / 2, delta=self.delta / 2,
+                               preset=self.preset, threshold=self.threshold, engine=self.engine,
+                               solver_rtol=self.solver_rtol, beta=self.beta, max_states=self.max_states,
+                               strongly_convex=True)
 
     def claimed_guarantee(self) -> ApproxDP:
         """``(epsilon, delta)``-DP under user-level replacement [GKKMMZ23, Thms 4.3 and 5.3]."""

@@ -197,6 +197,17 @@ class _PhasedBase(MechanismBase):
     def calls(self, n_users: int, m_items: int, dim: int, *, unit_lambda: float | None = None,
               epsilon: float | None = None, delta: float | None = None,
               beta: float | None = None) -> list[PhaseCall]:
+        """The SCOutputPert calls for ``n_users`` users (all public); raises when a call would have too few users.
+
+        ``unit_lambda`` (lambda in unit coordinates), ``epsilon``, ``delta`` and ``beta`` override the
+        mechanism's own (Algorithms 5-6 run the phases at ``(eps/2, delta/2)`` with their own lambda).
+        """
+        n, m, d = n_users, m_items, dim
+        return self._calls(n, m, d, self.epsilon if epsilon is None else epsilon, self.delta if delta is None else delta,
+                           self._beta(n, m) if beta is None else beta,
+                           self._unit_lambda(n, m, d) if unit_lambda is None else unit_lambda)
+
+    def _calls(self, n: int, m: int, d: int, eps: float, dlt: float, b: float, lam: float) -> list[PhaseCall]:
         raise NotImplementedError
 
     def min_users(self, m_items: int, dim: int = 1) -> int:
@@ -266,15 +277,7 @@ class PhasedERM(_PhasedBase):
             candidates.extend(range(max(lo, 8 * kap + 2), max(lo, 8 * kap + 2) + 3))
         return self._first_feasible(sorted(set(candidates)), m, dim)
 
-    def calls(self, n_users: int, m_items: int, dim: int, *, unit_lambda: float | None = None,
-              epsilon: float | None = None, delta: float | None = None,
-              beta: float | None = None) -> list[PhaseCall]:
-        """The T calls for ``n_users`` users (all public); raises when a call would have too few users."""
-        n, m, d = n_users, m_items, dim
-        eps = self.epsilon if epsilon is None else epsilon
-        dlt = self.delta if delta is None else delta
-        b = self._beta(n, m) if beta is None else beta
-        lam = self._unit_lambda(n, m, d) if unit_lambda is None else unit_lambda
+    def _calls(self, n: int, m: int, d: int, eps: float, dlt: float, b: float, lam: float) -> list[PhaseCall]:
         phases = max(1, math.ceil(math.log(n * m)))  # [GKKMMZ23, Alg 3, line 3], natural log
         # every phase on all users at (eps/T, delta/T, beta/T): basic composition [Alg 3, lines 4-5]
         return [self._call(i, (0, n), n, m, d, eps / phases, dlt / phases, b / phases, lam) for i in range(1, phases + 1)]
@@ -318,15 +321,7 @@ class PhasedSCO(_PhasedBase):
         n0 = self.batch_zero()
         return self._first_feasible(range(2 * n0, 64 * n0), m_items, dim)
 
-    def calls(self, n_users: int, m_items: int, dim: int, *, unit_lambda: float | None = None,
-              epsilon: float | None = None, delta: float | None = None,
-              beta: float | None = None) -> list[PhaseCall]:
-        """One call per batch at the full budget; raises when a batch is below ``8 kappa + 2`` users."""
-        n, m, d = n_users, m_items, dim
-        eps = self.epsilon if epsilon is None else epsilon
-        dlt = self.delta if delta is None else delta
-        b = self._beta(n, m) if beta is None else beta
-        lam = self._unit_lambda(n, m, d) if unit_lambda is None else unit_lambda
+    def _calls(self, n: int, m: int, d: int, eps: float, dlt: float, b: float, lam: float) -> list[PhaseCall]:
         n0 = 8 * alg1_parameters(eps, dlt, 1.0, preset=self.preset).kappa + 2
         batches = self.batches(n, batch_zero=n0)
         # each batch at the full (eps, delta): parallel composition [proof of Thm 5.1]

@@ -29,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
     aud.add_argument("--json", action="store_true", help="print the result as JSON")
     aud.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    aud.add_argument("--scheduler", default=None, metavar="ADDRESS", help="draw on this Dask cluster (needs dpaudit[distributed])")
+    aud.add_argument("--checkpoint", default=None, metavar="FILE", help="record blocks in this SQLite file; rerun to resume")
 
     prove = sub.add_parser("prove", help="run every lemma check in proofs/ and print the table")
     prove.add_argument("--only", default=None, help="substring filter on lemma names")
@@ -74,7 +76,11 @@ def _audit_command(args: argparse.Namespace) -> int:
         return 2
     entry = matches[0]
     scale = 1.0 if args.trials is None else args.trials / entry.trials
-    result = entry.audit(seed=args.seed, scale=scale, confidence=args.confidence, progress=not args.no_progress)
+    from dpaudit.auditor.executors import make_executor
+
+    with make_executor(workers=getattr(args, "workers", None), scheduler=args.scheduler) as executor:
+        result = entry.audit(seed=args.seed, scale=scale, confidence=args.confidence, progress=not args.no_progress,
+                             executor=executor, checkpoint=args.checkpoint)
     print(result.to_json() if args.json else result.to_text())
     return 0
 

@@ -127,6 +127,16 @@ def _damage_shape(path: Path) -> None:
         conn.execute("UPDATE blocks SET shape = '[125, 2]' WHERE dataset = 0 AND block = 0")
 
 
+def _damage_index(path: Path) -> None:
+    """Garbage over the primary-key index's root page: reading the table alone would not notice."""
+    with sqlite3.connect(path) as conn:
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'blocks'").fetchone()
+        (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    with path.open("r+b") as fh:
+        fh.seek((root - 1) * page_size + 8)
+        fh.write(b"\xff" * 64)
+
+
 def _damage_not_sqlite(path: Path) -> None:
     path.write_text("trial,output\n0,0.5\n")
 
@@ -144,6 +154,7 @@ def _damage_foreign_database(path: Path) -> None:
 
 @pytest.mark.parametrize(("damage", "message"), [
     (_damage_truncate, "is corrupt or truncated"),
+    (_damage_index, "is corrupt or truncated (SQLite quick_check: "),
     (_damage_flip_a_byte, "holds block 3 of d1 whose bytes do not match their SHA-256"),
     (_damage_shape, "holds block 0 of d0 with dtype <f8 and shape (125, 2)"),
     (_damage_not_sqlite, "is not an SQLite database"),

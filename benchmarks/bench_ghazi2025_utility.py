@@ -21,14 +21,13 @@ import pathlib
 
 import numpy as np
 
-from dpaudit.userlevel.ghazi2025 import RobustStatsLocalization, RobustStatsSGD
-from dpaudit.userlevel.ghazi2025_compare import (
+from dpaudit.userlevel.comparison import (
     LinearUtilityProblem,
     fit_log_slope,
-    noise_free_output,
     plot_excess_risk_comparison,
-    theorem_3_1_rate,
 )
+from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsLocalization, RobustStatsSGD
+from dpaudit.userlevel.ghazi2025.utility import noise_free_output, theorem_3_1_rate
 
 EPS, DELTA = 1.0, 1e-3
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"

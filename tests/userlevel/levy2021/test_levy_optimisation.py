@@ -16,13 +16,13 @@ import pytest
 from dpaudit.errors import InvalidArgument
 from dpaudit.guarantees import ApproxDP
 from dpaudit.neighbors import UserReplace
-from dpaudit.userlevel.levy import (
-    PhasedERM,
+from dpaudit.userlevel.levy2021.first_order import (
     WinsorizedFirstOrder,
     gradient_concentration_radius,
     user_mean_gradients,
 )
-from dpaudit.userlevel.levy_common import alg2_coordinate_epsilon, alg3_step_privacy
+from dpaudit.userlevel.levy2021.parameters import alg2_coordinate_epsilon, alg3_step_privacy
+from dpaudit.userlevel.levy2021.phased_erm import PhasedERM
 from dpaudit.userlevel.losses import AbsoluteLoss, HingeLoss, LogisticLoss, SquaredLoss
 
 

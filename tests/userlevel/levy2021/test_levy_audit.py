@@ -1,6 +1,6 @@
 """Power and validity on Levy et al. 2021: correct components pass their own budgets, bugs are flagged.
 
-Every case of :func:`dpaudit.userlevel.levy_faulty.levy_audit_cases` is audited on its worst-case
+Every case of :func:`dpaudit.userlevel.levy2021.audit_cases.levy_audit_cases` is audited on its worst-case
 user-replace pair (user add/remove for B18) against the budget the paper gives that component. The
 auditor sees only the outputs; ``case.broken`` is read here, by the test, to state what is expected.
 Audits run at confidence 0.999, so a correct case is falsely flagged with probability at most 1e-3.
@@ -16,7 +16,7 @@ import pytest
 import dpaudit
 from dpaudit.auditor import AuditCase
 from dpaudit.errors import UnsoundMechanismWarning
-from dpaudit.userlevel.levy_faulty import levy_audit_cases
+from dpaudit.userlevel.levy2021.audit_cases import levy_audit_cases
 
 CONFIDENCE = 0.999
 ROOT_SEED = 2021
@@ -59,7 +59,7 @@ def test_every_buildable_bug_has_a_case_and_each_component_a_correct_twin():
 
 
 def test_broken_variants_warn_on_construction():
-    from dpaudit.userlevel.levy_faulty import LevyNoClip, LevyRangeNoHalf
+    from dpaudit.userlevel.levy2021.faulty import LevyNoClip, LevyRangeNoHalf
 
     with pytest.warns(UnsoundMechanismWarning, match="B17: no clipping"):
         LevyNoClip(1.0, 0.5, 4.0)

@@ -21,10 +21,9 @@ import pytest
 from scipy import stats
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.userlevel.ghazi2025 import RobustStatsLocalization, RobustStatsSGD
-from dpaudit.userlevel.ghazi2025_compare import (
-    LinearUtilityProblem,
-    fit_log_slope,
+from dpaudit.userlevel.comparison import LinearUtilityProblem, fit_log_slope
+from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsLocalization, RobustStatsSGD
+from dpaudit.userlevel.ghazi2025.utility import (
     lemma_a6_bound,
     noise_free_output,
     theorem_3_1_rate,

@@ -21,19 +21,21 @@ from dpaudit.errors import InvalidArgument, UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP, PureDP
 from dpaudit.mechanisms.sparse_vector import BOTTOM, NOT_REACHED, TOP, AboveThreshold
 from dpaudit.neighbors import UserReplace
-from dpaudit.userlevel import ghazi2025 as g25
-from dpaudit.userlevel.ghazi2025 import (
-    LEMMA_3_8_SCORE_CEILING,
+from dpaudit.userlevel.ghazi2025 import base as g25_base
+from dpaudit.userlevel.ghazi2025 import concentration as g25_concentration
+from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsLocalization, RobustStatsSGD
+from dpaudit.userlevel.ghazi2025.concentration import (
     ConcentrationTest,
-    RobustGradientEstimator,
-    RobustStatsLocalization,
-    RobustStatsSGD,
     StreamingAboveThreshold,
     concentration_score,
-    robust_gradient_estimate,
-    robust_sgd_path,
 )
-from dpaudit.userlevel.ghazi2025_losses import LinearLoss, SeparableHuberLoss
+from dpaudit.userlevel.ghazi2025.gradient_estimation import (
+    RobustGradientEstimator,
+    robust_gradient_estimate,
+)
+from dpaudit.userlevel.ghazi2025.losses import LinearLoss, SeparableHuberLoss
+from dpaudit.userlevel.ghazi2025.parameters import LEMMA_3_8_SCORE_CEILING
+from dpaudit.userlevel.ghazi2025.sgd import robust_sgd_path
 from dpaudit.userlevel.robust_stats import TrimmedMean, alignment_count, alignment_threshold
 
 FAILURE_PROB = 1e-6
@@ -122,7 +124,7 @@ def test_pairwise_score_matches_definition_and_range(rng):
 def test_pairwise_score_memory_blocks_give_the_same_value(rng, monkeypatch):
     q = rng.normal(size=(6, 50, 2))
     full = concentration_score(q, 2.0)
-    monkeypatch.setattr(g25, "_SCORE_BLOCK_BYTES", 8 * 50 * 3)  # forces row blocks of one trial and a few rows
+    monkeypatch.setattr(g25_concentration, "_SCORE_BLOCK_BYTES", 8 * 50 * 3)  # forces row blocks of one trial and a few rows
     assert np.allclose(concentration_score(q, 2.0), full, rtol=1e-12)
 
 
@@ -343,14 +345,14 @@ def test_same_rng_same_outputs_and_trial_blocks(monkeypatch):
     b = mech.sample(data, 50, rng=np.random.default_rng(SEED))
     assert np.array_equal(a, b) and a.shape == (50, 2)
     calls = []
-    original = g25._Ghazi2025Base._run_chunk
+    original = g25_base._Ghazi2025Base._run_chunk
 
     def spy(self, *args):
         calls.append(args[3])
         return original(self, *args)
 
-    monkeypatch.setattr(g25._Ghazi2025Base, "_run_chunk", spy)
-    monkeypatch.setattr(g25, "_TRIAL_BLOCK_BYTES", 8 * 10 * 2 * 3 * 2 * 7)  # 7 trials per block
+    monkeypatch.setattr(g25_base._Ghazi2025Base, "_run_chunk", spy)
+    monkeypatch.setattr(g25_base, "_TRIAL_BLOCK_BYTES", 8 * 10 * 2 * 3 * 2 * 7)  # 7 trials per block
     c1 = mech.sample(data, 50, rng=np.random.default_rng(SEED))
     c2 = mech.sample(data, 50, rng=np.random.default_rng(SEED))
     assert calls[:8] == [7] * 7 + [1]

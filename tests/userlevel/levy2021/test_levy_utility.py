@@ -28,9 +28,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.userlevel.levy import PhasedERM
+from dpaudit.userlevel.levy2021.mean_estimation import UserMeanEstimator, user_mean_radius
+from dpaudit.userlevel.levy2021.phased_erm import PhasedERM
 from dpaudit.userlevel.losses import SquaredLoss
-from dpaudit.userlevel.winsorized import UserMeanEstimator, user_mean_radius
 
 FAILURE_PROB = 1e-6
 SEED = 8812

@@ -16,18 +16,15 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.guarantees import ApproxDP, PureDP
 from dpaudit.neighbors import UserReplace
 from dpaudit.userlevel.hadamard import rotate
-from dpaudit.userlevel.levy_common import (
+from dpaudit.userlevel.levy2021.mean_estimation import UserMeanEstimator, user_mean_radius
+from dpaudit.userlevel.levy2021.parameters import (
     alg2_coordinate_epsilon,
     alg2_epsilon_bound,
     alg2_tau_prime,
     alg3_step_privacy,
 )
-from dpaudit.userlevel.winsorized import (
-    UserMeanEstimator,
-    WinsorizedMean1D,
-    WinsorizedMeanHighD,
-    user_mean_radius,
-)
+from dpaudit.userlevel.levy2021.winsorized_1d import WinsorizedMean1D
+from dpaudit.userlevel.levy2021.winsorized_highd import WinsorizedMeanHighD
 
 FAILURE_PROB = 1e-6
 SEED = 1231

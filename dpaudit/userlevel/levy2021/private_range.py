@@ -66,7 +66,7 @@ from dpaudit._validation import argument_error, check_finite_array, check_one_of
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
-from dpaudit.userlevel.levy_common import trial_chunks, user_means
+from dpaudit.userlevel.levy2021.parameters import trial_chunks, user_means
 
 __all__ = ["PrivateRange", "RangeMode"]
 

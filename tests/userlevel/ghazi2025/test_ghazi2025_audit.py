@@ -17,8 +17,8 @@ import pytest
 
 import dpaudit
 from dpaudit.errors import InvalidArgument
-from dpaudit.userlevel.ghazi2025 import RobustStatsLocalization
-from dpaudit.userlevel.ghazi2025_audit import (
+from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsLocalization
+from dpaudit.userlevel.ghazi2025.audit_cases import (
     ghazi2025_audit_cases,
     low_threshold_case,
     missing_lemma_3_9_case,

@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.userlevel.ghazi2025 import RobustStatsSGD
-from dpaudit.userlevel.ghazi2025_losses import (
+from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsSGD
+from dpaudit.userlevel.ghazi2025.assumptions import check_ghazi2025_assumptions
+from dpaudit.userlevel.ghazi2025.losses import (
     DiagonallyDominantQuadratic,
     LinearLoss,
     SeparableHuberLoss,
-    check_ghazi2025_assumptions,
     max_row_abs_sum,
 )
 from dpaudit.userlevel.losses import LogisticLoss, SquaredLoss

@@ -1,50 +1,38 @@
-"""User-level DP optimisation of Levy et al. 2021: Algorithm 3 (Winsorized first-order) and Algorithm 4 (Phased ERM).
+"""Winsorized first-order optimisation of Levy et al. 2021 (Algorithm 3).
 
-* :class:`WinsorizedFirstOrder` (Algorithm 3): projected (S)GD on ``Theta = B_2(0, radius)`` in
-  which every gradient is the *private* Winsorized mean (Algorithm 2) of the users' average
-  gradients ``g_t^(u) = (1/m) sum_j grad l(theta_t; z_j^(u))``, at
-  ``eps' = eps / (2 sqrt(2 T log(2/delta)))``, ``delta' = delta / (2T)``. ``(eps, delta)``-DP for the
-  whole transcript [LSA+21, Alg 3, Thm 3].
-* :class:`PhasedERM` (Algorithm 4): ``T`` rounds on disjoint user sets of sizes ``n / 2^t``, round
-  ``t`` approximately minimising the regularised objective (7) with ``lambda_t = 4^t lambda``
-  around the previous round's output, each round by Algorithm 3 with the full ``(eps, delta)``
-  (parallel composition). ``(eps, delta)``-DP [LSA+21, Alg 4, Thm 4].
+:class:`WinsorizedFirstOrder` is projected (S)GD on ``Theta = B_2(0, radius)`` in which every
+gradient is the *private* Winsorized mean (Algorithm 2) of the users' average gradients
+``g_t^(u) = (1/m) sum_j grad l(theta_t; z_j^(u))``, at ``eps' = eps / (2 sqrt(2 T log(2/delta)))``,
+``delta' = delta / (2T)``; it is ``(eps, delta)``-DP for the whole transcript [LSA+21, Alg 3, Thm 3].
+:class:`GradientQuery` is one step's private gradient at a fixed public point, exposed so that its
+stages can be audited against their own budgets.
 
-Both take a user-level dataset of shape ``(n_users, m_items, d + 1)`` whose items are
-``z = (x, y)`` (see :mod:`dpaudit.userlevel.losses`), and run ``size`` independent trials with the
-trial batch as the leading axis of every array through the whole gradient loop (iterates
-``(size, d)``, per-user gradients ``(size, n, d)``). Trials are processed in sub-batches when the
-per-trial state is large; the sub-batches draw from the one generator in a fixed order.
+Data are user-level datasets ``(n_users, m_items, d + 1)`` whose items are ``z = (x, y)`` (see
+:mod:`dpaudit.userlevel.losses`); ``size`` independent trials run with the trial batch as the leading
+axis of every array through the whole gradient loop (iterates ``(size, d)``, per-user gradients
+``(size, n, d)``), in sub-batches when the per-trial state is large (drawing from the one generator in
+a fixed order).
 
-Gradient counts. One *gradient* is one per-item ``grad l(theta; z)``; a step of Algorithm 3 computes
-``n m`` of them (every user's average gradient). :meth:`WinsorizedFirstOrder.gradient_count` and
-:meth:`PhasedERM.gradient_count` return the exact per-trial count; the regulariser's gradient
-``lambda (theta - centre)`` is not a loss gradient and is not counted.
+Gradient counts. One *gradient* is one per-item ``grad l(theta; z)``; a step computes ``n m`` of them.
+:meth:`WinsorizedFirstOrder.gradient_count` returns the exact per-trial count; the regulariser's
+gradient ``lambda (theta - centre)`` is not a loss gradient and is not counted.
 
 Reconstructions and proposals (the seed text has no appendix) [paper_004 note]:
 
-* PrivateRange (App. D.1): :mod:`dpaudit.userlevel.private_range` [RECON].
 * The optimiser instance (Prop 4 / Alg 7, App. E.2): projected gradient steps
   ``theta <- Pi_Theta(theta - eta gbar)``; ``eta = 1/H`` for smooth losses and
   ``eta = R / (G sqrt(T))`` otherwise; ``Aggregate`` = average of the iterates or the last one
   [Bub15, Thm 3.2/6.3; note ALG-6, RECON]. Query/Update/Aggregate touch no data.
 * The gradient concentration radius (Prop 1, constant unknown): :func:`gradient_concentration_radius`
   [note ALG-5, PROP], capped at ``G`` (always a valid radius around ``x_0 = 0``).
-* Phased ERM details: ``n_t = floor(n / 2^t)``, users taken in index order (round 1 gets the first
-  ``n_1`` users), ``T_eff = min(T, floor(log2 n))``; the regulariser's gradient is added after the
-  private mean (post-processing, ``B = G``); per-round steps from Corollary 2, capped at
-  ``max_steps``; ``eta_t = 1 / (H + lambda_t)``; the last iterate is the round's output
-  [note ALG-7, PROP].
 
 References
 ----------
 .. [LSA+21] D. Levy, Z. Sun, K. Amin, S. Kale, A. Kulesza, M. Mohri and A. T. Suresh. Learning with
    user-level privacy. NeurIPS 2021, arXiv:2102.11845.
+.. [DR14] C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy, 2014.
 .. [Bub15] S. Bubeck. Convex optimization: algorithms and complexity. Foundations and Trends in
    Machine Learning, 2015, arXiv:1405.4980.
-.. [LSB12] S. Lacoste-Julien, M. Schmidt and F. Bach. A simpler approach to obtaining an O(1/t)
-   convergence rate for the projected stochastic subgradient method, 2012, arXiv:1212.2002.
-.. [DR14] C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy, 2014.
 """
 
 from __future__ import annotations
@@ -70,29 +58,24 @@ from dpaudit.guarantees import ApproxDP, Guarantee
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.hadamard import next_power_of_two
-from dpaudit.userlevel.levy_common import (
+from dpaudit.userlevel.levy2021.parameters import (
     alg2_coordinate_epsilon,
     alg2_epsilon_bound,
     alg3_step_privacy,
     check_alg3_region,
     trial_chunks,
 )
+from dpaudit.userlevel.levy2021.private_range import RangeMode
+from dpaudit.userlevel.levy2021.winsorized_1d import TauRule
+from dpaudit.userlevel.levy2021.winsorized_highd import RotatedCoordinate, WinsorizedMeanHighD
 from dpaudit.userlevel.losses import Loss
-from dpaudit.userlevel.private_range import RangeMode
 from dpaudit.userlevel.projections import project_l2_ball
-from dpaudit.userlevel.winsorized import RotatedCoordinate, TauRule, WinsorizedMeanHighD
 
-__all__ = [
-    "GradientQuery",
-    "PhaseRound",
-    "PhasedERM",
-    "PhasedERMRound",
-    "WinsorizedFirstOrder",
-    "gradient_concentration_radius",
-    "user_mean_gradients",
-]
+__all__ = ["GradientQuery", "WinsorizedFirstOrder", "gradient_concentration_radius", "user_mean_gradients"]
+
 
 Aggregate = Literal["average", "last"]
+
 
 #: float64 temporaries per (trial, user): m for the margins and slopes, ~14 d' for Algorithm 2.
 _TEMPS_PER_COORD = 14
@@ -119,6 +102,8 @@ def gradient_concentration_radius(sigma: float, dim: int, n_users: int, m_items:
 
 #: Elements per block of users in :func:`user_mean_gradients` (keeps its temporaries in cache).
 _GRAD_BLOCK = 1 << 17
+
+
 #: Every block holds at least this many users (the trial sub-batches are sized for it).
 _MIN_BLOCK_USERS = 16
 
@@ -169,12 +154,6 @@ def _check_point(owner: str, name: str, value: Any, dim: int) -> NDArray[np.floa
     return p
 
 
-# ==============================================================================================
-# Algorithm 3
-# ==============================================================================================
-
-
-
 def _check_problem(owner: str, opt: Any) -> None:
     """Validate what every optimiser here shares: the loss, the budget and the problem's bounds."""
     if not isinstance(opt.loss, Loss):
@@ -184,6 +163,7 @@ def _check_problem(owner: str, opt: Any) -> None:
     check_positive(owner, "radius", opt.radius)
     check_positive(owner, "feature_bound", opt.feature_bound)
     check_positive(owner, "label_bound", opt.label_bound)
+
 
 @dataclass(frozen=True)
 class WinsorizedFirstOrder(MechanismBase):
@@ -219,7 +199,7 @@ class WinsorizedFirstOrder(MechanismBase):
     aggregate : {"average", "last"}
         Return the average of ``theta_1 .. theta_T`` or ``theta_T``.
     mode, tau_rule :
-        Passed to Algorithm 2 (see :class:`~dpaudit.userlevel.winsorized.WinsorizedMeanHighD`).
+        Passed to Algorithm 2 (see :class:`~dpaudit.userlevel.levy2021.winsorized_highd.WinsorizedMeanHighD`).
     regularization : float
         ``lambda >= 0``: minimise ``L(theta; S) + (lambda/2) ||theta - centre||^2`` (objective (7));
         the regulariser's gradient is added after the private mean (post-processing).
@@ -469,7 +449,7 @@ class GradientQuery(MechanismBase):
     def coordinate_stage(self, index: int, signs: Any) -> GradientQuery:
         """Coordinate ``index`` (fixed ``signs``) of this query: Algorithm 1 at ``eps''``, pure.
 
-        Its own :meth:`~dpaudit.userlevel.winsorized.RotatedCoordinate.range_stage` and
+        Its own :meth:`~dpaudit.userlevel.levy2021.winsorized_highd.RotatedCoordinate.range_stage` and
         ``laplace_stage`` are reached through ``.inner``.
         """
         if not isinstance(self.inner, WinsorizedMeanHighD):
@@ -496,367 +476,3 @@ class GradientQuery(MechanismBase):
     def narrowed(self, inner: MechanismBase, claim: Guarantee) -> GradientQuery:
         """The same gradient map feeding another ``inner`` (e.g. a coordinate's Laplace stage)."""
         return GradientQuery(inner, self.parent, self.theta, self.n_users, self.m_items, claim)
-
-
-# ==============================================================================================
-# Algorithm 4
-# ==============================================================================================
-
-
-@dataclass(frozen=True)
-class PhaseRound:
-    """One round of Phased ERM: public constants only (no data).
-
-    ``users`` is the half-open index range ``[start, stop)`` of the round's users; ``lam`` is
-    ``lambda_t = 4^t lambda``; ``steps`` and ``step_size`` configure Algorithm 3; ``tau`` and
-    ``gamma`` its concentration radius and failure probability.
-    """
-
-    index: int
-    start: int
-    stop: int
-    lam: float
-    steps: int
-    step_size: float
-    tau: float
-    gamma: float
-
-    @property
-    def n_users(self) -> int:
-        return self.stop - self.start
-
-
-@dataclass(frozen=True)
-class PhasedERM(MechanismBase):
-    """Phased ERM for user-level DP-SCO (Levy et al. 2021, Algorithm 4). ``(eps, delta)``-user-level DP.
-
-    Parameters
-    ----------
-    loss : Loss
-        Convex loss; the paper assumes it is ``H``-smooth (squared, logistic). Non-smooth losses
-        (absolute, hinge) need ``steps`` and use decreasing steps with weighted averaging.
-    epsilon, delta : float
-        Privacy parameters (the paper requires ``eps <= 1`` and ``delta <= 1/n^2`` for its rate; the
-        privacy claim is checked exactly at construction for every round length).
-    radius : float
-        ``Theta = B_2(0, radius)``; the paper's diameter is ``R = 2 radius``.
-    feature_bound, label_bound : float
-        Public bounds ``||x||_2 <= feature_bound``, ``|y| <= label_bound`` giving
-        ``G = loss.lipschitz(radius, feature_bound, label_bound)``.
-    sigma : float, optional
-        Sub-Gaussian parameter of the per-item gradients (A4); default ``G``.
-    smoothness : float, optional
-        ``H``; default ``loss.smoothness(feature_bound)``.
-    rounds : int, optional
-        Number of rounds; default ``T = ceil(log2(G n sqrt(m) eps / (sigma d)))`` [Alg 4, line 1]; in
-        every case at most ``floor(log2 n)`` (every round needs a user).
-    steps : int, optional
-        Gradient steps per round; default Corollary 2's ``((H + lambda_t)/lambda_t) log(...)``,
-        capped at ``max_steps`` [PROP].
-    max_steps : int
-        Cap on the default per-round steps.
-    tau, gamma : float, optional
-        Concentration radius and failure probability per round; defaults
-        ``min(G, gradient_concentration_radius(...))`` and Corollary 2's
-        ``gamma = sigma^2 d^2 / (lambda_t^2 n_t^2 m eps^2 R^2)`` (capped at 1/2).
-    mode, tau_rule :
-        Passed to Algorithm 2.
-    theta0 : tuple of float, optional
-        Data-independent ``theta_hat_0``; default 0.
-
-    Notes
-    -----
-    Data ``(n_users, m_items, d + 1)``; output ``(size, d)``, the final round's iterate. Round
-    ``t = 1 .. T`` uses the next ``n_t = floor(n / 2^t)`` users and approximately minimises
-
-    .. math:: L_{\\lambda_t, \\hat\\theta_{t-1}}(\\theta; S_t) = \\frac{1}{m n_t} \\sum_{u \\in S_t}
-              \\sum_j \\ell(\\theta, z_j^{(u)}) + \\frac{\\lambda_t}{2}\\|\\theta - \\hat\\theta_{t-1}\\|^2,
-              \\qquad \\lambda_t = 4^t \\lambda, \\quad
-              \\lambda = \\sqrt{G \\underline G / (nm) + \\sigma^2 d^2 / (n^2 m \\varepsilon^2)} / R
-
-    with Algorithm 3 at the full ``(eps, delta)`` [LSA+21, Alg 4, eq. (7)]. Privacy: the rounds use
-    disjoint users, so parallel composition gives ``(eps, delta)`` for the whole transcript
-    ``theta_hat_1 .. theta_hat_T`` [LSA+21, Thm 4; note P5]. Gradient count per trial:
-    ``sum_t steps_t n_t m`` (:meth:`gradient_count`).
-
-    References
-    ----------
-    [LSA+21, Alg 4, Thm 4, Cor 2]; [LSB12] for the non-smooth rounds.
-
-    Examples
-    --------
-    Fit a user-level private linear regression on ``n = 64`` users with ``m = 8`` items each, in
-    ``d = 2`` dimensions, running 100 independent trials at once (the output holds the final
-    iterates, one row per trial); ``schedule`` lists the public round constants and
-    ``gradient_count`` the per-trial gradient evaluations.
-
-    >>> import numpy as np
-    >>> from dpaudit.userlevel.losses import SquaredLoss
-    >>> from dpaudit.userlevel.levy import PhasedERM
-    >>> rng = np.random.default_rng(0)
-    >>> x = rng.normal(size=(64, 8, 2)) / 2
-    >>> y = np.clip(x @ np.array([0.5, -0.3]), -1, 1)
-    >>> data = np.concatenate([x, y[..., None]], axis=-1)  # (n_users, m_items, d + 1)
-    >>> erm = PhasedERM(SquaredLoss(), epsilon=1.0, delta=1e-5, radius=1.0, feature_bound=2.0,
-    ...                 rounds=2, steps=3)
-    >>> erm.sample(data, 100, rng=rng).shape
-    (100, 2)
-    >>> [r.n_users for r in erm.schedule(64, 8, 2)], erm.gradient_count(64, 8, 2)
-    ([32, 16], 1152)
-    """
-
-    loss: Loss
-    epsilon: float
-    delta: float
-    radius: float
-    feature_bound: float
-    label_bound: float = 1.0
-    sigma: float | None = None
-    smoothness: float | None = None
-    rounds: int | None = None
-    steps: int | None = None
-    max_steps: int = 32
-    tau: float | None = None
-    gamma: float | None = None
-    mode: RangeMode = "safe"
-    tau_rule: TauRule = "paper"
-    theta0: tuple[float, ...] | None = None
-
-    def __post_init__(self) -> None:
-        owner = type(self).__name__
-        _check_problem(owner, self)
-        if self.sigma is not None:
-            check_positive(owner, "sigma", self.sigma)
-        if self.smoothness is not None:
-            check_nonnegative(owner, "smoothness", self.smoothness, allow_inf=True)
-        if self.rounds is not None:
-            check_int(owner, "rounds", self.rounds, minimum=1)
-        if self.steps is not None:
-            check_int(owner, "steps", self.steps, minimum=1)
-        check_int(owner, "max_steps", self.max_steps, minimum=1)
-        if self.tau is not None:
-            check_positive(owner, "tau", self.tau)
-        if self.gamma is not None:
-            check_probability(owner, "gamma", self.gamma, allow_zero=False)
-        check_one_of(owner, "mode", self.mode, ("safe", "paper"))
-        check_one_of(owner, "tau_rule", self.tau_rule, ("paper", "tight"))
-        if self.theta0 is not None:
-            object.__setattr__(self, "theta0", tuple(float(v) for v in check_finite_array(owner, "theta0", self.theta0,
-                                                                                           ndim=1)))
-        if not math.isfinite(self.smooth_constant) and self.steps is None:
-            raise argument_error(owner, "steps", f"given for a non-smooth loss ({type(self.loss).__name__} has no "
-                                 "smoothness constant, so Corollary 2's round length is undefined)", self.steps)
-        # a round of T steps is (eps, delta)-DP for every T >= 1 iff it is for T = 1 (eps' is largest)
-        check_alg3_region(owner, self.epsilon, self.delta, 1 if self.steps is None else self.steps)
-
-    # --- public constants -----------------------------------------------------------------------
-
-    @property
-    def lipschitz(self) -> float:
-        """``G = loss.lipschitz(radius, feature_bound, label_bound)``."""
-        return float(self.loss.lipschitz(self.radius, self.feature_bound, self.label_bound))
-
-    @property
-    def smooth_constant(self) -> float:
-        """``H`` (given, or the loss's; ``inf`` when non-smooth)."""
-        if self.smoothness is not None:
-            return float(self.smoothness)
-        return float(self.loss.smoothness(self.feature_bound))
-
-    def _sigma(self) -> float:
-        return self.sigma if self.sigma is not None else self.lipschitz
-
-    def n_rounds(self, n_users: int, m_items: int, dim: int) -> int:
-        """``T = ceil(log2(G n sqrt(m) eps / (sigma d)))`` [LSA+21, Alg 4, line 1], in ``[1, floor(log2 n)]``.
-
-        The seed prints ``n sqrt(m eps)``; the intended form is ``n sqrt(m) eps`` [paper_004 note, 0(a)].
-        """
-        cap = max(1, n_users.bit_length() - 1)  # floor(log2 n), exactly
-        if self.rounds is not None:
-            return min(self.rounds, cap)
-        arg = self.lipschitz * n_users * math.sqrt(m_items) * self.epsilon / (self._sigma() * dim)
-        t = math.ceil(math.log2(arg)) if arg > 1 else 1
-        return max(1, min(t, cap))
-
-    def base_regularization(self, n_users: int, m_items: int, dim: int) -> float:
-        """``lambda = sqrt(G G_ / (n m) + sigma^2 d^2 / (n^2 m eps^2)) / R`` [LSA+21, Alg 4, line 1]."""
-        g = self.lipschitz
-        sigma = self._sigma()
-        g_under = min(g, sigma * math.sqrt(dim))  # G_ = min(G, sigma sqrt(d))   [LSA+21, Sec 2.1]
-        diameter = 2.0 * self.radius
-        return math.sqrt(g * g_under / (n_users * m_items)
-                         + sigma**2 * dim**2 / (n_users**2 * m_items * self.epsilon**2)) / diameter
-
-    def round_slices(self, n_users: int, n_rounds: int) -> list[tuple[int, int]]:
-        """Disjoint user ranges: round ``t`` gets the next ``floor(n / 2^t)`` users [LSA+21, Alg 4, lines 3-4]."""
-        out = []
-        start = 0
-        for t in range(1, n_rounds + 1):
-            n_t = n_users // 2**t
-            out.append((start, start + n_t))
-            start += n_t
-        return out
-
-    def schedule(self, n_users: int, m_items: int, dim: int) -> list[PhaseRound]:
-        """The public constants of every round, for data of ``n_users`` x ``m_items`` in dimension ``dim``."""
-        owner = f"{type(self).__name__}.schedule"
-        n_users = check_int(owner, "n_users", n_users, minimum=2)
-        m_items = check_int(owner, "m_items", m_items, minimum=1)
-        dim = check_int(owner, "dim", dim, minimum=1)
-        n_rounds = self.n_rounds(n_users, m_items, dim)
-        lam = self.base_regularization(n_users, m_items, dim)
-        h = self.smooth_constant
-        g = self.lipschitz
-        sigma = self._sigma()
-        diameter = 2.0 * self.radius
-        out = []
-        for t, (start, stop) in enumerate(self.round_slices(n_users, n_rounds), start=1):
-            n_t = stop - start
-            lam_t = 4.0**t * lam  # [LSA+21, Alg 4, line 3]
-            if self.gamma is not None:
-                gamma_t = self.gamma
-            else:  # Cor 2: gamma = sigma^2 d^2 / (mu^2 n^2 m eps^2 R^2) with mu = lambda_t, n = n_t
-                gamma_t = min(0.5, sigma**2 * dim**2 / (lam_t**2 * n_t**2 * m_items * self.epsilon**2 * diameter**2))
-            if self.steps is not None:
-                steps_t = self.steps
-            else:  # Cor 2: T = ((H + lambda_t)/lambda_t) log(G lambda_t R n_t^2 m eps^2 / (sigma^2 d^2))  [PROP]
-                log_arg = g * lam_t * diameter * n_t**2 * m_items * self.epsilon**2 / (sigma**2 * dim**2)
-                steps_t = math.ceil((h + lam_t) / lam_t * max(1.0, math.log(max(log_arg, 1.0))))
-                steps_t = min(steps_t, self.max_steps)
-            if math.isfinite(h):
-                eta_t = 1.0 / (h + lam_t)  # strongly convex, (H + lambda_t)-smooth round objective [Bub15, Thm 3.10]
-            else:
-                eta_t = 2.0 / lam_t  # first of the decreasing steps 2 / (lambda_t (k + 2)) [LSB12]
-            if self.tau is not None:
-                tau_t = self.tau
-            elif not math.isfinite(h):
-                tau_t = g
-            else:
-                tau_t = min(g, gradient_concentration_radius(sigma, dim, n_t, m_items, diameter, h, gamma_t))
-            out.append(PhaseRound(t, start, stop, lam_t, steps_t, eta_t, tau_t, gamma_t))
-        return out
-
-    def round_optimizer(self, phase: PhaseRound) -> WinsorizedFirstOrder:
-        """Algorithm 3 as run in round ``phase`` (its private part; the regulariser is post-processing)."""
-        return WinsorizedFirstOrder(
-            self.loss, self.epsilon, self.delta, self.radius, self.feature_bound, self.label_bound,
-            steps=phase.steps, step_size=phase.step_size, tau=phase.tau, sigma=self.sigma, gamma=phase.gamma,
-            aggregate="last", mode=self.mode, tau_rule=self.tau_rule,
-            regularization=phase.lam,
-        )
-
-    def gradient_count(self, n_users: int, m_items: int, dim: int) -> int:
-        """Per-item gradients per trial: ``sum_t steps_t n_t m`` (exact)."""
-        return sum(p.steps * p.n_users * m_items for p in self.schedule(n_users, m_items, dim))
-
-    def tight_guarantee(self, n_users: int, m_items: int, dim: int) -> ApproxDP:
-        """``min(eps, max_t T_t d' eps''_t)`` at ``delta``: parallel composition of the rounds' pure bounds."""
-        pure = max(self.round_optimizer(p).pure_epsilon_bound(dim) for p in self.schedule(n_users, m_items, dim))
-        return ApproxDP(min(self.epsilon, pure), self.delta, UserReplace())
-
-    # --- the kernel -----------------------------------------------------------------------------
-
-    def _round_users(self, phase: PhaseRound, xy: tuple[NDArray[np.float64], NDArray[np.float64]]
-                     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Features and labels of the round's users ``[start, stop)`` [LSA+21, Alg 4, line 4]."""
-        return xy[0][phase.start:phase.stop], xy[1][phase.start:phase.stop]
-
-    def _round(self, phase: PhaseRound, xy: tuple[NDArray[np.float64], NDArray[np.float64]],
-               centre: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
-        """Round ``phase`` for a batch of trials whose previous outputs are ``centre`` ``(rows, d)``."""
-        opt = self.round_optimizer(phase)
-        users = self._round_users(phase, xy)
-        if math.isfinite(self.smooth_constant):
-            return opt._run(users, centre.shape[0], rng, theta0=centre, centre=centre)[:, -1]
-        return self._nonsmooth_round(opt, phase, users, centre, rng)
-
-    def _nonsmooth_round(self, opt: WinsorizedFirstOrder, phase: PhaseRound,
-                         users: tuple[NDArray[np.float64], NDArray[np.float64]],
-                         centre: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
-        """Strongly convex non-smooth round: ``eta_k = 2 / (lambda_t (k + 2))``, weights ``k + 1`` [LSB12]."""
-        rows, dim = centre.shape
-        estimator = opt.gradient_estimator(users[0].shape[0], users[0].shape[1], dim)
-        theta = centre.copy()
-        acc = np.zeros_like(theta)
-        total = 0.0
-        for k in range(phase.steps):
-            gbar = estimator.release(opt._user_gradients(theta, users), rows, rng=rng)
-            gbar = gbar + phase.lam * (theta - centre)
-            theta = project_l2_ball(theta - 2.0 / (phase.lam * (k + 2)) * gbar, self.radius)
-            acc += (k + 1) * theta
-            total += k + 1
-        return acc / total
-
-    def _start(self, rows: int, dim: int) -> NDArray[np.float64]:
-        th = np.zeros(dim) if self.theta0 is None else _check_point(type(self).__name__, "theta0", self.theta0, dim)
-        return np.repeat(th[None, :], rows, axis=0)
-
-    def sample_rounds(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """Every round's output ``theta_hat_1 .. theta_hat_T``, shape ``(size, T, d)``; the claim covers them."""
-        owner = f"{type(self).__name__}.sample"
-        size = check_size(owner, size)
-        items = _check_items(owner, data)
-        n_users, m_items, dim = items.shape[0], items.shape[1], items.shape[2] - 1
-        if n_users < 2:
-            raise argument_error(owner, "data", "shaped (n_users >= 2, m_items, d + 1) (a round needs a user)", data)
-        plan = self.schedule(n_users, m_items, dim)
-        xy = _split(items)
-        per_trial = n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * _MIN_BLOCK_USERS * m_items
-        out = np.empty((size, len(plan), dim))
-        for start, stop in trial_chunks(size, per_trial):
-            theta = self._start(stop - start, dim)
-            for r, phase in enumerate(plan):  # [LSA+21, Alg 4, line 2]
-                theta = self._round(phase, xy, theta, rng)
-                out[start:stop, r] = theta
-        return out
-
-    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` runs on ``data`` ``(n_users, m_items, d + 1)``; returns ``theta_hat_T``, ``(size, d)``."""
-        return self.sample_rounds(data, size, rng=rng)[:, -1]
-
-    def claimed_guarantee(self) -> ApproxDP:
-        """``(eps, delta)``-DP under user replacement [LSA+21, Thm 4]."""
-        return ApproxDP(self.epsilon, self.delta, UserReplace())
-
-    # --- components -----------------------------------------------------------------------------
-
-    def round_stage(self, index: int, n_users: int, m_items: int, dim: int, centre: Any) -> PhasedERMRound:
-        """Round ``index`` (1-based) from a fixed public ``centre = theta_hat_{t-1}``, claiming ``(eps, delta)``."""
-        owner = f"{type(self).__name__}.round_stage"
-        plan = self.schedule(n_users, m_items, dim)
-        index = check_int(owner, "index", index, minimum=1, maximum=len(plan))
-        c = _check_point(owner, "centre", centre, dim)
-        return PhasedERMRound(self, plan[index - 1], tuple(c.tolist()))
-
-
-@dataclass(frozen=True)
-class PhasedERMRound(MechanismBase):
-    """One round of :class:`PhasedERM` on the full dataset, from a fixed public centre.
-
-    Only the round's users influence the output; the claim is the round's ``(eps, delta)`` (the
-    paper's allocation, Algorithm 3 at full budget).
-    """
-
-    parent: PhasedERM
-    phase: PhaseRound
-    centre: tuple[float, ...]
-
-    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        owner = "PhasedERMRound.sample"
-        size = check_size(owner, size)
-        items = _check_items(owner, data)
-        if items.shape[0] < self.phase.stop:
-            raise argument_error(owner, "data", f"with at least {self.phase.stop} users", data)
-        c = np.asarray(self.centre, dtype=float)
-        if items.shape[2] - 1 != c.shape[0]:
-            raise argument_error(owner, "data", f"shaped (n_users, m_items, {c.shape[0] + 1})", data)
-        xy = _split(items)
-        out = np.empty((size, c.shape[0]))
-        per_trial = items.shape[0] * (c.shape[0] + _TEMPS_PER_COORD * next_power_of_two(c.shape[0]))
-        for start, stop in trial_chunks(size, per_trial + 2 * _MIN_BLOCK_USERS * items.shape[1]):
-            out[start:stop] = self.parent._round(self.phase, xy, np.repeat(c[None, :], stop - start, axis=0), rng)
-        return out
-
-    def claimed_guarantee(self) -> ApproxDP:
-        return ApproxDP(self.parent.epsilon, self.parent.delta, UserReplace())  # [LSA+21, Thm 4 proof]
-

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.userlevel.private_range import PrivateRange
+from dpaudit.userlevel.levy2021.private_range import PrivateRange
 
 FAILURE_PROB = 1e-6
 SEED = 4

@@ -45,8 +45,8 @@ from numpy.typing import NDArray
 from dpaudit._validation import check_one_of
 from dpaudit.auditor.cases import AuditCase
 from dpaudit.errors import UnsoundMechanismWarning
-from dpaudit.userlevel.ghazi2025 import RobustStatsLocalization
-from dpaudit.userlevel.ghazi2025_losses import SeparableHuberLoss
+from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsLocalization
+from dpaudit.userlevel.ghazi2025.losses import SeparableHuberLoss
 
 __all__ = [
     "ghazi2025_audit_cases",

@@ -16,12 +16,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpaudit.userlevel.ghazi2025 import (
-    concentration_score,
-    robust_gradient_estimate,
-    robust_sgd_path,
-)
-from dpaudit.userlevel.ghazi2025_losses import DiagonallyDominantQuadratic, SeparableHuberLoss
+from dpaudit.userlevel.ghazi2025.concentration import concentration_score
+from dpaudit.userlevel.ghazi2025.gradient_estimation import robust_gradient_estimate
+from dpaudit.userlevel.ghazi2025.losses import DiagonallyDominantQuadratic, SeparableHuberLoss
+from dpaudit.userlevel.ghazi2025.sgd import robust_sgd_path
 from dpaudit.userlevel.robust_stats import (
     CoordinateMedian,
     TrimmedMean,
@@ -234,7 +232,7 @@ def test_safe_preset_calibrated_sensitivity_holds_on_every_pair(case):
     """With the safe preset's own eta (<= 1/(6 beta B)) and tau, 1/tau exceeds the spread of any two
     gradients in [-G, G]^d, so *every* neighbouring pair is aligned; the iterate gap then stays within
     the l_inf sensitivity the Gaussian noise is calibrated for, and every score within 2."""
-    from dpaudit.userlevel.ghazi2025 import RobustStatsSGD
+    from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsSGD
 
     loss, z, z2, x0, b, stat, _ = case
     mech = RobustStatsSGD(loss, 1.0, 1e-3, batch_size=b, statistic=stat, radius=RADIUS)

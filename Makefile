@@ -12,7 +12,7 @@ STAMP := $(VENV)/.dpaudit-installed
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,progress,plots,notebooks,distributed]'
+	$(BIN)/python -m pip install --quiet -e '.[test,progress,plots,notebooks]'
 	@touch $(STAMP)
 
 demo: $(STAMP)

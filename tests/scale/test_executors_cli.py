@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import re
 
+import distributed
 import pytest
 
 from dpaudit.auditor.executors import make_executor
 from dpaudit.cli import main
 from dpaudit.errors import InvalidArgument
-
-distributed = pytest.importorskip("distributed")
 
 VOLATILE = {"sampling_seconds", "selection_seconds", "estimation_seconds", "total_seconds", "notes"}
 

@@ -11,6 +11,7 @@ import multiprocessing
 import re
 from concurrent.futures import ProcessPoolExecutor
 
+import distributed
 import pytest
 import scale_mechanisms as sm
 
@@ -62,7 +63,6 @@ def test_a_worker_that_dies_in_a_process_pool_gives_a_named_error(tmp_path):
 
 
 def test_a_dask_worker_that_dies_is_replaced_and_its_block_rerun_identically(tmp_path):
-    distributed = pytest.importorskip("distributed")
     flaky = sm.DiesOnceOnLastBlock(str(tmp_path / "died-once"))
     serial = dpaudit.audit(sm.laplace, 0.0, 1.0, **FAULTY)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,

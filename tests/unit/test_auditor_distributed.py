@@ -11,6 +11,7 @@ import dataclasses
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
+import distributed  # in the `test` extra: the default run always exercises Dask
 import numpy as np
 import pytest
 
@@ -19,8 +20,6 @@ from dpaudit._rng import TrialStreams
 from dpaudit.auditor.sampling import as_sampler, draw_outputs
 from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.userlevel import RobustStatsSGD, SeparableHuberLoss
-
-distributed = pytest.importorskip("distributed")  # installed by `make test` (the `distributed` extra)
 
 TIMING_FIELDS = {"sampling_seconds", "selection_seconds", "estimation_seconds", "total_seconds"}
 

@@ -207,11 +207,12 @@ def _refuse(path: Path, owner: str, problem: str, fix: str = "delete it (or use 
 
 
 def _connect(path: Path, owner: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=60.0)
     try:
-        conn = sqlite3.connect(path, timeout=60.0)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
     except sqlite3.DatabaseError as exc:
+        conn.close()
         raise _refuse(path, owner, f"cannot be opened as an SQLite database ({exc})") from exc
     return conn
 
@@ -294,12 +295,14 @@ class Checkpoint:
         os.close(fd)
         try:
             conn = sqlite3.connect(tmp)
-            with conn:
-                for statement in _SCHEMA:
-                    conn.execute(statement)
-                conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.close()
+            try:
+                with conn:
+                    for statement in _SCHEMA:
+                        conn.execute(statement)
+                    conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+                conn.execute("PRAGMA journal_mode=WAL")
+            finally:
+                conn.close()
             os.replace(tmp, self.path)
         finally:
             if os.path.exists(tmp):

@@ -6,6 +6,7 @@ as it was, and nothing drawn.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -15,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,12 +36,17 @@ def verdict(result: dpaudit.AuditResult) -> dict:
     return {k: v for k, v in dataclasses.asdict(result).items() if k not in TIMING_FIELDS}
 
 
+def connect(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection that commits and closes on exit (``sqlite3``'s own context manager only commits)."""
+    return contextlib.closing(sqlite3.connect(path, isolation_level=None))
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def count_blocks(path: Path) -> int:
-    with sqlite3.connect(path) as conn:
+    with connect(path) as conn:
         return conn.execute("SELECT COUNT(*) FROM blocks").fetchone()[0]
 
 
@@ -61,7 +68,7 @@ def test_missing_blocks_are_redrawn_never_dropped(tmp_path):
     path = tmp_path / "audit.sqlite"
     reference = dpaudit.audit(LaplaceMechanism(1.0), 0.0, 1.0, **BASE)
     dpaudit.audit(LaplaceMechanism(1.0), 0.0, 1.0, checkpoint=path, **BASE)
-    with sqlite3.connect(path) as conn:  # as if the run had stopped before these blocks finished
+    with connect(path) as conn:  # as if the run had stopped before these blocks finished
         conn.execute("DELETE FROM blocks WHERE block >= 5 OR (dataset = 1 AND block = 2)")
     resumed = dpaudit.audit(LaplaceMechanism(1.0), 0.0, 1.0, checkpoint=path, batch_size=500, **BASE)
     assert any("resumed, 9 of 16 blocks loaded" in note for note in resumed.notes)
@@ -116,20 +123,20 @@ def _damage_truncate(path: Path) -> None:
 
 
 def _damage_flip_a_byte(path: Path) -> None:
-    with sqlite3.connect(path) as conn:
+    with connect(path) as conn:
         (blob,) = conn.execute("SELECT data FROM blocks WHERE dataset = 1 AND block = 3").fetchone()
         damaged = bytes([blob[0] ^ 1]) + blob[1:]
         conn.execute("UPDATE blocks SET data = ? WHERE dataset = 1 AND block = 3", (damaged,))
 
 
 def _damage_shape(path: Path) -> None:
-    with sqlite3.connect(path) as conn:
+    with connect(path) as conn:
         conn.execute("UPDATE blocks SET shape = '[125, 2]' WHERE dataset = 0 AND block = 0")
 
 
 def _damage_index(path: Path) -> None:
     """Garbage over the primary-key index's root page: reading the table alone would not notice."""
-    with sqlite3.connect(path) as conn:
+    with connect(path) as conn:
         (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'blocks'").fetchone()
         (page_size,) = conn.execute("PRAGMA page_size").fetchone()
     with path.open("r+b") as fh:
@@ -147,9 +154,8 @@ def _damage_empty(path: Path) -> None:
 
 def _damage_foreign_database(path: Path) -> None:
     path.unlink()
-    with sqlite3.connect(path) as conn:
+    with connect(path) as conn:
         conn.execute("CREATE TABLE results (x REAL)")
-    sqlite3.connect(path).close()
 
 
 @pytest.mark.parametrize(("damage", "message"), [

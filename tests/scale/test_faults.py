@@ -6,9 +6,11 @@ fail on block 3 (the only block of 100 trials) of each dataset.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import re
+import sqlite3
 from concurrent.futures import ProcessPoolExecutor
 
 import distributed
@@ -55,9 +57,7 @@ def test_a_worker_that_dies_in_a_process_pool_gives_a_named_error(tmp_path):
     assert "BrokenProcessPool" in str(err) and err.dataset in (0, 1) and err.seed_entropy == 21
     assert re.search(rf"the executor failed on block {err.block} of d{err.dataset} \(trials \d+ to \d+", str(err))
     # one worker runs the tasks in order: blocks 0-2 of d0 finished and were recorded before the death
-    import sqlite3
-
-    with sqlite3.connect(path) as conn:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
         recorded = conn.execute("SELECT dataset, block FROM blocks ORDER BY dataset, block").fetchall()
     assert recorded[:3] == [(0, 0), (0, 1), (0, 2)] and (0, 3) not in recorded
 

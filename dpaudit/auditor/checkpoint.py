@@ -365,6 +365,8 @@ class Checkpoint:
     def describe(self, loaded: int, total: int) -> str:
         """One line for the audit's notes: what was loaded, and what the mechanism's fingerprint covers."""
         done = f"resumed, {loaded} of {total} blocks loaded from it" if loaded else f"{total} blocks recorded in it"
+        if total <= 2:
+            done += " (one block per dataset: a smaller block_size lets a killed audit resume part-way)"
         return (f"checkpoint {str(self.path)!r}: {done}; its fingerprint covers the seed, block size, trials, "
                 f"pair, claim, numpy and dpaudit versions, and {self.fingerprint.get('mechanism_covers', '?')}")
 

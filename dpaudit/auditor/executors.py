@@ -85,7 +85,8 @@ def make_executor(workers: int | None = None, scheduler: str | None = None, *,
                                  scheduler)
         client = _connect_to_scheduler(scheduler, timeout)
         try:
-            yield client.get_executor()
+            # pure=False: no hashing of every task's data, and no result shared between tasks by key
+            yield client.get_executor(pure=False)
         finally:
             client.close()
         return

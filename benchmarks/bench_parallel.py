@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     import distributed
 
     with make_executor(workers=1) as pool1, make_executor(workers=2) as pool2, \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
                                      host="127.0.0.1") as cluster, \
             make_executor(scheduler=cluster.scheduler_address) as dask2:
         runs = {

@@ -147,7 +147,7 @@ def _executor_failure(exc: Exception, task: _Task, unfinished: int) -> Mechanism
     """A task that failed outside the mechanism (a worker died, the task could not be sent)."""
     _, _, streams, stream, blocks = task
     k, begin, stop = blocks[0]
-    others = f" or one of the {unfinished} other unfinished task(s)" if unfinished else ""
+    others = f" or one of the {unfinished} other unfinished or failed task(s)" if unfinished else ""
     message = (
         f"the executor failed on block {k} of d{stream} (trials {begin} to {stop - 1}; {len(blocks)} block(s) in "
         f"the task) with {type(exc).__name__}: {str(exc).rstrip('.')}."
@@ -187,8 +187,9 @@ def _completed(tasks: list[_Task], executor: Executor | None) -> Iterator[tuple[
             exc = future.exception()
             if isinstance(exc, MechanismError):
                 raise exc
-            unfinished = sum(not f.done() for f in pending)  # not the mechanism: the executor or a worker failed
-            raise _executor_failure(exc, futures[future], unfinished) from exc  # type: ignore[arg-type]
+            # not the mechanism: the executor or a worker failed; any task not finished well may be the cause
+            in_doubt = sum(not f.done() or f.cancelled() or f.exception() is not None for f in pending)
+            raise _executor_failure(exc, futures[future], in_doubt) from exc  # type: ignore[arg-type]
     finally:
         for future in futures:
             future.cancel()

@@ -27,7 +27,7 @@ def test_cli_checkpoint_resumes_and_scheduler_matches_the_serial_run(capsys, tmp
     resumed = run_cli(capsys, "--checkpoint", path)
     assert any("blocks recorded" in note for note in first["notes"])
     assert any("resumed, 2 of 2 blocks loaded" in note for note in resumed["notes"])
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as cluster:
         dasked = run_cli(capsys, "--scheduler", cluster.scheduler_address)
     for other in (first, resumed, dasked):
         assert {k: v for k, v in other.items() if k not in VOLATILE} == {k: v for k, v in serial.items() if k not in VOLATILE}

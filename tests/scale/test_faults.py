@@ -65,7 +65,7 @@ def test_a_worker_that_dies_in_a_process_pool_gives_a_named_error(tmp_path):
 def test_a_dask_worker_that_dies_is_replaced_and_its_block_rerun_identically(tmp_path):
     flaky = sm.DiesOnceOnLastBlock(str(tmp_path / "died-once"))
     serial = dpaudit.audit(sm.laplace, 0.0, 1.0, **FAULTY)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
                                   host="127.0.0.1") as cluster, distributed.Client(cluster) as client:
         rerun = dpaudit.audit(flaky, 0.0, 1.0, executor=client.get_executor(), **FAULTY)
     assert (tmp_path / "died-once").exists()  # the worker really died once

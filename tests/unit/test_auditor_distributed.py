@@ -2,7 +2,8 @@
 
 Every block draws from its own stream, so neither the executor, the worker count nor the batch size
 may change a single bit. The Dask cluster is a ``LocalCluster`` with in-process workers (loopback
-only, no network); the pool uses ``forkserver`` processes.
+only, no network); its status server takes a free port (``127.0.0.1:0``: Dask's default, 8787, may be
+taken by another cluster on the machine). The pool uses ``forkserver`` processes.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def verdict(result: dpaudit.AuditResult) -> dict:
 
 @pytest.fixture(scope="module")
 def dask_client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as cluster, \
             distributed.Client(cluster) as client:
         yield client
 

@@ -98,9 +98,21 @@ def _value_digest(value: Any, hasher: Any, seen: set[int]) -> None:
     else:
         try:
             hasher.update(b"pickle " + pickle.dumps(value, protocol=4))
-        except Exception:  # unpicklable: its repr, unless that is only an address
-            text = repr(value)
-            hasher.update(("type " + type(value).__qualname__ if " at 0x" in text else "repr " + text).encode())
+        except Exception:  # unpicklable (a lambda among its fields, say): attribute by attribute
+            _object_digest(value, hasher, seen)
+
+
+def _object_digest(value: Any, hasher: Any, seen: set[int]) -> None:
+    cls = type(value)
+    hasher.update(f"object {cls.__module__}.{cls.__qualname__}".encode())
+    attrs = getattr(value, "__dict__", None)
+    if isinstance(attrs, dict) and id(value) not in seen:
+        seen.add(id(value))
+        for key in sorted(attrs):
+            hasher.update(f"attribute {key}".encode())
+            _value_digest(attrs[key], hasher, seen)
+    elif " at 0x" not in (text := repr(value)):  # else only the class name: its repr is an address
+        hasher.update(("repr " + text).encode())
 
 
 def _code_digest(code: types.CodeType, hasher: Any) -> None:
@@ -151,18 +163,15 @@ def mechanism_fingerprint(mechanism: Any) -> tuple[str, str, str]:
         return name, hasher.hexdigest(), covers
     cls = type(mechanism)
     name = f"{cls.__module__}.{cls.__qualname__}"
+    _value_digest(mechanism, hasher, set())
     try:
-        state = pickle.dumps(mechanism, protocol=4)
+        pickle.dumps(mechanism, protocol=4)
+        covers = ("the class name and pickled state, i.e. the parameters (not the code of its methods; the dpaudit "
+                  "version stands for dpaudit's own classes)")
     except Exception:
-        text = repr(mechanism)
-        if " at 0x" in text:
-            hasher.update(name.encode())
-            return name, hasher.hexdigest(), "the class name only (the object can be neither pickled nor printed)"
-        hasher.update(text.encode())
-        return name, hasher.hexdigest(), "the class name and repr (the object cannot be pickled)"
-    hasher.update(name.encode() + state)
-    return name, hasher.hexdigest(), ("the class name and pickled state, i.e. the parameters (not the code of "
-                                      "its methods; the dpaudit version stands for dpaudit's own classes)")
+        covers = ("the class name and its attributes, one by one as it cannot be pickled (functions among them by "
+                  "bytecode, constants and closure values; not the code of its methods)")
+    return name, hasher.hexdigest(), covers
 
 
 def _data_digest(data: Any) -> str:

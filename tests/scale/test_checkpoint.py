@@ -117,6 +117,22 @@ def test_a_plain_function_is_fingerprinted_by_code_and_closure():
     assert "not the globals it reads" in mechanism_fingerprint(sm.laplace)[2]
 
 
+@dataclasses.dataclass(frozen=True)
+class WithALambda:
+    """A mechanism-like object that cannot be pickled (a lambda among its fields)."""
+
+    scale: float
+    transform: object
+
+
+def test_an_unpicklable_object_is_fingerprinted_attribute_by_attribute():
+    first = mechanism_fingerprint(WithALambda(1.0, lambda x: x))
+    assert first[1] == mechanism_fingerprint(WithALambda(1.0, lambda x: x))[1]
+    assert first[1] != mechanism_fingerprint(WithALambda(2.0, lambda x: x))[1]
+    assert first[1] != mechanism_fingerprint(WithALambda(1.0, lambda x: -x))[1]
+    assert "one by one as it cannot be pickled" in first[2]
+
+
 def _damage_truncate(path: Path) -> None:
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])

@@ -12,12 +12,14 @@ What the fingerprint covers (a checkpoint whose fingerprint differs in any field
   would cover other trials; adding trials to an audit already looked at is also optional stopping);
 * ``d0`` and ``d1``: the SHA-256 of dtype, shape and bytes of a numeric array, else of the pickle;
 * the claim: ``epsilon`` and ``delta``;
-* the mechanism. For an object (a dpaudit mechanism, a callable instance, a ``functools.partial``):
-  its class and its pickled state, that is its parameters. For a plain function: its module,
-  qualified name, bytecode, constants, default arguments and closure values. **Not covered**: the
-  code of the methods and functions the mechanism calls, and the global variables a function
-  reads; a change there between two runs, under the same names and parameters, is not detected
-  (for dpaudit's own classes the dpaudit version below stands in for their code);
+* the mechanism. For an object (a dpaudit mechanism, a callable instance): its class and its
+  pickled state, that is its parameters (an object that cannot be pickled: its attributes one by
+  one, functions among them as below). For a plain function (or a ``functools.partial`` of one,
+  with its arguments): its module, qualified name, bytecode, constants, default arguments and
+  closure values. **Not covered**: the code of the methods and functions the mechanism calls, and
+  the global variables a function reads; a change there between two runs, under the same names and
+  parameters, is not detected (for dpaudit's own classes the dpaudit version stands in for their
+  code). Every audit with a checkpoint says in its notes what its mechanism's fingerprint covers;
 * the numpy and dpaudit versions (numpy may change a sampler's stream between versions).
 
 Writes go through SQLite's write-ahead log with ``synchronous=NORMAL``: a committed block survives

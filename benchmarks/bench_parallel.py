@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")  # read by worker processes when they start
     mech, d0, d1 = _case()
-    kwargs = dict(trials=trials, seed=0, block_size=BLOCK)
+    kwargs: dict[str, Any] = dict(trials=trials, seed=0, block_size=BLOCK)
     import distributed
 
     with make_executor(workers=1) as pool1, make_executor(workers=2) as pool2, \

@@ -8,13 +8,15 @@ the benchmark checks the results are identical) on
 
 * a serial run in this process (reference for the pools' overhead),
 * a process pool of 1 worker and of 2 workers (:func:`dpaudit.auditor.executors.make_executor`),
-* a Dask ``LocalCluster`` of 2 single-threaded worker processes (loopback only).
+* a Dask ``LocalCluster`` of 2 single-threaded worker processes (loopback only), timed in a second
+  phase against the 2-process pool again (so no idle cluster runs beside the other runs).
 
 It prints audit throughput (trials per dataset per second, whole audit and the sampling phase,
 which is what workers share), the 2-worker / 1-worker ratio (target: at least 1.8 on an idle
 2-core machine) and Dask's time over the 2-process pool's. Times are medians of interleaved repeats
-(machine noise hits all runs alike); nothing here asserts a time. Worker processes get one BLAS
-thread each, so two workers do not fight over the cores.
+(machine noise hits all runs alike); the load average is printed, as figures on a shared machine
+mean little. Nothing here asserts a time. Worker processes get one BLAS thread each, so two
+workers do not fight over the cores.
 
 Run: ``python -m benchmarks.bench_parallel [--quick]``.
 """
@@ -76,17 +78,23 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     kwargs: dict[str, Any] = dict(trials=trials, seed=0, block_size=BLOCK)
     import distributed
 
-    with make_executor(workers=1) as pool1, make_executor(workers=2) as pool2, \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-                                     host="127.0.0.1") as cluster, \
-            make_executor(scheduler=cluster.scheduler_address) as dask2:
-        runs = {
+    load_before = os.getloadavg()[0]
+    # phase 1, no Dask alive: serial and the pools; phase 2: Dask against the 2-process pool again
+    with make_executor(workers=1) as pool1, make_executor(workers=2) as pool2:
+        results = _timed({
             "serial (this process)": lambda: dpaudit.audit(mech, d0, d1, **kwargs),
             "process pool, 1 worker": lambda: dpaudit.audit(mech, d0, d1, executor=pool1, **kwargs),
             "process pool, 2 workers": lambda: dpaudit.audit(mech, d0, d1, executor=pool2, **kwargs),
+        }, repeats)
+    with make_executor(workers=2) as pool2, \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
+                                     host="127.0.0.1") as cluster, \
+            make_executor(scheduler=cluster.scheduler_address) as dask2:
+        versus = _timed({
+            "process pool, 2 workers (again)": lambda: dpaudit.audit(mech, d0, d1, executor=pool2, **kwargs),
             "Dask LocalCluster, 2 workers": lambda: dpaudit.audit(mech, d0, d1, executor=dask2, **kwargs),
-        }
-        results = _timed(runs, repeats)
+        }, repeats)
+    results.update(versus)
     wall = {name: statistics.median(t for _, t in rs) for name, rs in results.items()}
     sampling = {name: statistics.median(r.sampling_seconds for r, _ in rs) for name, rs in results.items()}
     first = next(iter(results.values()))[0][0]
@@ -96,14 +104,15 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         for rs in results.values() for r, _ in rs
     )
     print(f"RobustStatsSGD (Ghazi et al. 2025, Alg. 1 + noise), n={N_USERS}, m={M_ITEMS}, d={DIM}; {trials} trials "
-          f"per dataset in blocks of {BLOCK}; median of {repeats} interleaved repeat(s); {os.cpu_count()} CPUs")
-    print(f"{'run':<30} {'audit (trials/s)':>17} {'sampling (trials/s)':>20} {'wall (s)':>9}")
-    for name in runs:
-        print(f"{name:<30} {trials / wall[name]:>17.1f} {trials / sampling[name]:>20.1f} {wall[name]:>9.2f}")
+          f"per dataset in blocks of {BLOCK}; median of {repeats} interleaved repeat(s); {os.cpu_count()} CPUs; "
+          f"1-min load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
+    print(f"{'run':<32} {'audit (trials/s)':>17} {'sampling (trials/s)':>20} {'wall (s)':>9}")
+    for name in results:
+        print(f"{name:<32} {trials / wall[name]:>17.1f} {trials / sampling[name]:>20.1f} {wall[name]:>9.2f}")
     figures = {
         "speedup_audit": wall["process pool, 1 worker"] / wall["process pool, 2 workers"],
         "speedup_sampling": sampling["process pool, 1 worker"] / sampling["process pool, 2 workers"],
-        "dask_over_pool": wall["Dask LocalCluster, 2 workers"] / wall["process pool, 2 workers"],
+        "dask_over_pool": wall["Dask LocalCluster, 2 workers"] / wall["process pool, 2 workers (again)"],
         "pool1_over_serial": wall["process pool, 1 worker"] / wall["serial (this process)"],
     }
     print(f"2 workers / 1 worker: audit {figures['speedup_audit']:.2f}x, sampling {figures['speedup_sampling']:.2f}x "

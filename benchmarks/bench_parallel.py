@@ -9,7 +9,11 @@ the benchmark checks the results are identical) on
 * a serial run in this process (reference for the pools' overhead),
 * a process pool of 1 worker and of 2 workers (:func:`dpaudit.auditor.executors.make_executor`),
 * a Dask ``LocalCluster`` of 2 single-threaded worker processes (loopback only), timed in a second
-  phase against the 2-process pool again (so no idle cluster runs beside the other runs).
+  phase against the 2-process pool again (so no idle cluster runs beside the other runs), once as
+  Dask starts its workers and once without the ``MALLOC_TRIM_THRESHOLD_=65536`` its nanny sets by
+  default (``distributed.nanny.pre-spawn-environ``): that setting hands freed memory back to the
+  system at once, so a mechanism that allocates large temporaries every step (as this one does)
+  pays a page fault per page on every allocation.
 
 It prints audit throughput (trials per dataset per second, whole audit and the sampling phase,
 which is what workers share), the 2-worker / 1-worker ratio (target: at least 1.8 on an idle
@@ -64,6 +68,11 @@ def _timed(runs: dict[str, Callable[[], dpaudit.AuditResult]],
     return out
 
 
+def _cluster(distributed: Any) -> Any:
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
+                                    host="127.0.0.1")
+
+
 def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(prog="bench_parallel")
     parser.add_argument("--quick", action="store_true", help="fewer trials, one repeat (about half a minute)")
@@ -72,10 +81,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     args = parser.parse_args(argv)
     trials = args.trials or (1024 if args.quick else 2048)
     repeats = args.repeats or (1 if args.quick else 2)
+    saved_environ = dict(os.environ)  # restored at the end: Dask's nanny writes its workers' variables here too
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")  # read by worker processes when they start
     mech, d0, d1 = _case()
     kwargs: dict[str, Any] = dict(trials=trials, seed=0, block_size=BLOCK)
+    import dask
     import distributed
 
     load_before = os.getloadavg()[0]
@@ -86,14 +97,22 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             "process pool, 1 worker": lambda: dpaudit.audit(mech, d0, d1, executor=pool1, **kwargs),
             "process pool, 2 workers": lambda: dpaudit.audit(mech, d0, d1, executor=pool2, **kwargs),
         }, repeats)
-    with make_executor(workers=2) as pool2, \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-                                     host="127.0.0.1") as cluster, \
-            make_executor(scheduler=cluster.scheduler_address) as dask2:
-        versus = _timed({
-            "process pool, 2 workers (again)": lambda: dpaudit.audit(mech, d0, d1, executor=pool2, **kwargs),
-            "Dask LocalCluster, 2 workers": lambda: dpaudit.audit(mech, d0, d1, executor=dask2, **kwargs),
-        }, repeats)
+    try:
+        # the cluster without Dask's MALLOC_TRIM_THRESHOLD_ starts first, before the other sets it here too
+        with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+            untrimmed = _cluster(distributed)
+        with make_executor(workers=2) as pool2, untrimmed, _cluster(distributed) as default, \
+                make_executor(scheduler=default.scheduler_address) as dask2, \
+                make_executor(scheduler=untrimmed.scheduler_address) as dask2_untrimmed:
+            versus = _timed({
+                "process pool, 2 workers (again)": lambda: dpaudit.audit(mech, d0, d1, executor=pool2, **kwargs),
+                "Dask LocalCluster, 2 workers": lambda: dpaudit.audit(mech, d0, d1, executor=dask2, **kwargs),
+                "Dask, no MALLOC_TRIM_THRESHOLD_": lambda: dpaudit.audit(mech, d0, d1, executor=dask2_untrimmed,
+                                                                          **kwargs),
+            }, repeats)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_environ)
     results.update(versus)
     wall = {name: statistics.median(t for _, t in rs) for name, rs in results.items()}
     sampling = {name: statistics.median(r.sampling_seconds for r, _ in rs) for name, rs in results.items()}
@@ -113,11 +132,13 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "speedup_audit": wall["process pool, 1 worker"] / wall["process pool, 2 workers"],
         "speedup_sampling": sampling["process pool, 1 worker"] / sampling["process pool, 2 workers"],
         "dask_over_pool": wall["Dask LocalCluster, 2 workers"] / wall["process pool, 2 workers (again)"],
+        "dask_untrimmed_over_pool": wall["Dask, no MALLOC_TRIM_THRESHOLD_"] / wall["process pool, 2 workers (again)"],
         "pool1_over_serial": wall["process pool, 1 worker"] / wall["serial (this process)"],
     }
     print(f"2 workers / 1 worker: audit {figures['speedup_audit']:.2f}x, sampling {figures['speedup_sampling']:.2f}x "
           "(target: at least 1.8x on an idle 2-core machine)")
-    print(f"Dask overhead: Dask time / process-pool time (2 workers each) = {figures['dask_over_pool']:.2f}")
+    print(f"Dask overhead: Dask time / process-pool time (2 workers each) = {figures['dask_over_pool']:.2f} with "
+          f"Dask's worker environment, {figures['dask_untrimmed_over_pool']:.2f} without its MALLOC_TRIM_THRESHOLD_")
     print(f"process pool of 1 / serial = {figures['pool1_over_serial']:.2f}")
     print(f"results identical across all runs: {'yes' if identical else 'NO'}")
     return figures

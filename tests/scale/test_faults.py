@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import multiprocessing
+import os
 import re
 import sqlite3
 from concurrent.futures import ProcessPoolExecutor
@@ -62,7 +63,16 @@ def test_a_worker_that_dies_in_a_process_pool_gives_a_named_error(tmp_path):
     assert recorded[:3] == [(0, 0), (0, 1), (0, 2)] and (0, 3) not in recorded
 
 
-def test_a_dask_worker_that_dies_is_replaced_and_its_block_rerun_identically(tmp_path):
+@pytest.fixture
+def environ_restored():
+    """Dask's nanny writes its workers' variables (MALLOC_TRIM_THRESHOLD_, ...) into this process's environment."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+def test_a_dask_worker_that_dies_is_replaced_and_its_block_rerun_identically(tmp_path, environ_restored):
     flaky = sm.DiesOnceOnLastBlock(str(tmp_path / "died-once"))
     serial = dpaudit.audit(sm.laplace, 0.0, 1.0, **FAULTY)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",

@@ -9,6 +9,13 @@ Faults: when a pool worker dies the pool breaks, and the audit stops with a
 :class:`~dpaudit.errors.MechanismError` naming the block; a Dask scheduler instead reruns the tasks
 of a dead worker on another worker (up to its ``distributed.scheduler.allowed-failures``, then
 ``KilledWorker``, which the audit reports the same way). A rerun block has the identical draws.
+
+Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536`` (its
+``distributed.nanny.pre-spawn-environ``), which hands freed memory back to the system at once; a
+mechanism that allocates large temporaries at every step (the user-level algorithms do) then pays
+page faults on every allocation and runs several times slower than in a process pool
+(``python -m benchmarks.bench_parallel`` measures both). Set that key to ``None`` in the Dask
+configuration of the machine starting the workers to keep glibc's default.
 """
 
 from __future__ import annotations

@@ -55,7 +55,8 @@ def make_executor(workers: int | None = None, scheduler: str | None = None, *,
     ----------
     workers : int, optional
         At least 1: a pool of that many worker processes, started by ``forkserver`` (safe beside
-        threads, unlike ``fork``). Mechanisms sent to processes must be picklable.
+        threads, unlike ``fork``). Mechanisms sent to processes must be picklable and importable:
+        defined in a module, not in a notebook or ``python -c`` (Dask sends those by value).
     scheduler : str, optional
         The address of a running Dask scheduler (``tcp://host:8786``, or an ``inproc://`` address
         of a ``LocalCluster(processes=False)`` in this process); needs the ``distributed`` extra.

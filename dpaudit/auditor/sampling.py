@@ -153,9 +153,16 @@ def _executor_failure(exc: Exception, task: _Task, unfinished: int) -> Mechanism
         f"the task) with {type(exc).__name__}: {str(exc).rstrip('.')}."
     )
     text = str(exc).lower()
+    target = task[0].target
     if isinstance(exc, pickle.PicklingError) or "pickle" in text:
         message += " A mechanism sent to worker processes must be picklable (defined at module level)."
     else:
+        if "__main__" in (getattr(target, "__module__", None), type(target).__module__):
+            message += (
+                " The mechanism is defined in __main__: from a notebook, `python -c` or an interactive session, "
+                "worker processes started by forkserver or spawn cannot import it and die receiving it (define it "
+                "in a module, or use a Dask cluster, which sends functions by value)."
+            )
         message += (
             f" A worker may have died (a crash, a kill, out of memory) running this task{others}; no partial "
             "sample is used. Completed blocks are kept when the audit has a checkpoint, so rerunning resumes; "

@@ -82,3 +82,23 @@ def test_a_dask_worker_that_dies_is_replaced_and_its_block_rerun_identically(tmp
     same = {k: v for k, v in dataclasses.asdict(serial).items() if not k.endswith("seconds") and k != "mechanism"}
     assert {k: v for k, v in dataclasses.asdict(rerun).items() if k in same} == same
     assert rerun.trials == 1_000 and rerun.evidence.n == rerun.estimation_trials
+
+
+def test_a_pool_failure_with_a_mechanism_from_main_says_why_workers_may_die():
+    """Forkserver and spawn workers cannot import a notebook's function; the error says so (checked by hand
+    with ``python -c``: the worker dies unpickling the task and the pool breaks)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from dpaudit.auditor.sampling import _executor_failure, as_sampler
+
+    def notebook_mechanism(data, rng, size=None):
+        return rng.laplace(data, 1.0, size)
+
+    task = (as_sampler(notebook_mechanism), 0.0, TrialStreams(5, 300), 1, [(2, 600, 900)])
+    elsewhere = _executor_failure(BrokenProcessPool("terminated abruptly"), task, 0)
+    assert "__main__" not in str(elsewhere) and "A worker may have died" in str(elsewhere)
+    notebook_mechanism.__module__ = "__main__"
+    err = _executor_failure(BrokenProcessPool("terminated abruptly"), task, 0)
+    assert "The mechanism is defined in __main__" in str(err) and "A worker may have died" in str(err)
+    assert (err.dataset, err.block, err.seed_entropy) == (1, 2, 5)
+    assert str(err).startswith("the executor failed on block 2 of d1 (trials 600 to 899; 1 block(s) in the task)")

@@ -102,8 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_options(rep)
     rep.add_argument("--output", metavar="FILE", default="dpaudit-report.html", help="where to write (default dpaudit-report.html)")
 
-    prove = sub.add_parser("prove", help="run every lemma check in proofs/ and print the table")
-    prove.add_argument("--only", default=None, help="substring filter on lemma names")
+    prove = sub.add_parser("prove", help="run the lemma checks (built-in and/or your own) and print the table")
+    prove.add_argument("--only", default=None, help="substring filter on check names")
+    prove.add_argument("--path", action="append", default=[], metavar="DIR",
+                       help="also run your own checks (modules under DIR defining CHECK or CHECKS); repeatable")
+    prove.add_argument("--no-builtin", action="store_true", help="skip the built-in checks of the four papers")
+    prove.add_argument("--premises", action="store_true", help="list every premise taken on trust, once")
+    prove.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-check time limit (default 120)")
 
     sub.add_parser("bounds", help="print the comparison table of the four papers' rates")
 
@@ -130,14 +135,23 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     if args.command in ("audit", "report"):
         return _audit_command(args)
     if args.command == "prove":
-        from proofs.runner import main as prove_main
+        from dpaudit.verify.runner import main as prove_main
 
-        return prove_main(["--only", args.only] if args.only else [])
+        return prove_main(_prove_argv(args))
     if args.command == "bounds":
         from dpaudit.bounds.table import main as bounds_main
 
         return bounds_main()
     return 2  # pragma: no cover - argparse rejects unknown commands
+
+
+def _prove_argv(args: argparse.Namespace) -> list[str]:
+    """The ``dpaudit prove`` options, passed on to :func:`dpaudit.verify.runner.main`."""
+    argv = ["--only", args.only] if args.only else []
+    for path in args.path:
+        argv += ["--path", path]
+    argv += ["--no-builtin"] * args.no_builtin + ["--premises"] * args.premises
+    return argv + (["--timeout", str(args.timeout)] if args.timeout is not None else [])
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ where                     what
 :mod:`.projections`       projections onto boxes and balls (shared)
 :mod:`.robust_stats`      coordinate-wise median and trimmed mean (shared)
 :mod:`.hadamard`          the fast Walsh-Hadamard transform and random rotations (shared)
+:mod:`.baselines`         naive user-level baselines: clipped user means, group privacy (shared)
 :mod:`.comparison`        utility across papers on one instance with a known optimum
 ========================  ==================================================================
 
@@ -17,6 +18,11 @@ the shared modules (and dpaudit's core), and :mod:`.comparison` sits on top of t
 public names of every paper stay importable from here.
 """
 
+from dpaudit.userlevel.baselines import (
+    ClippedUserMeanGaussian,
+    ClippedUserMeanLaplace,
+    GroupPrivateItemMean,
+)
 from dpaudit.userlevel.comparison import plot_excess_risk_comparison
 from dpaudit.userlevel.ghazi2025 import (
     ConcentrationTest,
@@ -55,9 +61,12 @@ from dpaudit.userlevel.robust_stats import CoordinateMedian, RobustStatistic, Tr
 
 __all__ = [
     "AbsoluteLoss",
+    "ClippedUserMeanGaussian",
+    "ClippedUserMeanLaplace",
     "ConcentrationTest",
     "CoordinateMedian",
     "DiagonallyDominantQuadratic",
+    "GroupPrivateItemMean",
     "HingeLoss",
     "LinearLoss",
     "LogisticLoss",

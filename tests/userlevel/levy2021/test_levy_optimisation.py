@@ -90,7 +90,12 @@ def test_phased_erm_schedule_follows_algorithm_4():
         starts = p.stop
         assert math.isclose(p.lam, 4**t * lam, rel_tol=1e-12)
         assert math.isclose(p.step_size, 1 / (loss.smoothness(1.0) + p.lam))
-        assert 1 <= p.steps <= erm.max_steps
+        # Corollary 2's round length, T = ((H + mu)/mu) log(D^2 / tol) with mu = lambda_t and its accuracy
+        # tol = sigma^2 d^2 / (mu^2 n_t^2 m eps^2), bounds the default steps (no fixed cap)
+        tol = sigma**2 * d**2 / (p.lam**2 * p.n_users**2 * m * 0.8**2)
+        dist = min(2.0, g / p.lam)
+        t_cor2 = math.ceil((loss.smoothness(1.0) + p.lam) / p.lam * math.log(max(dist**2 / tol, 1.0)))
+        assert 0 <= p.steps <= max(1, t_cor2)  # 0: a round whose one step would add more noise than it gains
     assert starts <= n
 
 

@@ -9,6 +9,8 @@ where                     what
 :mod:`.projections`       projections onto boxes and balls (shared)
 :mod:`.robust_stats`      coordinate-wise median and trimmed mean (shared)
 :mod:`.hadamard`          the fast Walsh-Hadamard transform and random rotations (shared)
+:mod:`.domain`            declared domains: per-item clamps, the 2^960 cap on public constants (shared)
+:mod:`.observed`          a run as its caller sees it: release, non-finite release or error (shared)
 :mod:`.baselines`         naive user-level baselines: clipped user means, group privacy (shared)
 :mod:`.comparison`        utility across papers on one instance with a known optimum
 ========================  ==================================================================

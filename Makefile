@@ -10,7 +10,7 @@ STAMP := $(VENV)/.dpaudit-installed
 
 .PHONY: demo test test-slow test-browser crosscheck prove bounds bench lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,progress,plots,notebooks,adapters]'

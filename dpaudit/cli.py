@@ -75,6 +75,8 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     run.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
     run.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
     run.add_argument("--workers", type=int, default=1, help="processes drawing trials; results do not depend on it (default 1)")
+    run.add_argument("--scheduler", metavar="ADDRESS", help="draw trials on this Dask cluster instead (tcp://host:port)")
+    run.add_argument("--checkpoint", metavar="FILE", help="record finished blocks in this SQLite file; rerun to resume")
     run.add_argument("--json", action="store_true", help="print the result as JSON (it carries schema_version)")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar (shown only on a terminal)")
     return run
@@ -100,8 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_options(rep)
     rep.add_argument("--output", metavar="FILE", default="dpaudit-report.html", help="where to write (default dpaudit-report.html)")
 
-    prove = sub.add_parser("prove", help="run every lemma check in proofs/ and print the table")
-    prove.add_argument("--only", default=None, help="substring filter on lemma names")
+    prove = sub.add_parser("prove", help="run the lemma checks (built-in and/or your own) and print the table")
+    prove.add_argument("--only", default=None, help="substring filter on check names")
+    prove.add_argument("--path", action="append", default=[], metavar="DIR",
+                       help="also run your own checks (modules under DIR defining CHECK or CHECKS); repeatable")
+    prove.add_argument("--no-builtin", action="store_true", help="skip the built-in checks of the four papers")
+    prove.add_argument("--premises", action="store_true", help="list every premise taken on trust, once")
+    prove.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-check time limit (default 120)")
 
     sub.add_parser("bounds", help="print the comparison table of the four papers' rates")
 
@@ -128,9 +135,9 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     if args.command in ("audit", "report"):
         return _audit_command(args)
     if args.command == "prove":
-        from proofs.runner import main as prove_main
+        from dpaudit.verify.runner import main as prove_main
 
-        return prove_main(["--only", args.only] if args.only else [])
+        return prove_main(_prove_argv(args))
     if args.command == "bounds":
         from dpaudit.bounds.table import main as bounds_main
 
@@ -138,26 +145,36 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 
+def _prove_argv(args: argparse.Namespace) -> list[str]:
+    """The ``dpaudit prove`` options, passed on to :func:`dpaudit.verify.runner.main`."""
+    argv = ["--only", args.only] if args.only else []
+    for path in args.path:
+        argv += ["--path", path]
+    argv += ["--no-builtin"] * args.no_builtin + ["--premises"] * args.premises
+    return argv + (["--timeout", str(args.timeout)] if args.timeout is not None else [])
+
+
 @contextlib.contextmanager
 def _open_executor(args: argparse.Namespace, mechanism: Any) -> Iterator[Executor | None]:
-    """The executor the audit draws trials on: none (serial) or a process pool of ``--workers``."""
-    if args.workers <= 1:
+    """The executor the audit draws trials on: none (serial), a process pool of ``--workers``, or Dask."""
+    if args.workers <= 1 and args.scheduler is None:
         yield None
         return
     import pickle
-    from concurrent.futures import ProcessPoolExecutor
 
     from dpaudit._cli_inputs import CommandLineError
+    from dpaudit.auditor.executors import make_executor
 
-    try:
-        pickle.dumps(mechanism)
-    except Exception as exc:
-        raise CommandLineError(
-            f"--workers {args.workers} needs a mechanism that can be sent to other processes (a module-level "
-            f"function or a picklable object); this one cannot ({type(exc).__name__}: {exc}); use --workers 1"
-        ) from exc
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        yield pool
+    if args.workers > 1:
+        try:
+            pickle.dumps(mechanism)
+        except Exception as exc:
+            raise CommandLineError(
+                f"--workers {args.workers} needs a mechanism that can be sent to other processes (a module-level "
+                f"function or a picklable object); this one cannot ({type(exc).__name__}: {exc}); use --workers 1"
+            ) from exc
+    with make_executor(workers=args.workers if args.workers > 1 else None, scheduler=args.scheduler) as executor:
+        yield executor
 
 
 def _show_progress(args: argparse.Namespace) -> bool:
@@ -190,7 +207,8 @@ def _run_audit(args: argparse.Namespace) -> int:
 
     case = prepare_case(args)
     with _open_executor(args, case.mechanism) as executor:
-        result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args))
+        result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
+                            checkpoint=args.checkpoint)
     if args.command == "report":
         from dpaudit.report import write_report
 

@@ -10,6 +10,9 @@ where                     what
 :mod:`.projections`       projections onto boxes and balls (shared)
 :mod:`.robust_stats`      coordinate-wise median and trimmed mean (shared)
 :mod:`.hadamard`          the fast Walsh-Hadamard transform and random rotations (shared)
+:mod:`.domain`            declared domains: per-item clamps, the 2^960 cap on public constants (shared)
+:mod:`.observed`          a run as its caller sees it: release, non-finite release or error (shared)
+:mod:`.baselines`         naive user-level baselines: clipped user means, group privacy (shared)
 :mod:`.comparison`        utility across papers on one instance with a known optimum
 ========================  ==================================================================
 
@@ -18,6 +21,11 @@ the shared modules (and dpaudit's core), and :mod:`.comparison` sits on top of t
 public names of every paper stay importable from here.
 """
 
+from dpaudit.userlevel.baselines import (
+    ClippedUserMeanGaussian,
+    ClippedUserMeanLaplace,
+    GroupPrivateItemMean,
+)
 from dpaudit.userlevel.comparison import plot_excess_risk_comparison
 from dpaudit.userlevel.ghazi2023 import (
     DelOutputPert,
@@ -68,12 +76,15 @@ from dpaudit.userlevel.robust_stats import CoordinateMedian, RobustStatistic, Tr
 
 __all__ = [
     "AbsoluteLoss",
+    "ClippedUserMeanGaussian",
+    "ClippedUserMeanLaplace",
     "ConcentrationTest",
     "CoordinateMedian",
     "DelOutputPert",
     "DiagonallyDominantQuadratic",
     "ERMProblem",
     "Ghazi2023PhasedERM",
+    "GroupPrivateItemMean",
     "HingeLoss",
     "LinearLoss",
     "LogisticLoss",

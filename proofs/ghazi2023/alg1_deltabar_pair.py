@@ -8,8 +8,7 @@ import sympy as sp
 
 from dpaudit.bounds.ghazi2023 import DELTA_BAR, EPS_BAR
 from dpaudit.bounds.symbols import delta, epsilon
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/alg1_deltabar_identity_printed"
 CORRECTED = "ghazi2023/alg1_deltabar_identity_corrected"

@@ -8,8 +8,7 @@ import sympy as sp
 
 from dpaudit.bounds.ghazi2023 import KAPPA, THRESHOLD_ALG2, threshold_union
 from dpaudit.bounds.symbols import L, delta, epsilon, gamma, m, mu, n
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/alg2_threshold_union_bound_printed"
 CORRECTED = "ghazi2023/alg2_threshold_union_bound_corrected"
@@ -22,8 +21,8 @@ def _thm36_at(level: sp.Expr, users: sp.Expr) -> sp.Expr:
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("Cor 3.7's proof: Thm 3.6 for each of the <= (n + 1)^{4 kappa + 1} pairs (S, i), |S| <= 4 kappa, at level "
-                 "beta/(n + 1)^{4 kappa + 1}, on sub-datasets of n - |S| >= n - 4 kappa users")
+    proof.given("what Cor 3.7's proof needs: Thm 3.6 for each of the <= (n + 1)^{4 kappa + 1} pairs (S, i), |S| <= 4 kappa, "
+                "at level beta/(n + 1)^{4 kappa + 1}, on sub-datasets of n - |S| >= n - 4 kappa users")
     point = {n: 10**4, m: 10**4, gamma: sp.Rational(1, 100), epsilon: 1, delta: sp.Rational(1, 10**5), L: 1, mu: 1}
     kappa = KAPPA.subs(point)
     needed = _thm36_at(gamma / (n + 1) ** (4 * kappa + 1), n - 4 * kappa).subs(point)
@@ -37,8 +36,8 @@ def _printed() -> CheckResult:
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
     proof.cite("union bound", "P[some (S, i) fails] <= sum of the probabilities; each at level beta/(n + 1)^{4 kappa + 1}")
-    proof.cite("counting", "#{(S, i): |S| <= r, i not in S} <= n sum_{s <= r} C(n, s) <= (n + 1)^{r + 1} (C(n, s) <= C(r, s) n^s)")
-    proof.cite("Thm 3.6 on sub-datasets", "conditioned on which users are deleted, x^pi_{-S} is a random permutation of its items")
+    proof.assume("counting", "#{(S, i): |S| <= r, i not in S} <= n sum_{s <= r} C(n, s) <= (n + 1)^{r + 1} (C(n, s) <= C(r, s) n^s)")
+    proof.assume("Thm 3.6 on sub-datasets", "conditioned on which users are deleted, x^pi_{-S} is a random permutation of its items")
     k_, t = sp.symbols("k t", integer=True, nonnegative=True)  # k = kappa; a sub-dataset deletes s = 4k - t users
     nn = sp.Symbol("n", integer=True, positive=True)
     users = 4 * k_ + 2 + nn  # n >= 4 kappa + 2 users in total

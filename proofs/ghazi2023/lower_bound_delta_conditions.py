@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/lower_bound_delta_conditions_printed"
 CORRECTED = "ghazi2023/lower_bound_delta_conditions_corrected"
@@ -20,7 +19,7 @@ def _lemma_condition(n: sp.Expr, d: sp.Expr) -> sp.Expr:
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("a theorem proved through Lemma D.6 must admit only deltas the lemma admits")
+    proof.given("a theorem proved through Lemma D.6 must admit only deltas the lemma admits")
     n, d = sp.Integer(10**4), sp.Integer(100)
     for name, allowed in (("D.7", sp.sqrt(d) / (200 * sp.sqrt(n) * sp.sqrt(sp.log(n)))),
                           ("D.8", sp.sqrt(d) / (200 * sp.sqrt(n * sp.sqrt(sp.log(n)))))):
@@ -32,7 +31,7 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("the theorems' range n >= sqrt(d)/eps with eps <= 1, so n >= sqrt(d) and log(100 n/sqrt(d)) >= log 100")
+    proof.given("the theorems' range n >= sqrt(d)/eps with eps <= 1, so n >= sqrt(d)")
     n = sp.Symbol("n", positive=True)
     w = sp.Symbol("w", nonnegative=True)
     rd = sp.Symbol("r", positive=True)  # sqrt(d)
@@ -45,7 +44,7 @@ def _corrected() -> CheckResult:
                           n * sp.log(100) - 4 * (sp.log(n) + 1), n, 2)
     x = sp.Symbol("x", nonnegative=True)
     proof.certificate("sqrt(x) <= x + 1 for x = log n >= 0", (x + 1) - sp.sqrt(x), (sp.sqrt(x) - sp.Rational(1, 2))**2 + sp.Rational(3, 4))
-    proof.cite("algebra", "for positive sides, sqrt(d)/(100 n sqrt(L1)) <= sqrt(d)/(200 sqrt(n log n)) iff n L1 >= 4 log n, and "
+    proof.assume("algebra", "for positive sides, sqrt(d)/(100 n sqrt(L1)) <= sqrt(d)/(200 sqrt(n log n)) iff n L1 >= 4 log n, and "
                "<= sqrt(d)/(200 sqrt(n sqrt(log n))) iff n L1 >= 4 sqrt(log n); at n = 1 (log n = 0) both printed bounds are "
                "infinite and the implication is trivial")
     rng = proof.rng

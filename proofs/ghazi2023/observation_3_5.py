@@ -18,9 +18,8 @@ import sympy as sp
 from sympy.logic.boolalg import And, Equivalent, Implies, Not
 from sympy.logic.inference import satisfiable
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.ghazi2023.stability import bitmask_stability
-from proofs._core import LemmaCheck, Proof, Violation, st
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict, Violation, st
 
 NAME = "ghazi2023/observation_3_5_stability"
 
@@ -47,18 +46,19 @@ def _k(seed: int, data: list[int]) -> int | None:
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume(
-        "P1 (Def 3.2 and Alg 1 line 5, unrolled; note Sec. 1.5): x_{-S} in X^r_stable(x) iff |S| <= r and no U with "
-        "S ⊆ U, |U| <= 4 kappa is bad for x, bad_x(U) meaning ||f(x_{-U}) - f(x_{-U-j})|| > Delta for some j not in U",
-        "P2 (replace-one neighbours, Def 1.1): x and x' differ only in user i, so bad_x(U) = bad_x'(U) for every U containing i",
-        "P3 (sets): |S' ∪ {i}| <= |S'| + 1")
+    proof.given("x, x' replace-one neighbours differing in user i (Def 1.1); f any function of datasets; Delta > 0",
+                "P1 (Def 3.2 and Alg 1 line 5, unrolled; note Sec. 1.5): x_{-S} in X^r_stable(x) iff |S| <= r and no U "
+                "with S ⊆ U, |U| <= 4 kappa is bad for x, bad_x(U) meaning ||f(x_{-U}) - f(x_{-U-j})|| > Delta for some j")
+    proof.assume("P2", "for every U containing i, x_{-U} = x'_{-U} and x_{-U-j} = x'_{-U-j} (the users other than i agree), "
+                 "so bad_x(U) = bad_x'(U)")
+    proof.assume("P3", "|S' ∪ {i}| <= |S'| + 1")
     a, b, c, d, bad, bad_prime = sp.symbols("a b c d B Bp")  # per U: S' ⊆ U, i in U, |U| <= 4 kappa, S'∪{i} ⊆ U, bad_x, bad_x'
     premises = And(Equivalent(d, And(a, b)), Implies(b, Equivalent(bad, bad_prime)), Implies(And(a, c), Not(bad_prime)))
     claim = Implies(And(d, c), Not(bad))
     counter = satisfiable(And(premises, Not(claim)))
     proof.exact("for every deletion set U: [S' stable for x' at U] and P2 imply [S' ∪ {i} stable for x at U] "
-                "(propositional, all 64 assignments of the six atoms)", counter is False, 64,
-                "valid" if counter is False else f"falsified by {counter}")
+                "(propositional, all 64 assignments of the six atoms)", counter is False,
+                counterexample=lambda: {"assignment": str(counter)}, cases=64, note="valid")
     r1 = sp.Symbol("r_1", integer=True, nonnegative=True)
     slack = sp.Symbol("t", integer=True, nonnegative=True)
     proof.nonneg("|S' ∪ {i}| <= |S'| + 1 <= r_1 + 1 with |S'| = r_1 - t", (r1 + 1) - ((r1 - slack) + 1))

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/prop_b1_direction_printed"
 CORRECTED = "ghazi2023/prop_b1_direction_corrected"
@@ -15,7 +14,7 @@ CORRECTED = "ghazi2023/prop_b1_direction_corrected"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("l(theta; x) = (mu/2)(theta - x)^2, D the point mass at 0: theta*(x) = theta*(D) = 0 for every sample")
+    proof.given("l(theta; x) = (mu/2)(theta - x)^2, D the point mass at 0: theta*(x) = theta*(D) = 0 for every sample")
     beta = sp.Rational(1, 10)
     proof.refute("beta = 0.1: the probability of the good event is 1 > beta",
                  {"beta": beta, "P[||theta*(x) - theta*(D)|| <= bound]": 1}, beta - 1)
@@ -24,7 +23,7 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("quadratic case: l(theta; x) = (mu/2)(theta - x)^2, x in [-A, A], K = [-A, A], so G = 2 mu A, "
+    proof.given("quadratic case: l(theta; x) = (mu/2)(theta - x)^2, x in [-A, A], K = [-A, A], so G = 2 mu A, "
                  "theta*(x) = the mean of the N = nm items, theta*(D) = E x")
     proof.cite("Hoeffding", "P[|mean - E x| > t] <= 2 exp(-2 N t^2 / (2A)^2) for N i.i.d. items in [-A, A]")
     a, mu, nn, beta = sp.symbols("A mu N beta", positive=True)

@@ -18,8 +18,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof, Violation, st
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict, Violation, st
 
 LEMMA = "ghazi2023/thm33_centre_distance"
 PRINTED = "ghazi2023/thm33_common_count_printed"
@@ -41,10 +40,12 @@ def _stable_sets(values: dict[frozenset[int], float], n: int, r: int, horizon: i
 
 def _lemma() -> CheckResult:
     proof = Proof(LEMMA)
-    proof.assume("P1, P2 of Observation 3.5 (unrolled stability; neighbours share every sub-dataset without user i)",
-                 "P3 (triangle inequality along the deletion path; each step inside the horizon of a stable set moves f by "
-                 "at most Delta, by the definition of stability)",
-                 "P4 (sets): |(S' ∪ {i}) \\ S| <= |S'| + 1, |(S ∪ {i}) \\ S'| <= |S| + 1, |S ∪ S' ∪ {i}| <= |S| + |S'| + 1")
+    proof.given("x, x' replace-one neighbours differing in user i; r_1 <= 2 kappa - 1; S in X^{r_1}_stable(x), "
+                "S' in X^{r_1+1}_stable(x') (P1 of Observation 3.5: no bad U above S, resp. S', with |U| <= 4 kappa)")
+    proof.assume("P2", "x_{-V} = x'_{-V} for every V containing i (neighbours share every sub-dataset without user i)")
+    proof.assume("P3", "triangle inequality along the deletion path; a step from a deletion set U that is not bad "
+                 "moves f by at most Delta (the definition of bad)")
+    proof.assume("P4", "|(S' ∪ {i}) \\ S| <= |S'| + 1, |(S ∪ {i}) \\ S'| <= |S| + 1, |S ∪ S' ∪ {i}| <= |S| + |S'| + 1")
     steps = (_R1 + 2) + (_R1 + 1)
     proof.nonneg("the deepest intermediate set: 4 kappa - 1 - (|S| + |S'| + 1 - 1) >= 0 with |S| <= r_1, |S'| <= r_1 + 1",
                  (4 * _KAPPA - 1) - (_R1 + (_R1 + 1)))
@@ -89,7 +90,7 @@ def _lemma() -> CheckResult:
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("|x*| = n - |S ∪ S' ∪ {i}|: x* keeps the users outside S, S' and the differing user i (P2)")
+    proof.given("|x*| = n - |S ∪ S' ∪ {i}|: x* keeps the users outside S, S' and the differing user i (P2)")
     n, r1 = 10, 1
     s, s_prime, i = {0}, {1, 2}, 3  # |S| = r_1, |S'| = r_1 + 1, i in neither
     common = n - len(s | s_prime | {i})
@@ -101,7 +102,8 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("P4: |S ∪ S' ∪ {i}| <= |S| + |S'| + 1 with |S| <= r_1, |S'| <= r_1 + 1, r_1 <= 2 kappa - 1")
+    proof.given("|S| <= r_1, |S'| <= r_1 + 1, r_1 <= 2 kappa - 1")
+    proof.assume("P4", "|S ∪ S' ∪ {i}| <= |S| + |S'| + 1")
     n = sp.Symbol("n", integer=True, positive=True)
     proof.nonneg("|x*| - (n - (2 r_1 + 2)) >= 0 (worst case |S| = r_1, |S'| = r_1 + 1)", (n - (_R1 + (_R1 + 1) + 1)) - (n - (2 * _R1 + 2)))
     proof.nonneg("n - (2 r_1 + 2) >= n - 4 kappa: the proof's |x*| >= |x| - 4 kappa still holds", (n - (2 * _R1 + 2)) - (n - 4 * _KAPPA))

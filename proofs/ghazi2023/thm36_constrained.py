@@ -9,11 +9,10 @@ import sympy as sp
 
 from dpaudit.bounds.ghazi2023 import THM36_CONSTRAINED
 from dpaudit.bounds.symbols import L, gamma, m, mu, n
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.ghazi2023 import ERMProblem
 from dpaudit.userlevel.ghazi2023.solver import Balls, group_gradients, minimise
 from dpaudit.userlevel.losses import SquaredLoss
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/thm36_eq6_constrained_printed"
 CORRECTED = "ghazi2023/thm36_constrained_corrected"
@@ -21,8 +20,8 @@ CORRECTED = "ghazi2023/thm36_constrained_corrected"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("l(theta; x) = (theta - x)^2 / 2 in d = 1 (mu = 1), K = [-1, 1], n = 2 users of one item x = 2 each: "
-                 "theta* = argmin_K = 1 (the clamp of the mean 2)")
+    proof.given("l(theta; x) = (theta - x)^2 / 2 in d = 1 (mu = 1), K = [-1, 1], n = 2 users of one item x = 2 each: "
+                "theta* = argmin_K = 1 (the clamp of the mean 2)")
     theta, x_n, n_users = sp.Integer(1), sp.Integer(2), 2
     grad_rest = theta - x_n  # grad L(theta*; x_{-n}): the other user's item is also 2
     grad_user = theta - x_n
@@ -35,8 +34,8 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("F(theta) = L(theta; x), F_n = L(theta; x_{-n}) = (n F - L_n)/(n - 1); a = theta* = argmin_K F, "
-                 "b = argmin_K F_n; F_n mu-strongly convex; g_bar = grad F(a), g_n = grad L_n(a)")
+    proof.given("F(theta) = L(theta; x), F_n = L(theta; x_{-n}) = (n F - L_n)/(n - 1); a = theta* = argmin_K F, "
+                "b = argmin_K F_n; F_n mu-strongly convex; g_bar = grad F(a), g_n = grad L_n(a)")
     proof.cite("first-order optimality", "<grad F(a), b - a> >= 0 and <grad F_n(b), a - b> >= 0 (a, b minimise over convex K)")
     proof.cite("strong convexity", "<grad F_n(a) - grad F_n(b), a - b> >= mu ||a - b||^2")
     proof.cite("Lemma 3.8 [GKKMMZ23]", "vectors summing to 0 with norms <= B: P[||sum of m of them|| > 5 B sqrt(m ln(1/beta))] <= beta")

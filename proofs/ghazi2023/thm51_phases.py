@@ -10,8 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from dpaudit.bounds import ghazi2023 as bounds
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, rng_for
+from dpaudit.verify import CheckResult, LemmaCheck, Premise, Verdict, rng_for
 
 LAMBDA_PRINTED = "ghazi2023/thm51_lambda_printed"
 LAMBDA_CORRECTED = "ghazi2023/thm51_lambda_corrected"
@@ -21,8 +20,9 @@ LAST_CORRECTED = "ghazi2023/thm51_last_phase_corrected"
 
 def _wrap(name: str, run) -> CheckResult:
     result = run(rng=rng_for(name))
-    return dataclasses.replace(result, assumptions=(*result.assumptions, "sigma_i from Thm 3.1 with 2G and lambda_i; "
-                                                    "Lemma 5.2 read with the empirical minimiser and N = items (E8(a))"))
+    reading = Premise("assumed", "reading", "sigma_i from Thm 3.1 with 2G and lambda_i; Lemma 5.2 read with the "
+                      "empirical minimiser and N = items (E8(a))")
+    return dataclasses.replace(result, premises=(*result.premises, reading))
 
 
 CHECKS = (

@@ -64,6 +64,7 @@ from dpaudit._validation import (
     check_positive,
 )
 from dpaudit.mechanisms.discrete import tdlap_kappa, tdlap_pmf
+from dpaudit.userlevel.domain import MAX_MAGNITUDE
 
 __all__ = [
     "PRESETS",
@@ -78,7 +79,7 @@ __all__ = [
 ]
 
 PRESETS: tuple[str, ...] = ("corrected", "paper")
-_SIGMA_MAX = 1e300
+_SIGMA_MAX = MAX_MAGNITUDE  # the user-level cap on public constants: sigma times any Gaussian draw stays finite
 THRESHOLDS: tuple[str, ...] = ("printed", "union_bound", "certified")
 
 PAPER_FLAW = (

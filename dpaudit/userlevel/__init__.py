@@ -4,6 +4,7 @@
 where                     what
 ========================  ==================================================================
 :mod:`.levy2021`          Levy et al. 2021: winsorized means, PrivateRange, Phased ERM
+:mod:`.ghazi2023`         Ghazi et al. 2023: output perturbation for low local deletion sensitivity
 :mod:`.ghazi2025`         Ghazi et al. 2025: robust-statistics SGD and localization
 :mod:`.losses`            per-item losses of linear predictors (shared)
 :mod:`.projections`       projections onto boxes and balls (shared)
@@ -26,6 +27,18 @@ from dpaudit.userlevel.baselines import (
     GroupPrivateItemMean,
 )
 from dpaudit.userlevel.comparison import plot_excess_risk_comparison
+from dpaudit.userlevel.ghazi2023 import (
+    DelOutputPert,
+    ERMProblem,
+    PhasedSCO,
+    SCOutputPert,
+    StronglyConvexERM,
+    StronglyConvexSCO,
+    ghazi2023_audit_cases,
+)
+from dpaudit.userlevel.ghazi2023 import (
+    PhasedERM as Ghazi2023PhasedERM,
+)
 from dpaudit.userlevel.ghazi2025 import (
     ConcentrationTest,
     DiagonallyDominantQuadratic,
@@ -67,21 +80,28 @@ __all__ = [
     "ClippedUserMeanLaplace",
     "ConcentrationTest",
     "CoordinateMedian",
+    "DelOutputPert",
     "DiagonallyDominantQuadratic",
+    "ERMProblem",
+    "Ghazi2023PhasedERM",
     "GroupPrivateItemMean",
     "HingeLoss",
     "LinearLoss",
     "LogisticLoss",
     "Loss",
     "PhasedERM",
+    "PhasedSCO",
     "PrivateRange",
     "RobustGradientEstimator",
     "RobustStatistic",
     "RobustStatsLocalization",
     "RobustStatsSGD",
+    "SCOutputPert",
     "SeparableHuberLoss",
     "SquaredLoss",
     "StreamingAboveThreshold",
+    "StronglyConvexERM",
+    "StronglyConvexSCO",
     "TrimmedMean",
     "UserMeanEstimator",
     "WinsorizedFirstOrder",
@@ -90,6 +110,7 @@ __all__ = [
     "check_ghazi2025_assumptions",
     "clamp",
     "concentration_score",
+    "ghazi2023_audit_cases",
     "ghazi2025_audit_cases",
     "levy_audit_cases",
     "plot_excess_risk_comparison",

@@ -5,6 +5,7 @@ where                     what
 ========================  ==================================================================
 :mod:`.levy2021`          Levy et al. 2021: winsorized means, PrivateRange, Phased ERM
 :mod:`.ghazi2025`         Ghazi et al. 2025: robust-statistics SGD and localization
+:mod:`.lowy2024`          Lowy et al. 2024: phased SGD with outlier removal, accelerated phased ERM
 :mod:`.losses`            per-item losses of linear predictors (shared)
 :mod:`.projections`       projections onto boxes and balls (shared)
 :mod:`.robust_stats`      coordinate-wise median and trimmed mean (shared)
@@ -42,6 +43,14 @@ from dpaudit.userlevel.levy2021 import (
     WinsorizedMeanHighD,
     levy_audit_cases,
 )
+from dpaudit.userlevel.lowy2024 import (
+    AcceleratedMinibatchSGD,
+    AcceleratedPhasedERM,
+    MinibatchConcentrationTest,
+    OutlierRemovalPhasedSGD,
+    RandomizedSmoothing,
+    lowy2024_audit_cases,
+)
 from dpaudit.userlevel.losses import (
     AbsoluteLoss,
     HingeLoss,
@@ -55,6 +64,12 @@ from dpaudit.userlevel.robust_stats import CoordinateMedian, RobustStatistic, Tr
 
 __all__ = [
     "AbsoluteLoss",
+    "AcceleratedMinibatchSGD",
+    "AcceleratedPhasedERM",
+    "MinibatchConcentrationTest",
+    "OutlierRemovalPhasedSGD",
+    "RandomizedSmoothing",
+    "lowy2024_audit_cases",
     "ConcentrationTest",
     "CoordinateMedian",
     "DiagonallyDominantQuadratic",

@@ -187,6 +187,10 @@ class _Alg3Base(MechanismBase):
             tau = cst.tau * lip * log_ndm / math.sqrt(m)  # tau = O(L log(ndm)/sqrt m) [Alg 3 line 2], constant 1
         else:  # vector Hoeffding radius of a mean of m gradients of norm <= L (note Sec. 2.2), at most L
             tau = min(lip, cst.tau * lip * math.sqrt(2.0 * math.log(2.0 * n * m * d * sum(steps)) / m))
+        tiny = np.finfo(float).tiny
+        if not (tau > tiny and all(tiny < li < 1e300 for li in lams)):
+            raise argument_error(owner, "radius", "such that tau and every lambda_i stay normal floats (the declared "
+                                 f"constants give tau = {tau:.3g}, lambda_1 = {lams[0]:.3g})", self.radius)
         eps_at = cst.above_threshold_share * eps
         uncapped = tuple(self._paper_batch(nu, t, m, n, d) for nu, t in zip(users, steps, strict=True))
         plans, budgets = [], []

@@ -224,6 +224,11 @@ class OutlierRemovalPhasedSGD(MechanismBase):
             taus = tuple(float(self.tau) * (e * math.sqrt(t)) / (etas[0] * math.sqrt(steps[0])) for e, t in zip(etas, steps, strict=True))
         else:
             taus = tuple(cst.tau * e * lip * math.sqrt(t) * log_ndm for e, t in zip(etas, steps, strict=True))  # tau_i [Alg 1 line 4]
+        tiny = np.finfo(float).tiny
+        if not all(e > tiny and t > tiny for e, t in zip(etas, taus, strict=True)):
+            raise argument_error(owner, "radius", "such that the step sizes eta_i and radii tau_i stay normal floats "
+                                 f"(eta_{ell} = {etas[-1]:.3g}, tau_{ell} = {taus[-1]:.3g} underflow); the declared "
+                                 "radius is tiny against L", self.radius)
         test_scale = cst.test_scale / eps  # Lap(20/eps) [Alg 1 line 12]
         threshold = self._threshold_fraction * groups  # 4C/5 [Alg 1 line 13]
         eps_test = (2.0 * (groups - 1) / groups) / test_scale

@@ -66,36 +66,37 @@ def one_pass_sgd(
     trials = start.shape[0]
     n_groups, steps = labels.shape[-2], labels.shape[-1]
     d = features.shape[-1]
-    u = np.broadcast_to(start[:, None, :], (trials, n_groups, d)).copy()
-    sq = np.square(safe_norm(u))
+    # layout (C, d, trials): the trial axis last and contiguous, so each item's features broadcast along it
+    # (about 2.5 times faster than (trials, C, d) for the small d of these problems)
+    u = np.broadcast_to(start.T[None, :, :], (n_groups, d, trials)).copy()
+    sq = np.square(safe_norm(np.moveaxis(u, 1, -1)))  # (C, trials)
     acc = np.zeros_like(u)
     tmp = np.empty_like(u)
-    margin = np.empty((trials, n_groups))
     xnorm = safe_norm(features)  # ||x|| <= feature_bound; its products below are bounded by eta L / radius
+    if shared:
+        feats, labs, norms = features[:, :, :, None], labels[:, :, None], xnorm[:, :, None]  # broadcast over trials
+    else:
+        feats, labs, norms = np.moveaxis(features, 0, -1), np.moveaxis(labels, 0, -1), np.moveaxis(xnorm, 0, -1)
     scale = step_size / radius
     for t in range(steps):
         acc += u  # the query point u_t enters the average before the step [FKT20, Lemma 4.5]
-        if shared:
-            x_t, y_t, xn_t = features[:, t], labels[:, t], xnorm[:, t]
-            np.einsum("tcd,cd->tc", u, x_t, out=margin)
-        else:
-            x_t, y_t, xn_t = features[:, :, t], labels[:, :, t], xnorm[:, :, t]
-            np.einsum("tcd,tcd->tc", u, x_t, out=margin)
-        coef = domain.slope(radius * margin, y_t)
+        x_t = feats[:, t]  # (C, d, 1) or (C, d, trials)
+        margin = np.einsum("cdt,cdt->ct", u, np.broadcast_to(x_t, u.shape)) if not shared else \
+            np.einsum("cdt,cd->ct", u, x_t[..., 0])
+        coef = domain.slope(radius * margin, labs[:, t])
         coef *= -scale  # u <- u - (eta/radius) * slope * x
-        np.multiply(coef[..., None], x_t, out=tmp)
+        np.multiply(coef[:, None, :], x_t, out=tmp)
         u += tmp
         # ||u + c x||^2 = ||u||^2 + 2 c <u, x> + (c ||x||)^2, kept incrementally; exact every 64 steps
-        sq += coef * (2.0 * margin + coef * np.square(xn_t))
+        sq += 2.0 * coef * margin + np.square(coef * norms[:, t])
         if (t + 1) % _RENORM_EVERY == 0:
-            sq = np.square(safe_norm(u))
-        over = sq > 1.0
-        if over.any():
-            exact = safe_norm(u)
+            sq = np.square(safe_norm(np.moveaxis(u, 1, -1)))
+        if (sq > 1.0).any():
+            exact = safe_norm(np.moveaxis(u, 1, -1))
             factor = np.where(exact > 1.0, 1.0 / np.where(exact > 0, exact, 1.0), 1.0)
-            u *= factor[..., None]
+            u *= factor[:, None, :]
             sq = np.square(exact * factor)
-    return acc / steps
+    return np.moveaxis(acc / steps, -1, 0)
 
 
 @dataclass

@@ -10,6 +10,9 @@ where                     what
 :mod:`.projections`       projections onto boxes and balls (shared)
 :mod:`.robust_stats`      coordinate-wise median and trimmed mean (shared)
 :mod:`.hadamard`          the fast Walsh-Hadamard transform and random rotations (shared)
+:mod:`.domain`            declared domains: per-item clamps, the 2^960 cap on public constants (shared)
+:mod:`.observed`          a run as its caller sees it: release, non-finite release or error (shared)
+:mod:`.baselines`         naive user-level baselines: clipped user means, group privacy (shared)
 :mod:`.comparison`        utility across papers on one instance with a known optimum
 ========================  ==================================================================
 
@@ -18,6 +21,11 @@ the shared modules (and dpaudit's core), and :mod:`.comparison` sits on top of t
 public names of every paper stay importable from here.
 """
 
+from dpaudit.userlevel.baselines import (
+    ClippedUserMeanGaussian,
+    ClippedUserMeanLaplace,
+    GroupPrivateItemMean,
+)
 from dpaudit.userlevel.comparison import plot_excess_risk_comparison
 from dpaudit.userlevel.ghazi2025 import (
     ConcentrationTest,
@@ -66,19 +74,21 @@ __all__ = [
     "AbsoluteLoss",
     "AcceleratedMinibatchSGD",
     "AcceleratedPhasedERM",
-    "MinibatchConcentrationTest",
-    "OutlierRemovalPhasedSGD",
-    "RandomizedSmoothing",
-    "lowy2024_audit_cases",
+    "ClippedUserMeanGaussian",
+    "ClippedUserMeanLaplace",
     "ConcentrationTest",
     "CoordinateMedian",
     "DiagonallyDominantQuadratic",
+    "GroupPrivateItemMean",
     "HingeLoss",
     "LinearLoss",
     "LogisticLoss",
     "Loss",
+    "MinibatchConcentrationTest",
+    "OutlierRemovalPhasedSGD",
     "PhasedERM",
     "PrivateRange",
+    "RandomizedSmoothing",
     "RobustGradientEstimator",
     "RobustStatistic",
     "RobustStatsLocalization",
@@ -96,6 +106,7 @@ __all__ = [
     "concentration_score",
     "ghazi2025_audit_cases",
     "levy_audit_cases",
+    "lowy2024_audit_cases",
     "plot_excess_risk_comparison",
     "project_box",
     "project_l2_ball",

@@ -17,6 +17,7 @@ module                        what it holds
 :mod:`.algorithms`            Algorithm 1 (+ output noise) and Algorithm 5 (localization)
 :mod:`.audit_cases`           the paper note's pitfalls P2 and P10 as audit cases
 :mod:`.utility`               the lower-bound instance, noise-free outputs and the rate
+:mod:`.usefulness`            where the safe preset beats the trivial output (sigma_1/D, drift model)
 ============================  ===========================================================
 
 Both mechanisms take ``preset="safe"`` (default: the note's corrections, each needed for the privacy

@@ -78,6 +78,7 @@ from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.domain import MAX_MAGNITUDE, check_magnitude, check_public_constant
 from dpaudit.userlevel.ghazi2025.assumptions import check_ghazi2025_assumptions
 from dpaudit.userlevel.ghazi2025.concentration import StreamingAboveThreshold
 from dpaudit.userlevel.ghazi2025.losses import DiagonallyDominantQuadratic, Ghazi2025Loss
@@ -140,16 +141,17 @@ class _Ghazi2025Base(MechanismBase):
                                  self.loss)
         check_in_range(owner, "epsilon", self.epsilon, 0.0, 1.0, low_closed=False)
         check_probability(owner, "delta", self.delta, allow_zero=False)
-        check_positive(owner, "radius", self.radius)
+        check_magnitude(owner, "radius", self.radius)
         check_one_of(owner, "preset", self.preset, PRESETS)
         if self.batch_size is not None:
             check_int(owner, "batch_size", self.batch_size, minimum=4 if self.preset == "safe" else 2)
         if self.step_size is not None:
-            check_positive(owner, "step_size", self.step_size)
+            check_magnitude(owner, "step_size", self.step_size)
         if self.tau is not None:
-            check_positive(owner, "tau", self.tau)
-        if self.threshold is not None:
-            check_real(owner, "threshold", self.threshold)
+            check_magnitude(owner, "tau", self.tau)
+        if self.threshold is not None and not abs(check_real(owner, "threshold", self.threshold)) <= MAX_MAGNITUDE:
+            raise argument_error(owner, "threshold", "in [-2^960, 2^960] (so that no noisy comparison overflows)",
+                                 self.threshold)
         check_positive(owner, "tau_constant", self.tau_constant)
         if not isinstance(self.statistic, RobustStatistic):
             raise argument_error(owner, "statistic", "a RobustStatistic", self.statistic)
@@ -237,6 +239,7 @@ class _Ghazi2025Base(MechanismBase):
         g_eps, g_delta = eps / 2.0, delta / (2.0 * math.exp(eps))
         sens_inf = tuple(e_s * (4.0 * varsigma + 2.0 * varsigma) for e_s in etas)  # [GKLM25, Lemma 3.6]: eta(4 rho + 2 vs)
         sigmas = tuple(gaussian_sigma_classical(math.sqrt(d) * s_inf, g_eps, g_delta) for s_inf in sens_inf)
+        self._check_magnitudes(g_lip, beta, tau, etas, varsigma, b_th, b_q, nus, sigmas)
         project_out = safe if self.project_output is None else bool(self.project_output)
         conds = self._conditions(n, m, d, b, steps, eta, eta_thm, etas, beta, g_lip, nus, nu_min, at_sens, safe)
         params = Ghazi2025Parameters(
@@ -251,6 +254,27 @@ class _Ghazi2025Base(MechanismBase):
         if safe:
             self._enforce(params, nu_min)
         return params
+
+    def _check_magnitudes(self, g_lip: float, beta: float, tau: float, etas: tuple[float, ...], varsigma: float,
+                          b_th: float, b_q: float, nus: list[float], sigmas: tuple[float, ...]) -> None:
+        """Refuse resolved public constants above 2^960 (:mod:`dpaudit.userlevel.domain`), naming the parameter.
+
+        With the box, ``G``, ``beta``, the step, the score exponent ``2 tau G``, the thresholds and
+        the noise scales all at most 2^960, every user gradient of an item in the universe is finite,
+        and no step, score, comparison or output draw can overflow.
+        """
+        owner = self._owner
+        checks = (
+            ("radius", self.radius, "the gradient bound G of the loss on the box", g_lip),
+            ("loss", self.loss, "the smoothness beta of the loss", beta),
+            ("tau", self.tau, "the score exponent 2 tau G", 2.0 * tau * g_lip),
+            ("step_size", self.step_size, "the largest step eta_s (G + varsigma)", max(etas) * (g_lip + varsigma)),
+            ("epsilon", self.epsilon, "the AboveThreshold noise scales", max(b_th, b_q)),
+            ("threshold", self.threshold, "the largest threshold nu_s", max(abs(v) for v in nus)),
+            ("step_size", self.step_size, "the largest output-noise sigma_s", max(sigmas)),
+        )
+        for name, value, what, quantity in checks:
+            check_public_constant(owner, name, value, what, quantity)
 
     def _conditions(self, n: int, m: int, d: int, b: int, steps: tuple[int, ...], eta: float, eta_thm: float,
                     etas: tuple[float, ...], beta: float, g_lip: float, nus: list[float], nu_min: float,

@@ -10,11 +10,21 @@ index order (round 1 gets the first ``n_1`` users), ``T_eff = min(T, floor(log2 
 regulariser's gradient is added after the private mean (post-processing, ``B = G``);
 ``eta_t = 1 / (H + lambda_t)``; the last iterate is the round's output.
 
+Round length [PROP]. Theorem 4's proof needs each round's output within Corollary 2's accuracy of the
+round's minimiser, ``E||theta_hat_t - theta*_t||^2 <= sigma^2 d^2 / (lambda_t^2 n_t^2 m eps^2)``. Each
+step of size ``1/(H + lambda_t)`` shrinks the distance by ``q_t = H / (H + lambda_t)`` and adds the
+noise of Algorithm 2 at the per-step budget of a ``T``-step run, which grows with ``T``; the schedule
+picks ``T`` from this trade-off (:meth:`PhasedERM.schedule`, :mod:`.round_length`).
+
 References
 ----------
 .. [LSA+21] D. Levy, Z. Sun, K. Amin, S. Kale, A. Kulesza, M. Mohri and A. T. Suresh. Learning with
    user-level privacy. NeurIPS 2021, arXiv:2102.11845.
 .. [DR14] C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy, 2014.
+.. [Bub15] S. Bubeck. Convex optimization: algorithms and complexity, 2015, arXiv:1405.4980.
+.. [RB16] E. K. Ryu and S. Boyd. Primer on monotone operator methods. Applied and Computational
+   Mathematics 15(1), 2016 (Sec. 6: the gradient map of a strongly convex smooth function is a
+   contraction).
 .. [LSB12] S. Lacoste-Julien, M. Schmidt and F. Bach. A simpler approach to obtaining an O(1/t)
    convergence rate for the projected stochastic subgradient method, 2012, arXiv:1212.2002.
 """
@@ -34,12 +44,12 @@ from dpaudit._validation import (
     check_int,
     check_nonnegative,
     check_one_of,
-    check_positive,
     check_probability,
 )
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.domain import check_magnitude
 from dpaudit.userlevel.hadamard import next_power_of_two
 from dpaudit.userlevel.levy2021.first_order import (
     _MIN_BLOCK_USERS,
@@ -56,11 +66,17 @@ from dpaudit.userlevel.levy2021.parameters import (
     trial_chunks,
 )
 from dpaudit.userlevel.levy2021.private_range import RangeMode
+from dpaudit.userlevel.levy2021.round_length import (
+    StepRule,
+    choose_round_length,
+    localization_steps,
+    round_error_bound,
+)
 from dpaudit.userlevel.levy2021.winsorized_1d import TauRule
 from dpaudit.userlevel.losses import Loss
-from dpaudit.userlevel.projections import project_l2_ball
+from dpaudit.userlevel.projections import projected_step
 
-__all__ = ["PhaseRound", "PhasedERM", "PhasedERMRound"]
+__all__ = ["PhaseRound", "PhasedERM", "PhasedERMRound", "StepRule", "localization_steps"]
 
 
 @dataclass(frozen=True)
@@ -68,8 +84,11 @@ class PhaseRound:
     """One round of Phased ERM: public constants only (no data).
 
     ``users`` is the half-open index range ``[start, stop)`` of the round's users; ``lam`` is
-    ``lambda_t = 4^t lambda``; ``steps`` and ``step_size`` configure Algorithm 3; ``tau`` and
-    ``gamma`` its concentration radius and failure probability.
+    ``lambda_t = 4^t lambda``; ``steps`` and ``step_size`` configure Algorithm 3 (``steps = 0``: the
+    round is skipped and releases its centre); ``tau`` and
+    ``gamma`` its concentration radius and failure probability. For smooth losses the schedule also
+    records the round's error budget (``nan`` otherwise): ``initial_distance`` ``D_t``, Corollary 2's
+    ``tolerance``, and ``error_bound``, the Prop 4 bound on ``E||theta_hat_t - theta*_t||^2`` at ``steps``.
     """
 
     index: int
@@ -80,6 +99,9 @@ class PhaseRound:
     step_size: float
     tau: float
     gamma: float
+    initial_distance: float = math.nan
+    tolerance: float = math.nan
+    error_bound: float = math.nan
 
     @property
     def n_users(self) -> int:
@@ -111,10 +133,18 @@ class PhasedERM(MechanismBase):
         Number of rounds; default ``T = ceil(log2(G n sqrt(m) eps / (sigma d)))`` [Alg 4, line 1]; in
         every case at most ``floor(log2 n)`` (every round needs a user).
     steps : int, optional
-        Gradient steps per round; default Corollary 2's ``((H + lambda_t)/lambda_t) log(...)``,
-        capped at ``max_steps`` [PROP].
-    max_steps : int
-        Cap on the default per-round steps.
+        Gradient steps in every round. Default: per round, from ``step_rule`` (smooth losses only).
+    step_rule : {"balanced", "corollary2"}
+        How the default round length is chosen (see Notes). ``"corollary2"`` (default, the paper's):
+        the steps that bring the optimisation error to Corollary 2's tolerance
+        (:func:`localization_steps`). ``"balanced"`` (a proposal beyond Algorithm 4 [PROP]): the
+        ``T`` in ``0 .. localization_steps`` that minimises the bound on the round's error,
+        optimisation error plus the noise that ``T`` steps' smaller budgets add (``T = 0`` skips the
+        round: it releases its centre and reads no data). At the sizes that run here it is never
+        worse than the paper's rule (``python -m benchmarks.bench_levy_phased_erm_utility``).
+    max_steps : int, optional
+        A compute cap on the default round length (default none). A cap that binds stops the round
+        short of the rule's choice; the privacy accounting follows the capped count.
     tau, gamma : float, optional
         Concentration radius and failure probability per round; defaults
         ``min(G, gradient_concentration_radius(...))`` and Corollary 2's
@@ -139,9 +169,40 @@ class PhasedERM(MechanismBase):
     ``theta_hat_1 .. theta_hat_T`` [LSA+21, Thm 4; note P5]. Gradient count per trial:
     ``sum_t steps_t n_t m`` (:meth:`gradient_count`).
 
+    Round length and its privacy cost [PROP]. The round objective is ``lambda_t``-strongly convex and
+    ``(H + lambda_t)``-smooth, so a step of size ``eta_t = 1/(H + lambda_t)`` shrinks the distance to its
+    minimiser ``theta*_t`` by ``q_t = H / (H + lambda_t)`` [RB16, Sec. 6] and Algorithm 2 adds independent
+    zero-mean noise of variance ``nu_t^2(T)``; after ``T`` steps (:meth:`round_error_bound`)
+
+    .. math:: \\mathbb E\\|\\hat\\theta_t - \\theta^*_t\\|^2 \\le q_t^{2T} D_t^2
+              + \\eta_t^2 \\nu_t^2(T) \\frac{1 - q_t^{2T}}{1 - q_t^2}, \\qquad
+              D_t = \\min(R, G/\\lambda_t),
+
+    the finite-``T`` form of the strongly convex case of [LSA+21, Prop 4] (the paper_004 note, ALG-6).
+    ``D_t`` bounds the distance from the centre ``theta_hat_{t-1}`` to ``theta*_t`` (strong convexity and
+    ``G``-Lipschitz losses give ``lambda_t ||c - theta*_t|| <= G``). ``nu_t^2(T) = 2 d b_t(T)^2`` is the
+    exact variance of Algorithm 2's noise ``U^{-1} xi`` (``xi_j ~ Lap(b_t(T))``) at the per-step budget
+    ``eps' = eps / (2 sqrt(2 T log(2/delta)))``, ``delta' = delta / (2T)`` [LSA+21, Alg 3, line 2]:
+    ``b_t(T)^2`` grows like ``T log(2T/delta)``, so more steps mean more noise in every step.
+
+    * ``"corollary2"`` solves each round to Corollary 2's accuracy: ``T_t`` =
+      :func:`localization_steps`, the first ``T`` whose optimisation term is at most the tolerance
+      ``sigma^2 d^2 / (lambda_t^2 n_t^2 m eps^2)`` [LSA+21, Cor 2]. It is at most Corollary 2's printed
+      ``((H + lambda_t)/lambda_t) log(.)``. Beyond it, steps only add noise.
+    * ``"balanced"`` (the option beyond the paper) resolves the trade-off: the ``T`` in ``0 .. localization_steps`` with the
+      smallest bound (unimodal in ``T``, found by bisection, :meth:`_balanced_steps`). In Theorem 4's
+      regime the noise term is below the tolerance and the rules nearly agree; at small ``n`` one
+      step's noise exceeds what it can gain, and the round is shortened or skipped (``T = 0``: the
+      round releases its centre and reads no data) instead of adding noise.
+
+    Either way ``T`` is a function of public constants only, each round's Algorithm 3 computes
+    ``eps'(T)`` from its own ``T`` (so the ``(eps, delta)`` claim holds for every round length), and the
+    construction check at ``T = 1`` (the largest ``eps'``) covers every ``T``. The step counts and
+    bounds are recorded in :meth:`schedule` (``steps``, ``tolerance``, ``error_bound``).
+
     References
     ----------
-    [LSA+21, Alg 4, Thm 4, Cor 2]; [LSB12] for the non-smooth rounds.
+    [LSA+21, Alg 4, Thm 4, Cor 2, Prop 4]; [RB16]; [LSB12] for the non-smooth rounds.
 
     Examples
     --------
@@ -175,7 +236,8 @@ class PhasedERM(MechanismBase):
     smoothness: float | None = None
     rounds: int | None = None
     steps: int | None = None
-    max_steps: int = 32
+    step_rule: StepRule = "corollary2"
+    max_steps: int | None = None
     tau: float | None = None
     gamma: float | None = None
     mode: RangeMode = "safe"
@@ -186,16 +248,18 @@ class PhasedERM(MechanismBase):
         owner = type(self).__name__
         _check_problem(owner, self)
         if self.sigma is not None:
-            check_positive(owner, "sigma", self.sigma)
+            check_magnitude(owner, "sigma", self.sigma)
         if self.smoothness is not None:
             check_nonnegative(owner, "smoothness", self.smoothness, allow_inf=True)
         if self.rounds is not None:
             check_int(owner, "rounds", self.rounds, minimum=1)
         if self.steps is not None:
             check_int(owner, "steps", self.steps, minimum=1)
-        check_int(owner, "max_steps", self.max_steps, minimum=1)
+        check_one_of(owner, "step_rule", self.step_rule, ("balanced", "corollary2"))
+        if self.max_steps is not None:
+            check_int(owner, "max_steps", self.max_steps, minimum=1)
         if self.tau is not None:
-            check_positive(owner, "tau", self.tau)
+            check_magnitude(owner, "tau", self.tau)
         if self.gamma is not None:
             check_probability(owner, "gamma", self.gamma, allow_zero=False)
         check_one_of(owner, "mode", self.mode, ("safe", "paper"))
@@ -277,12 +341,6 @@ class PhasedERM(MechanismBase):
                 gamma_t = self.gamma
             else:  # Cor 2: gamma = sigma^2 d^2 / (mu^2 n^2 m eps^2 R^2) with mu = lambda_t, n = n_t
                 gamma_t = min(0.5, sigma**2 * dim**2 / (lam_t**2 * n_t**2 * m_items * self.epsilon**2 * diameter**2))
-            if self.steps is not None:
-                steps_t = self.steps
-            else:  # Cor 2: T = ((H + lambda_t)/lambda_t) log(G lambda_t R n_t^2 m eps^2 / (sigma^2 d^2))  [PROP]
-                log_arg = g * lam_t * diameter * n_t**2 * m_items * self.epsilon**2 / (sigma**2 * dim**2)
-                steps_t = math.ceil((h + lam_t) / lam_t * max(1.0, math.log(max(log_arg, 1.0))))
-                steps_t = min(steps_t, self.max_steps)
             if math.isfinite(h):
                 eta_t = 1.0 / (h + lam_t)  # strongly convex, (H + lambda_t)-smooth round objective [Bub15, Thm 3.10]
             else:
@@ -293,8 +351,17 @@ class PhasedERM(MechanismBase):
                 tau_t = g
             else:
                 tau_t = min(g, gradient_concentration_radius(sigma, dim, n_t, m_items, diameter, h, gamma_t))
-            out.append(PhaseRound(t, start, stop, lam_t, steps_t, eta_t, tau_t, gamma_t))
+            phase = PhaseRound(t, start, stop, lam_t, 1 if self.steps is None else self.steps, eta_t, tau_t, gamma_t)
+            if math.isfinite(h):
+                phase = choose_round_length(self, phase, m_items, dim)
+            out.append(phase)
         return out
+
+    # --- round length (dpaudit.userlevel.levy2021.round_length) ---------------------------------
+
+    def round_error_bound(self, phase: PhaseRound, m_items: int, dim: int, steps: int) -> float:
+        """Bound on ``E||theta_hat_t - theta*_t||^2`` after ``steps`` steps of round ``phase`` (:func:`round_error_bound`)."""
+        return round_error_bound(self, phase, m_items, dim, steps)
 
     def round_optimizer(self, phase: PhaseRound) -> WinsorizedFirstOrder:
         """Algorithm 3 as run in round ``phase`` (its private part; the regulariser is post-processing)."""
@@ -310,8 +377,11 @@ class PhasedERM(MechanismBase):
         return sum(p.steps * p.n_users * m_items for p in self.schedule(n_users, m_items, dim))
 
     def tight_guarantee(self, n_users: int, m_items: int, dim: int) -> ApproxDP:
-        """``min(eps, max_t T_t d' eps''_t)`` at ``delta``: parallel composition of the rounds' pure bounds."""
-        pure = max(self.round_optimizer(p).pure_epsilon_bound(dim) for p in self.schedule(n_users, m_items, dim))
+        """``min(eps, max_t T_t d' eps''_t)`` at ``delta``: parallel composition of the rounds' pure bounds.
+
+        Skipped rounds (0 steps) read no data and contribute nothing."""
+        pure = max((self.round_optimizer(p).pure_epsilon_bound(dim) for p in self.schedule(n_users, m_items, dim)
+                    if p.steps > 0), default=0.0)
         return ApproxDP(min(self.epsilon, pure), self.delta, UserReplace())
 
     # --- the kernel -----------------------------------------------------------------------------
@@ -324,6 +394,8 @@ class PhasedERM(MechanismBase):
     def _round(self, phase: PhaseRound, xy: tuple[NDArray[np.float64], NDArray[np.float64]],
                centre: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
         """Round ``phase`` for a batch of trials whose previous outputs are ``centre`` ``(rows, d)``."""
+        if phase.steps == 0:  # a skipped round releases its public centre and reads no data
+            return centre.copy()
         opt = self.round_optimizer(phase)
         users = self._round_users(phase, xy)
         if math.isfinite(self.smooth_constant):
@@ -342,7 +414,7 @@ class PhasedERM(MechanismBase):
         for k in range(phase.steps):
             gbar = estimator.release(opt._user_gradients(theta, users), rows, rng=rng)
             gbar = gbar + phase.lam * (theta - centre)
-            theta = project_l2_ball(theta - 2.0 / (phase.lam * (k + 2)) * gbar, self.radius)
+            theta = projected_step(theta, 2.0 / (phase.lam * (k + 2)), gbar, self.radius)
             acc += (k + 1) * theta
             total += k + 1
         return acc / total
@@ -360,7 +432,7 @@ class PhasedERM(MechanismBase):
         if n_users < 2:
             raise argument_error(owner, "data", "shaped (n_users >= 2, m_items, d + 1) (a round needs a user)", data)
         plan = self.schedule(n_users, m_items, dim)
-        xy = _split(items)
+        xy = _split(items, self)  # every item mapped into the declared domain first
         per_trial = n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * _MIN_BLOCK_USERS * m_items
         out = np.empty((size, len(plan), dim))
         for start, stop in trial_chunks(size, per_trial):
@@ -410,7 +482,7 @@ class PhasedERMRound(MechanismBase):
         c = np.asarray(self.centre, dtype=float)
         if items.shape[2] - 1 != c.shape[0]:
             raise argument_error(owner, "data", f"shaped (n_users, m_items, {c.shape[0] + 1})", data)
-        xy = _split(items)
+        xy = _split(items, self.parent)  # every item mapped into the declared domain first
         out = np.empty((size, c.shape[0]))
         per_trial = items.shape[0] * (c.shape[0] + _TEMPS_PER_COORD * next_power_of_two(c.shape[0]))
         for start, stop in trial_chunks(size, per_trial + 2 * _MIN_BLOCK_USERS * items.shape[1]):

@@ -9,7 +9,7 @@ Privacy for every input: data outside the declared domain is refused before anyt
 (:meth:`PublicDomain.validated`). Inside it every intermediate value is bounded by the declared
 constants, which are themselves checked finite with headroom at construction, and iterates,
 gradients and distances are computed in units of ``radius`` and ``L`` so that no square or sum
-can overflow, even for data near ``1e308``.
+can overflow, even for data at the largest declarable bounds (``2^960``, about ``1e289``).
 
 References
 ----------
@@ -28,13 +28,15 @@ from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error, check_positive
 from dpaudit.data import as_user_dataset
+from dpaudit.userlevel.domain import MAX_MAGNITUDE
 from dpaudit.userlevel.losses import Loss
 
 __all__ = ["HEADROOM", "PublicDomain", "safe_norm"]
 
-HEADROOM = 1e300
-"""Every declared constant (radius, bounds, ``L``, ``radius * feature_bound + label_bound``) must stay
-below this, so that the few products the algorithms form with them stay finite."""
+HEADROOM = MAX_MAGNITUDE
+"""Every declared constant (radius, bounds, ``L``, ``radius * feature_bound + label_bound``, noise scales)
+is at most ``2^960`` (:data:`dpaudit.userlevel.domain.MAX_MAGNITUDE`, the cap shared by every
+user-level mechanism), so that the few products and sums the algorithms form with them stay finite."""
 
 _NORM_RTOL = 8 * float(np.finfo(float).eps)
 
@@ -56,8 +58,8 @@ class PublicDomain:
     loss : Loss
         A convex loss of a linear predictor.
     radius, feature_bound, label_bound : float
-        Public bounds, each in ``(0, 1e300]``; with them ``L = loss.lipschitz(radius, feature_bound,
-        label_bound)`` and ``radius * feature_bound + label_bound`` must also stay below ``1e300``.
+        Public bounds, each in ``(0, 2^960]``; with them ``L = loss.lipschitz(radius, feature_bound,
+        label_bound)`` and ``radius * feature_bound + label_bound`` must also stay at most ``2^960``.
     lipschitz_radius : float, optional
         Radius over which ``L`` is taken (default ``radius``; the smoothed algorithm needs
         ``radius + r``, Thm D.3).
@@ -76,16 +78,16 @@ class PublicDomain:
         for name in ("radius", "feature_bound", "label_bound"):
             value = check_positive(owner, name, getattr(self, name))
             if value > HEADROOM:
-                raise argument_error(owner, name, "at most 1e300 (products with it must stay finite)", value)
+                raise argument_error(owner, name, "at most 2^960 (products with it must stay finite)", value)
         if self.lipschitz_radius is not None:
             check_positive(owner, "lipschitz_radius", self.lipschitz_radius)
         reach = self.radius * self.feature_bound + self.label_bound
         if not reach <= HEADROOM:
-            raise argument_error(owner, "feature_bound", "such that radius * feature_bound + label_bound <= 1e300 "
+            raise argument_error(owner, "feature_bound", "such that radius * feature_bound + label_bound <= 2^960 "
                                  "(the largest margin minus label)", self.feature_bound)
         lip = self.lipschitz
         if not (math.isfinite(lip) and 0 < lip <= HEADROOM):
-            raise argument_error(owner, "loss", f"with a finite Lipschitz constant <= 1e300 on this domain (got L = {lip})",
+            raise argument_error(owner, "loss", f"with a Lipschitz constant <= 2^960 on this domain (got L = {lip})",
                                  self.loss)
 
     @property

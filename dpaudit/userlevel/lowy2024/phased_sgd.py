@@ -245,7 +245,7 @@ class OutlierRemovalPhasedSGD(MechanismBase):
                             for s, t in zip(sigmas, taus, strict=True))
             claim = (unit.epsilon, unit.delta)
         if not all(math.isfinite(40.0 * s) and s <= HEADROOM for s in sigmas):
-            raise argument_error(owner, "radius", "small enough that every sigma_i stays below 1e300", self.radius)
+            raise argument_error(owner, "radius", "small enough that every sigma_i stays below 2^960", self.radius)
         recomputed = (max(b.epsilon for b in budgets), max(b.delta for b in budgets))
         conds = self._conditions(n, m, d, eps, delta, groups, beta, lip, big_r, etas, recomputed)
         params = Alg1Parameters(

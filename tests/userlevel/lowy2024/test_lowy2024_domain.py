@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpaudit.errors import InvalidArgument
+from dpaudit.userlevel.domain import MAX_MAGNITUDE
 from dpaudit.userlevel.losses import AbsoluteLoss, LogisticLoss, SquaredLoss
 from dpaudit.userlevel.lowy2024 import (
     AcceleratedMinibatchSGD,
@@ -19,12 +20,12 @@ from dpaudit.userlevel.lowy2024 import (
     PublicDomain,
 )
 
-BIG = 1e300  # the largest declared constant the domain accepts (products with it must stay finite)
+BIG = MAX_MAGNITUDE  # 2^960: the largest declared constant (products with it must stay finite)
 
 
 def _inside(rng: np.random.Generator, n: int, m: int, d: int, feature_bound: float, label_bound: float,
             mode: str) -> np.ndarray:
-    """Items inside the declared domain, pushed to its edges in different ways."""
+    """Items inside the declared domain, pushed to its edges in different ways (values up to 2^960 ~ 1e289)."""
     x = rng.normal(size=(n, m, d))
     x /= np.linalg.norm(x, axis=-1, keepdims=True)
     if mode == "edge":  # every feature vector on the sphere of radius feature_bound
@@ -102,7 +103,7 @@ def test_data_outside_the_domain_is_refused_before_anything_runs(bad):
 def test_declared_constants_that_overflow_are_refused():
     with pytest.raises(InvalidArgument, match="feature_bound"):
         PublicDomain(SquaredLoss(), 1.0, 1e308, 1.0)
-    with pytest.raises(InvalidArgument, match="finite Lipschitz"):
+    with pytest.raises(InvalidArgument, match="Lipschitz constant"):
         PublicDomain(SquaredLoss(), 1.0, 1e200, 1.0)  # L = (R B + Y) B = 1e400
 
 

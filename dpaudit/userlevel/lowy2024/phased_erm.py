@@ -44,7 +44,7 @@ from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.losses import Loss
-from dpaudit.userlevel.lowy2024.domain import PublicDomain
+from dpaudit.userlevel.lowy2024.domain import HEADROOM, PublicDomain
 from dpaudit.userlevel.lowy2024.minibatch_sgd import MinibatchPhase, MinibatchRules, run_minibatch_phase
 from dpaudit.userlevel.lowy2024.parameters import (
     ALG3_CONSTANTS,
@@ -188,7 +188,7 @@ class _Alg3Base(MechanismBase):
         else:  # vector Hoeffding radius of a mean of m gradients of norm <= L (note Sec. 2.2), at most L
             tau = min(lip, cst.tau * lip * math.sqrt(2.0 * math.log(2.0 * n * m * d * sum(steps)) / m))
         tiny = np.finfo(float).tiny
-        if not (tau > tiny and all(tiny < li < 1e300 for li in lams)):
+        if not (tau > tiny and all(tiny < li <= HEADROOM for li in lams)):
             raise argument_error(owner, "radius", "such that tau and every lambda_i stay normal floats (the declared "
                                  f"constants give tau = {tau:.3g}, lambda_1 = {lams[0]:.3g})", self.radius)
         eps_at = cst.above_threshold_share * eps
@@ -206,6 +206,9 @@ class _Alg3Base(MechanismBase):
                                      "replacement, F5)", k)
             plans.append((k, sigma))
             budgets.append(budget)
+        if not all(s <= HEADROOM for _, s in plans):
+            raise argument_error(owner, "radius", "such that every sigma_i stays at most 2^960 (the declared constants "
+                                 f"give sigma = {max(s for _, s in plans):.3g})", self.radius)
         claim = (eps, delta)
         recomputed = (max(b.epsilon for b in budgets), max(b.delta for b in budgets))
         conds = self._conditions(n, m, d, eps, delta, q, users, steps, uncapped, recomputed)

@@ -51,14 +51,6 @@ from dpaudit.userlevel.levy2021 import (
     WinsorizedMeanHighD,
     levy_audit_cases,
 )
-from dpaudit.userlevel.lowy2024 import (
-    AcceleratedMinibatchSGD,
-    AcceleratedPhasedERM,
-    MinibatchConcentrationTest,
-    OutlierRemovalPhasedSGD,
-    RandomizedSmoothing,
-    lowy2024_audit_cases,
-)
 from dpaudit.userlevel.losses import (
     AbsoluteLoss,
     HingeLoss,
@@ -66,6 +58,14 @@ from dpaudit.userlevel.losses import (
     Loss,
     SquaredLoss,
     split_items,
+)
+from dpaudit.userlevel.lowy2024 import (
+    AcceleratedMinibatchSGD,
+    AcceleratedPhasedERM,
+    MinibatchConcentrationTest,
+    OutlierRemovalPhasedSGD,
+    RandomizedSmoothing,
+    lowy2024_audit_cases,
 )
 from dpaudit.userlevel.projections import clamp, project_box, project_l2_ball, project_linf_ball
 from dpaudit.userlevel.robust_stats import CoordinateMedian, RobustStatistic, TrimmedMean

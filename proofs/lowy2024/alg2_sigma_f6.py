@@ -6,7 +6,11 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.userlevel.lowy2024.privacy import alg2_coupling_sensitivity, alg2_kept_count, f6_comparison
+from dpaudit.userlevel.lowy2024.privacy import (
+    alg2_coupling_sensitivity,
+    alg2_kept_count,
+    f6_comparison,
+)
 from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/alg2_sigma_single_log"
@@ -61,19 +65,20 @@ def _corrected() -> CheckResult:
         proof.cite(ref, text)
     proof.given("eps in (0, 10], T >= 1, l := log(1/delta') >= 2, r = K/n_i in (0, 1], eps <= 10 r sqrt(2 T l)",
                 "sigma = 10 r Delta sqrt(2 log(2/delta0)) sqrt(2 T l)/eps (Delta from Lemma C.2 ~ tau log(1/zeta)/K: a log^2 in delta)")
-    eps, big_t, l, r = sp.symbols("epsilon T l r", positive=True)
+    eps, big_t, log_dp = sp.symbols("epsilon T l", positive=True)
     x, y = sp.symbols("x y", nonnegative=True)
     e1 = sp.E - 1
     # with this sigma, eps0 = eps/(10 r sqrt(2 T l)) <= 1
     proof.concave_nonneg("e^x - 1 <= (e - 1) x on [0, 1] (convexity)", e1 * x - (sp.exp(x) - 1), x, 0, 1)
     proof.given("so eps1 = r (e^eps0 - 1) <= (e - 1) r eps0 = (e - 1) eps/(10 sqrt(2 T l)) =: y, and y <= (e - 1)/2 < 1")
     proof.nonneg("y <= 1 at eps <= 10, T >= 1, l >= 2", 1 - e1 * 10 / (10 * sp.sqrt(2 * 1 * 2)))
-    grad = sp.diff(sp.sqrt(2 * big_t * l) * y + big_t * y * (sp.exp(y) - 1), y)
+    grad = sp.diff(sp.sqrt(2 * big_t * log_dp) * y + big_t * y * (sp.exp(y) - 1), y)
     proof.monotone_nonneg("eq. (10)'s A.7 term is increasing in eps1 (its derivative is >= 0 for eps1 >= 0)", grad, y, 0)
     # eps2 <= sqrt(2 T l) y + T y (e - 1) y = (e - 1) eps/10 + (e - 1)^3 eps^2/(200 l)
-    bound = sp.sqrt(2 * big_t * l) * (e1 * eps / (10 * sp.sqrt(2 * big_t * l))) + big_t * e1 * (e1 * eps / (10 * sp.sqrt(2 * big_t * l))) ** 2
+    y_max = e1 * eps / (10 * sp.sqrt(2 * big_t * log_dp))
+    bound = sp.sqrt(2 * big_t * log_dp) * y_max + big_t * e1 * y_max**2
     proof.equal("the bound simplifies to (e - 1) eps/10 + (e - 1)^3 eps^2/(200 l)", sp.simplify(bound),
-                e1 * eps / 10 + e1**3 * eps**2 / (200 * l))
+                e1 * eps / 10 + e1**3 * eps**2 / (200 * log_dp))
     w, v = sp.symbols("w v", nonnegative=True)  # eps = 10/(1 + w), l = 2 + v
     per_eps = sp.Rational(1, 2) - e1 / 10 - e1**3 * (10 / (1 + w)) / (200 * (2 + v))
     c0 = sp.Rational(1, 2) - e1 / 10 - e1**3 / 40  # the value at eps = 10, l = 2

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.lowy2024.alg2_sigma_f6 import chain
 
 from dpaudit.accounting.composition import advanced_composition
-from dpaudit.proofs.lowy2024.alg2_sigma_f6 import chain
 from dpaudit.userlevel.lowy2024.privacy import _gradient_composition, paper_chain_epsilon
 from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 

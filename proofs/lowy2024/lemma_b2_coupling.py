@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.lowy2024._coupling import mean_difference_step
 
 from dpaudit.userlevel.lowy2024.outlier_removal import (
     concentration_score,
@@ -19,7 +20,6 @@ from dpaudit.userlevel.lowy2024.outlier_removal import (
 )
 from dpaudit.userlevel.lowy2024.privacy import alg1_coupling_sensitivity
 from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict, Violation, st
-from dpaudit.proofs.lowy2024._coupling import mean_difference_step
 
 NAME = "lowy2024/lemma_b2_explicit_coupling"
 

@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 import sympy as sp
-
 from dpaudit.proofs.lowy2024._coupling import mean_difference_step
+
 from dpaudit.userlevel.lowy2024.privacy import alg2_kept_count
 from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict, Violation, st
 

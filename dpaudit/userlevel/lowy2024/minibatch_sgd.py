@@ -29,7 +29,11 @@ from numpy.typing import NDArray
 
 from dpaudit.mechanisms.sparse_vector import AboveThreshold
 from dpaudit.userlevel.lowy2024.domain import PublicDomain
-from dpaudit.userlevel.lowy2024.outlier_removal import inclusion_probability, pairwise_sq_distances, robust_mean
+from dpaudit.userlevel.lowy2024.outlier_removal import (
+    inclusion_probability,
+    pairwise_sq_distances,
+    robust_mean,
+)
 from dpaudit.userlevel.lowy2024.sgd import ACSAState, acsa_query_point, acsa_update
 from dpaudit.userlevel.lowy2024.smoothing import RandomizedSmoothing
 

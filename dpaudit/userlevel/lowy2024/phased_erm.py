@@ -45,7 +45,11 @@ from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.losses import Loss
 from dpaudit.userlevel.lowy2024.domain import HEADROOM, PublicDomain
-from dpaudit.userlevel.lowy2024.minibatch_sgd import MinibatchPhase, MinibatchRules, run_minibatch_phase
+from dpaudit.userlevel.lowy2024.minibatch_sgd import (
+    MinibatchPhase,
+    MinibatchRules,
+    run_minibatch_phase,
+)
 from dpaudit.userlevel.lowy2024.parameters import (
     ALG3_CONSTANTS,
     PRESETS,
@@ -401,7 +405,7 @@ class AcceleratedPhasedERM(_Alg3Base):
     >>> data = np.zeros((1600, 2, 2)); data[..., 0] = 0.5
     >>> p = mech.parameters(1600, 2, 1)
     >>> p.phase_users, p.gradient_evaluations == 3 * p.phase_batch[0] * 2
-    ((1200,), True)
+    ((300,), True)
     """
 
     def _layout(self, n: int) -> tuple[int, ...]:

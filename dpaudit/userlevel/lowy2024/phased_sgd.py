@@ -30,7 +30,14 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_in_range, check_int, check_one_of, check_positive, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_in_range,
+    check_int,
+    check_one_of,
+    check_positive,
+    check_probability,
+)
 from dpaudit.accounting.calibrate import gaussian_sigma_analytic
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
@@ -38,7 +45,11 @@ from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.losses import Loss
 from dpaudit.userlevel.lowy2024.domain import HEADROOM, PublicDomain
-from dpaudit.userlevel.lowy2024.outlier_removal import inclusion_probability, pairwise_sq_distances, robust_mean
+from dpaudit.userlevel.lowy2024.outlier_removal import (
+    inclusion_probability,
+    pairwise_sq_distances,
+    robust_mean,
+)
 from dpaudit.userlevel.lowy2024.parameters import (
     ALG1_CONSTANTS,
     PRESETS,
@@ -48,7 +59,11 @@ from dpaudit.userlevel.lowy2024.parameters import (
     Lowy2024Run,
     condition,
 )
-from dpaudit.userlevel.lowy2024.privacy import Alg1PhaseGuarantee, alg1_phase_guarantee, laplace_upper_tail
+from dpaudit.userlevel.lowy2024.privacy import (
+    Alg1PhaseGuarantee,
+    alg1_phase_guarantee,
+    laplace_upper_tail,
+)
 from dpaudit.userlevel.lowy2024.sgd import one_pass_sgd
 
 __all__ = ["OutlierRemovalPhasedSGD", "phase_layout"]
@@ -231,7 +246,6 @@ class OutlierRemovalPhasedSGD(MechanismBase):
                                  "radius is tiny against L", self.radius)
         test_scale = cst.test_scale / eps  # Lap(20/eps) [Alg 1 line 12]
         threshold = self._threshold_fraction * groups  # 4C/5 [Alg 1 line 13]
-        eps_test = (2.0 * (groups - 1) / groups) / test_scale
         if self.preset == "paper":
             sigmas = tuple(cst.sigma * t * math.log(n / delta) ** 2 / (eps * groups) for t in taus)  # [Alg 1 line 25]
             budgets = tuple(self._paper_budget(groups, test_scale, threshold, s, t, n, eps, delta)

@@ -40,7 +40,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, stats
 
-from dpaudit._validation import argument_error, check_int, check_nonnegative, check_positive, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
 from dpaudit.accounting.composition import advanced_composition
 from dpaudit.accounting.conversions import gdp_epsilon
 
@@ -420,7 +426,7 @@ def f6_comparison(
         explicit, _ = alg2_coupling_sensitivity(tau, users, 7.0 / 10.0, zeta)
         unit = tau * math.log(1.0 / zeta) / users
 
-        def needed(sens: float) -> float:
+        def needed(sens: float, d_step: float = d_step, d_prime: float = d_prime) -> float:
             def gap(log_sigma: float) -> float:
                 return paper_chain_epsilon(math.exp(log_sigma), sens, steps, ratio, d_step, d_prime) - epsilon / 2.0
 

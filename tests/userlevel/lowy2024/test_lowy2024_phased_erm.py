@@ -16,7 +16,11 @@ from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.losses import AbsoluteLoss, SquaredLoss
-from dpaudit.userlevel.lowy2024 import AcceleratedMinibatchSGD, AcceleratedPhasedERM, RandomizedSmoothing
+from dpaudit.userlevel.lowy2024 import (
+    AcceleratedMinibatchSGD,
+    AcceleratedPhasedERM,
+    RandomizedSmoothing,
+)
 from dpaudit.userlevel.lowy2024.utility import LinearBallProblem, noise_free_alg3
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -92,7 +93,7 @@ def test_audit_preset_claims_its_recomputed_budget():
 
 def test_phase_layout_uses_disjoint_users():
     users = phase_layout(10_000, 0.25, 13)
-    assert sum(users) <= 10_000 and all(a > b for a, b in zip(users, users[1:]))
+    assert sum(users) <= 10_000 and all(a > b for a, b in itertools.pairwise(users))
 
 
 def test_output_noise_has_the_calibrated_scale():

@@ -31,7 +31,7 @@ from dpaudit.data import as_user_dataset
 from dpaudit.userlevel.domain import MAX_MAGNITUDE
 from dpaudit.userlevel.losses import Loss
 
-__all__ = ["HEADROOM", "PublicDomain", "safe_norm"]
+__all__ = ["HEADROOM", "PublicDomain", "check_common_fields", "safe_norm"]
 
 HEADROOM = MAX_MAGNITUDE
 """Every declared constant (radius, bounds, ``L``, ``radius * feature_bound + label_bound``, noise scales)
@@ -146,3 +146,23 @@ class PublicDomain:
         q = (scaled_slope[..., None, :] @ x)[..., 0, :] / x.shape[-2]
         norm = safe_norm(q)
         return q * np.minimum(1.0, 1.0 / np.where(norm > 0, norm, 1.0))[..., None]
+
+
+def check_common_fields(owner: str, mech: Any, presets: tuple[str, ...]) -> None:
+    """Validate what every algorithm of the paper shares: budget, preset, q, the domain, and ``initial_point``.
+
+    ``epsilon`` in ``(0, 10]`` (Thms 2.1, 3.1), ``delta`` in ``(0, 1)``, ``q`` in ``(0, 8]``; ``initial_point``
+    (public, default 0) must lie in the ball and is stored as a tuple of floats.
+    """
+    from dpaudit._validation import check_in_range, check_one_of, check_probability
+
+    check_in_range(owner, "epsilon", mech.epsilon, 0.0, 10.0, low_closed=False)
+    check_probability(owner, "delta", mech.delta, allow_zero=False)
+    check_one_of(owner, "preset", mech.preset, presets)
+    check_in_range(owner, "q", mech.q, 0.0, 8.0, low_closed=False)
+    PublicDomain(mech.loss, mech.radius, mech.feature_bound, mech.label_bound)
+    if mech.initial_point is not None:
+        x0 = np.asarray(mech.initial_point, dtype=float)
+        if x0.ndim != 1 or x0.size < 1 or not np.all(np.isfinite(x0)) or safe_norm(x0 / mech.radius) > 1.0:
+            raise argument_error(owner, "initial_point", f"a point of the ball of radius {mech.radius:g}", mech.initial_point)
+        object.__setattr__(mech, "initial_point", tuple(float(v) for v in x0))

@@ -97,8 +97,21 @@ ALG1_CONSTANTS: dict[str, Alg1Constants] = {
 }
 
 
+class _Reported:
+    """Printing and filtering of a parameter record's ``conditions``."""
+
+    conditions: tuple[Condition, ...]
+
+    def failed_conditions(self) -> tuple[Condition, ...]:
+        return tuple(c for c in self.conditions if not c.holds)
+
+    def report(self) -> str:
+        """Conditions as text, one per line."""
+        return "\n".join(str(c) for c in self.conditions)
+
+
 @dataclass(frozen=True)
-class Alg1Parameters:
+class Alg1Parameters(_Reported):
     """Every resolved parameter of one Algorithm 1 configuration (per phase where it varies)."""
 
     preset: str
@@ -143,12 +156,6 @@ class Alg1Parameters:
     def users_used(self) -> int:
         return int(sum(self.groups * nu for nu in self.group_users))
 
-    def failed_conditions(self) -> tuple[Condition, ...]:
-        return tuple(c for c in self.conditions if not c.holds)
-
-    def report(self) -> str:
-        return "\n".join(str(c) for c in self.conditions)
-
 
 # ---------------------------------------------------------------------------------------------
 # Algorithms 2 and 3
@@ -180,7 +187,7 @@ ALG3_CONSTANTS: dict[str, Alg3Constants] = {
 
 
 @dataclass(frozen=True)
-class Alg3Parameters:
+class Alg3Parameters(_Reported):
     """Every resolved parameter of one Algorithm 3 configuration (one call of Algorithm 2 per phase)."""
 
     preset: str
@@ -220,12 +227,6 @@ class Alg3Parameters:
     def score_pair_terms(self) -> int:
         """The test's work: ``K_i^2`` distances per step."""
         return int(sum(t * k * k for t, k in zip(self.phase_steps, self.phase_batch, strict=True)))
-
-    def failed_conditions(self) -> tuple[Condition, ...]:
-        return tuple(c for c in self.conditions if not c.holds)
-
-    def report(self) -> str:
-        return "\n".join(str(c) for c in self.conditions)
 
 
 @dataclass(frozen=True, eq=False)

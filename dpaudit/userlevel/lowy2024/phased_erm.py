@@ -32,19 +32,16 @@ from numpy.typing import NDArray
 
 from dpaudit._validation import (
     argument_error,
-    check_in_range,
     check_int,
     check_nonnegative,
-    check_one_of,
     check_positive,
-    check_probability,
 )
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.losses import Loss
-from dpaudit.userlevel.lowy2024.domain import HEADROOM, PublicDomain
+from dpaudit.userlevel.lowy2024.domain import HEADROOM, PublicDomain, check_common_fields
 from dpaudit.userlevel.lowy2024.minibatch_sgd import (
     MinibatchPhase,
     MinibatchRules,
@@ -112,10 +109,7 @@ class _Alg3Base(MechanismBase):
 
     def __post_init__(self) -> None:
         owner = self._owner
-        check_in_range(owner, "epsilon", self.epsilon, 0.0, 10.0, low_closed=False)
-        check_probability(owner, "delta", self.delta, allow_zero=False)
-        check_one_of(owner, "preset", self.preset, PRESETS)
-        check_in_range(owner, "q", self.q, 0.0, 8.0, low_closed=False)
+        check_common_fields(owner, self, PRESETS)
         for name in ("phases", "steps"):
             if getattr(self, name) is not None:
                 check_int(owner, name, getattr(self, name), minimum=1)
@@ -128,15 +122,9 @@ class _Alg3Base(MechanismBase):
             check_nonnegative(owner, "smoothness", self.smoothness)
         if not isinstance(self.smoothing, bool):
             raise argument_error(owner, "smoothing", "a bool", self.smoothing)
-        PublicDomain(self.loss, self.radius, self.feature_bound, self.label_bound)
         if not self.smoothing and self.smoothness is None and not math.isfinite(self.loss.smoothness(self.feature_bound)):
             raise argument_error(owner, "loss", "smooth (Algorithm 3 needs beta < inf; use smoothing=True, Sec. 4)",
                                  self.loss)
-        if self.initial_point is not None:
-            x0 = np.asarray(self.initial_point, dtype=float)
-            if x0.ndim != 1 or x0.size < 1 or not np.all(np.isfinite(x0)) or np.linalg.norm(x0 / self.radius) > 1.0:
-                raise argument_error(owner, "initial_point", f"a point of the ball of radius {self.radius:g}", self.initial_point)
-            object.__setattr__(self, "initial_point", tuple(float(v) for v in x0))
 
     @property
     def constants(self) -> Alg3Constants:

@@ -34,9 +34,7 @@ from dpaudit._validation import (
     argument_error,
     check_in_range,
     check_int,
-    check_one_of,
     check_positive,
-    check_probability,
 )
 from dpaudit.accounting.calibrate import gaussian_sigma_analytic
 from dpaudit.errors import UnsoundMechanismWarning
@@ -44,7 +42,7 @@ from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.losses import Loss
-from dpaudit.userlevel.lowy2024.domain import HEADROOM, PublicDomain
+from dpaudit.userlevel.lowy2024.domain import HEADROOM, PublicDomain, check_common_fields
 from dpaudit.userlevel.lowy2024.outlier_removal import (
     inclusion_probability,
     pairwise_sq_distances,
@@ -157,10 +155,7 @@ class OutlierRemovalPhasedSGD(MechanismBase):
 
     def __post_init__(self) -> None:
         owner = self._owner
-        check_in_range(owner, "epsilon", self.epsilon, 0.0, 10.0, low_closed=False)
-        check_probability(owner, "delta", self.delta, allow_zero=False)
-        check_one_of(owner, "preset", self.preset, PRESETS)
-        check_in_range(owner, "q", self.q, 0.0, 8.0, low_closed=False)
+        check_common_fields(owner, self, PRESETS)
         if self.phases is not None:
             check_int(owner, "phases", self.phases, minimum=1)
         if self.step_size is not None:
@@ -174,12 +169,6 @@ class OutlierRemovalPhasedSGD(MechanismBase):
         for name in ("shuffle", "project_output"):
             if not isinstance(getattr(self, name), bool):
                 raise argument_error(owner, name, "a bool", getattr(self, name))
-        PublicDomain(self.loss, self.radius, self.feature_bound, self.label_bound)
-        if self.initial_point is not None:
-            x0 = np.asarray(self.initial_point, dtype=float)
-            if x0.ndim != 1 or x0.size < 1 or not np.all(np.isfinite(x0)) or np.linalg.norm(x0 / self.radius) > 1.0:
-                raise argument_error(owner, "initial_point", f"a point of the ball of radius {self.radius:g}", self.initial_point)
-            object.__setattr__(self, "initial_point", tuple(float(v) for v in x0))
         self._warn_if_unsound()
 
     # -- parameters --------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ where                     what
 :mod:`.levy2021`          Levy et al. 2021: winsorized means, PrivateRange, Phased ERM
 :mod:`.ghazi2023`         Ghazi et al. 2023: output perturbation for low local deletion sensitivity
 :mod:`.ghazi2025`         Ghazi et al. 2025: robust-statistics SGD and localization
+:mod:`.lowy2024`          Lowy et al. 2024: phased SGD with outlier removal, accelerated phased ERM
 :mod:`.losses`            per-item losses of linear predictors (shared)
 :mod:`.projections`       projections onto boxes and balls (shared)
 :mod:`.robust_stats`      coordinate-wise median and trimmed mean (shared)
@@ -71,11 +72,21 @@ from dpaudit.userlevel.losses import (
     SquaredLoss,
     split_items,
 )
+from dpaudit.userlevel.lowy2024 import (
+    AcceleratedMinibatchSGD,
+    AcceleratedPhasedERM,
+    MinibatchConcentrationTest,
+    OutlierRemovalPhasedSGD,
+    RandomizedSmoothing,
+    lowy2024_audit_cases,
+)
 from dpaudit.userlevel.projections import clamp, project_box, project_l2_ball, project_linf_ball
 from dpaudit.userlevel.robust_stats import CoordinateMedian, RobustStatistic, TrimmedMean
 
 __all__ = [
     "AbsoluteLoss",
+    "AcceleratedMinibatchSGD",
+    "AcceleratedPhasedERM",
     "ClippedUserMeanGaussian",
     "ClippedUserMeanLaplace",
     "ConcentrationTest",
@@ -89,9 +100,12 @@ __all__ = [
     "LinearLoss",
     "LogisticLoss",
     "Loss",
+    "MinibatchConcentrationTest",
+    "OutlierRemovalPhasedSGD",
     "PhasedERM",
     "PhasedSCO",
     "PrivateRange",
+    "RandomizedSmoothing",
     "RobustGradientEstimator",
     "RobustStatistic",
     "RobustStatsLocalization",
@@ -113,6 +127,7 @@ __all__ = [
     "ghazi2023_audit_cases",
     "ghazi2025_audit_cases",
     "levy_audit_cases",
+    "lowy2024_audit_cases",
     "plot_excess_risk_comparison",
     "project_box",
     "project_l2_ball",

@@ -15,6 +15,7 @@ where                     what
 :mod:`.observed`          a run as its caller sees it: release, non-finite release or error (shared)
 :mod:`.baselines`         naive user-level baselines: clipped user means, group privacy (shared)
 :mod:`.comparison`        utility across papers on one instance with a known optimum
+:mod:`.conditions`        stated preconditions evaluated for a configuration (shared)
 ========================  ==================================================================
 
 Imports flow one way: the shared modules import no paper package, each paper package imports only

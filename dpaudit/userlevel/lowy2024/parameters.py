@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit.userlevel.conditions import Condition, evaluate_condition
+
 __all__ = [
     "ALG1_CONSTANTS",
     "ALG3_CONSTANTS",
@@ -46,27 +48,9 @@ __all__ = [
 PRESETS: tuple[str, ...] = ("audit", "paper")
 
 
-@dataclass(frozen=True)
-class Condition:
-    """One stated precondition or finding, evaluated for a configuration."""
-
-    name: str
-    citation: str
-    value: float
-    relation: str
-    bound: float
-    holds: bool
-
-    def __str__(self) -> str:
-        mark = "ok" if self.holds else "VIOLATED"
-        return f"[{mark}] {self.name}: {self.value:.6g} {self.relation} {self.bound:.6g}  ({self.citation})"
-
-
 def condition(name: str, citation: str, value: float, relation: str, bound: float) -> Condition:
-    """Evaluate ``value relation bound`` with one part in 1e12 of slack, relative (both sides are floats, some tiny)."""
-    tol = 1e-12 * max(abs(bound), abs(value))
-    holds = value <= bound + tol if relation == "<=" else value >= bound - tol
-    return Condition(name, citation, float(value), relation, float(bound), bool(holds))
+    """Evaluate ``value relation bound`` with relative slack (:func:`~dpaudit.userlevel.conditions.evaluate_condition`)."""
+    return evaluate_condition(name, citation, value, relation, bound)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -78,6 +78,7 @@ from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.conditions import evaluate_condition
 from dpaudit.userlevel.domain import MAX_MAGNITUDE, check_magnitude, check_public_constant
 from dpaudit.userlevel.ghazi2025.assumptions import check_ghazi2025_assumptions
 from dpaudit.userlevel.ghazi2025.concentration import StreamingAboveThreshold
@@ -88,7 +89,6 @@ from dpaudit.userlevel.ghazi2025.parameters import (
     Condition,
     Ghazi2025Parameters,
     Ghazi2025Run,
-    _condition,
 )
 from dpaudit.userlevel.ghazi2025.sgd import _sgd_step
 from dpaudit.userlevel.robust_stats import CoordinateMedian, RobustStatistic
@@ -282,26 +282,26 @@ class _Ghazi2025Base(MechanismBase):
         eps, delta, big_d = float(self.epsilon), float(self.delta), float(self.radius)
         nmd = n * m * d
         out = [
-            _condition("n >= ln^2(nd/delta)/epsilon", "GKLM25 Thm 3.1", n, ">=", math.log(n * d / delta) ** 2 / eps, False),
-            _condition("beta <= (G/D)(sqrt(n) eps/(sqrt(m) ln(nmd/delta)) + sqrt(d ln(1/delta) ln(nmd))/(sqrt(m) eps))",
+            evaluate_condition("n >= ln^2(nd/delta)/epsilon", "GKLM25 Thm 3.1", n, ">=", math.log(n * d / delta) ** 2 / eps, False),
+            evaluate_condition("beta <= (G/D)(sqrt(n) eps/(sqrt(m) ln(nmd/delta)) + sqrt(d ln(1/delta) ln(nmd))/(sqrt(m) eps))",
                        "GKLM25 Thm 3.1", beta, "<=",
                        (g_lip / big_d) * (math.sqrt(n) * eps / (math.sqrt(m) * math.log(nmd / delta))
                                           + math.sqrt(d * math.log(1 / delta) * math.log(nmd)) / (math.sqrt(m) * eps)), False),
-            _condition("eta <= (D/G) min{B sqrt(m)/sqrt(n), sqrt(m) eps/sqrt(d ln(1/delta) ln(nmd))}", "GKLM25 Thm 3.1",
+            evaluate_condition("eta <= (D/G) min{B sqrt(m)/sqrt(n), sqrt(m) eps/sqrt(d ln(1/delta) ln(nmd))}", "GKLM25 Thm 3.1",
                        eta, "<=", eta_thm, False),
-            _condition("B >= 4", "Note000 A13 (Lemma 3.6 needs a common good point)", b, ">=", 4, safe),
-            _condition(f"AboveThreshold calibrated for score sensitivity (s = {at_sens:g})",
+            evaluate_condition("B >= 4", "Note000 A13 (Lemma 3.6 needs a common good point)", b, ">=", 4, safe),
+            evaluate_condition(f"AboveThreshold calibrated for score sensitivity (s = {at_sens:g})",
                        "GKLM25 Eq. (4), Lemma 3.9 vs Alg. 4 (Note000 A3)", at_sens, ">=", 2.0, safe),
-            _condition("robust statistic keeps the (2B/3)-break point (i')", "GKLM25 Assumption 3.3(i), Remark 3.4",
+            evaluate_condition("robust statistic keeps the (2B/3)-break point (i')", "GKLM25 Assumption 3.3(i), Remark 3.4",
                        float(self.statistic.satisfies_alignment_break_point(b)), ">=", 1.0, safe),
         ]
         for s, (t_s, e_s, nu) in enumerate(zip(steps, etas, nus, strict=True), start=1):
-            out.append(_condition(f"phase {s}: B >= 100 ln(T_s/delta)/eps", "GKLM25 Lemma 3.10", b, ">=",
+            out.append(evaluate_condition(f"phase {s}: B >= 100 ln(T_s/delta)/eps", "GKLM25 Lemma 3.10", b, ">=",
                                   100 * math.log(t_s / delta) / eps, False))
-            out.append(_condition(f"phase {s}: beta * eta_s <= 2", "GKLM25 Lemma 3.2", beta * e_s, "<=", 2.0, safe))
-            out.append(_condition(f"phase {s}: 6 beta eta_s B <= 1", "GKLM25 Lemma 3.9 (Note000 A2)", 6 * beta * e_s * b,
+            out.append(evaluate_condition(f"phase {s}: beta * eta_s <= 2", "GKLM25 Lemma 3.2", beta * e_s, "<=", 2.0, safe))
+            out.append(evaluate_condition(f"phase {s}: 6 beta eta_s B <= 1", "GKLM25 Lemma 3.9 (Note000 A2)", 6 * beta * e_s * b,
                                   "<=", 1.0, safe))
-            out.append(_condition(f"phase {s}: nu_s >= c0 B + (b_q + b_th) ln(2 e^eps/delta)",
+            out.append(evaluate_condition(f"phase {s}: nu_s >= c0 B + (b_q + b_th) ln(2 e^eps/delta)",
                                   "GKLM25 Lemma 3.8 with 2B/3 (Note000 A6, Sec. 2.8)", nu, ">=", nu_min, safe))
         return tuple(out)
 

@@ -130,11 +130,13 @@ def measure(mechanisms: Sequence[tuple[str, Callable[[float], Any]]], values: Se
 
 def measure_excess_risk(problem: Any, mechanisms: Sequence[tuple[str, Callable[[Any, float, float], Any]]],
                         n_values: Sequence[int], m_items: int, *, epsilon: float, delta: float, trials: int,
-                        rng: np.random.Generator, datasets: int = 1) -> tuple[MeasuredSeries, ...]:
+                        rng: np.random.Generator, datasets: int = 1,
+                        excess: Callable[[Any], Any] | None = None) -> tuple[MeasuredSeries, ...]:
     """Excess risk of each ``factory(problem, epsilon, delta)`` against the number of users ``n``.
 
-    ``problem`` has ``sample(n, m, *, rng)`` (a dataset of ``n`` users with ``m`` items each) and
-    ``excess_risk(outputs)``; every mechanism runs on the same datasets (:func:`measure`).
+    ``problem`` has ``sample(n, m, *, rng)`` (a dataset of ``n`` users with ``m`` items each) and,
+    unless ``excess`` is given, ``excess_risk(outputs)`` (one value per output); every mechanism runs
+    on the same datasets (:func:`measure`).
     """
     owner = "measure_excess_risk"
     m = check_int(owner, "m_items", m_items, minimum=1)
@@ -148,16 +150,18 @@ def measure_excess_risk(problem: Any, mechanisms: Sequence[tuple[str, Callable[[
     def dataset(n: float, g: np.random.Generator) -> Any:
         return problem.sample(int(n), m, rng=g)
 
-    def excess(outputs: Any, _data: Any) -> Any:
-        return problem.excess_risk(outputs)
+    risk = problem.excess_risk if excess is None else excess
 
-    return measure([(label, same(mech)) for label, mech in built.items()], ns, dataset, excess,
+    def error(outputs: Any, _data: Any) -> Any:
+        return risk(outputs)
+
+    return measure([(label, same(mech)) for label, mech in built.items()], ns, dataset, error,
                    trials=trials, rng=rng, datasets=datasets)
 
 
 def plot_measured(series: Sequence[MeasuredSeries], *, xlabel: str, ylabel: str,
                   bounds: Mapping[str, tuple[BoundCurve, str, Mapping[str, float]]] | None = None,
-                  levels: Mapping[str, float] | None = None, title: str | None = None, log_y: bool = True,
+                  levels: Mapping[str, float] | None = None, title: str | None = None, log_y: bool | None = None,
                   figsize: tuple[float, float] = (7.2, 4.6)) -> Figure:
     """Measured series (markers with standard-error bars) on log-log axes, each beside its bound.
 
@@ -175,8 +179,9 @@ def plot_measured(series: Sequence[MeasuredSeries], *, xlabel: str, ylabel: str,
         ``{label: y}`` horizontal reference levels (e.g. the trivial output's excess risk).
     title : str, optional
         Axes title.
-    log_y : bool
-        Logarithmic y axis.
+    log_y : bool, optional
+        Logarithmic y axis; by default, unless a mean is not positive (a noisy output can leave the
+        constraint set, where a linear loss goes below its constrained minimum).
     figsize : tuple of float
         Figure size in inches.
 
@@ -210,6 +215,8 @@ def plot_measured(series: Sequence[MeasuredSeries], *, xlabel: str, ylabel: str,
     for j, (label, y) in enumerate((levels or {}).items()):
         ax.axhline(float(y), color="0.4", lw=1.0, ls=(0, (1, 1.5 + j)), label=label, gid=f"level:{label}")
     ax.set_xscale("log")
+    if log_y is None:
+        log_y = all(v > 0 for s in series for v in s.mean)
     if log_y:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)

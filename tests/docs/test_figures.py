@@ -289,6 +289,11 @@ def test_measure_excess_risk_on_the_linear_instance():
                                  [4, 8], 3, epsilon=1.0, delta=1e-6, trials=2, rng=np.random.default_rng(0))
     # excess risk sum_j |mu_j| (D - sign(mu_j) theta_j) [GKLM25, Eq. (5)]: 0.75 at theta = 0, 0 at the corner
     assert series[0].mean == (0.75, 0.75) and series[1].mean == (0.0, 0.0)
+    # another risk, given explicitly: the squared distance to the corner (1, -1)
+    (other,) = measure_excess_risk(problem, [("zero", lambda p, e, dl: _Constant([0.0, 0.0]))], [4], 3, epsilon=1.0,
+                                   delta=1e-6, trials=2, rng=np.random.default_rng(0),
+                                   excess=lambda out: np.sum((out - np.array([1.0, -1.0])) ** 2, axis=-1))
+    assert other.mean == (2.0,)
 
 
 def test_plot_measured_draws_series_bounds_and_levels():
@@ -306,4 +311,7 @@ def test_plot_measured_draws_series_bounds_and_levels():
     with pytest.raises(InvalidArgument, match="bounds"):
         plot_measured(series, xlabel="n", ylabel="e", bounds={"c": (curve, "n", {})})
     assert fig.canvas.manager is None
+    assert fig.axes[0].get_yscale() == "log"
+    below = (MeasuredSeries("c", (10.0, 100.0), (0.1, -0.01), (0.05, 0.05), 4),)  # a noisy output off the domain
+    assert plot_measured(below, xlabel="n", ylabel="error").axes[0].get_yscale() == "linear"
 

@@ -3,12 +3,13 @@
 #   make test   run the default test suite (slow checks are left out; `make test-slow` runs them,
 #               `make crosscheck` installs dp-accounting and runs the cross-checks against it;
 #               `make test-browser` installs Debian's chromium and opens the HTML report in it)
+#   make notebooks  re-execute the notebooks in place (full parameters) and regenerate their README thumbnails
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.dpaudit-installed
 
-.PHONY: demo test test-slow test-browser crosscheck prove bounds bench lint clean
+.PHONY: demo test test-slow test-browser crosscheck prove bounds bench notebooks lint clean
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +42,9 @@ bounds: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+notebooks: $(STAMP)
+	$(BIN)/python notebooks/execute.py
 
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff mypy

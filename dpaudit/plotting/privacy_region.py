@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 
 __all__ = ["plot_privacy_region", "privacy_region_bounds"]
 
-_GRID = np.linspace(0.0, 1.0, 2001)
+# dense near 0 and 1 as well, so that the boundaries stay straight lines on the zoom's log axes
+_EDGE = np.geomspace(1e-12, 0.5, 1200)
+_GRID = np.unique(np.concatenate([np.linspace(0.0, 1.0, 2001), _EDGE, 1.0 - _EDGE]))
 
 
 def privacy_region_bounds(epsilon: float, delta: float, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

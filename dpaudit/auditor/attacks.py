@@ -40,8 +40,8 @@ from dpaudit.auditor.features import OutputLayout, encode_rows
 __all__ = ["Score", "category_score", "fit_scores", "score_families"]
 
 MAX_COORDINATE_SCORES = 16
-MAX_PATTERNS = 64
-MAX_TRAIN_ROWS = 100_000
+MAX_PATTERNS = 16
+MAX_TRAIN_ROWS = 40_000
 DENSE_CATEGORY_LIMIT = 1 << 22
 MAX_LISTED = 4
 
@@ -90,7 +90,7 @@ def _fit_logistic(z0: NDArray[np.float64], z1: NDArray[np.float64], ridge: float
         grad[:-1] += ridge * w[:-1]
         return loss, grad
 
-    res = optimize.minimize(objective, np.zeros(zb.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 200})
+    res = optimize.minimize(objective, np.zeros(zb.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 100})
     return np.asarray(res.x, dtype=float)
 
 
@@ -177,8 +177,20 @@ def category_score(
     return Score(name, score, members)
 
 
+_BIG = 2.0**62
+
+
 def _discrete_codes(x: NDArray[Any]) -> NDArray[np.int64]:
-    return np.asarray(x).astype(np.int64)
+    """Integer codes of discrete outputs; float infinities get codes of their own.
+
+    Integral floats beyond 2^62 in magnitude are clipped there (merging categories costs power,
+    never validity: the score is fixed before the estimation split is read).
+    """
+    arr = np.asarray(x)
+    if arr.dtype.kind != "f":
+        return arr.astype(np.int64)
+    clipped = np.clip(np.where(np.isfinite(arr), arr, 0.0), -_BIG, _BIG).astype(np.int64)
+    return np.where(np.isposinf(arr), 2**62 + 1, np.where(np.isneginf(arr), -(2**62) - 1, clipped))
 
 
 Family = Callable[[NDArray[Any], NDArray[Any]], list[Score]]
@@ -193,7 +205,7 @@ def score_families(layout: OutputLayout, *, float_bits: bool = False) -> dict[st
     fams: dict[str, Family] = {}
     if layout.kind == "discrete":
         def as_float(x: NDArray[Any]) -> NDArray[np.float64]:
-            return np.asarray(x, dtype=float)
+            return _discrete_codes(x).astype(float)  # finite even for infinite outputs
 
         fams["category"] = _discrete_category
         fams.update(_vector_families(k, as_float, "value"))
@@ -203,7 +215,7 @@ def score_families(layout: OutputLayout, *, float_bits: bool = False) -> dict[st
         fams.update(_vector_families(k, layout.continuous_part, "value", logistic=False))
     else:
         fams.update(_vector_families(k, lambda x: np.asarray(x, dtype=float), "coordinate"))
-    if k > 1:
+    if k > 1 or layout.kind == "mixed":
         fams["columns"] = lambda a0, a1: column_scores(layout, a0, a1)
     if float_bits:
         fams["float bits"] = lambda a0, a1: bit_scores(layout, a0, a1)
@@ -238,13 +250,15 @@ def _vector_families(
     if k == 1:
         return {label: lambda a0, a1: [_coordinate(0, values, label)]}
     fams: dict[str, Family] = {label: lambda a0, a1: _coordinate_scores(k, values(a0), values(a1), values, label)}
-    fams["lda"] = lambda a0, a1: [_lda_score(values(a0), values(a1), values)]
+    fams["lda"] = lambda a0, a1: [_lda_score(values(a0), values(a1), values)] if _all_finite(values(a0), values(a1)) else []
     if logistic:
         def quadratic(x: NDArray[Any]) -> NDArray[np.float64]:
             v = values(x)
             return np.hstack([v, v**2])
 
         def fit_logistic(a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
+            if not _all_finite(values(a0), values(a1)):
+                return []
             fitted = _logistic_score("logistic(x, x^2)", quadratic, values(a0), values(a1))
             return [] if fitted is None else [fitted]
 
@@ -252,11 +266,16 @@ def _vector_families(
     return fams
 
 
+def _all_finite(*arrays: NDArray[np.float64]) -> bool:
+    return all(bool(np.isfinite(a).all()) for a in arrays)
+
+
 def _coordinate_scores(
     k: int, v0: NDArray[np.float64], v1: NDArray[np.float64], values: Callable[[NDArray[Any]], NDArray[np.float64]], label: str
 ) -> list[Score]:
-    spread = np.sqrt(0.5 * (v0.var(axis=0) + v1.var(axis=0))) + 1e-300
-    separation = np.abs(v0.mean(axis=0) - v1.mean(axis=0)) / spread
+    with np.errstate(all="ignore"):  # infinite entries make some separations NaN: ranked last
+        spread = np.sqrt(0.5 * (v0.var(axis=0) + v1.var(axis=0))) + 1e-300
+        separation = np.nan_to_num(np.abs(v0.mean(axis=0) - v1.mean(axis=0)) / spread, nan=-1.0)
     scores = [_coordinate(int(j), values, label) for j in np.argsort(separation)[::-1][:MAX_COORDINATE_SCORES]]
     scores.append(Score("sum", lambda x: values(x).sum(axis=1)))
     scores.append(Score("max", lambda x: values(x).max(axis=1)))

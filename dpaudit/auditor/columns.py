@@ -17,9 +17,11 @@ separately, fitted on the training part of the selection split:
   columns with a small equal shift (Laplace in parallel) the count of columns above their
   midpoint is close to the likelihood ratio, where a sum of values is not (its tails carry no
   information);
-* ``discrete columns``: for mixed outputs, a category per pattern of the columns that only ever
-  take atom values (the SVT4 half of SVT34Parallel), leaving out the continuous columns whose
-  patterns would make every category unique.
+* ``discrete columns``, ``patterns x value`` and ``column groups llr``: for mixed outputs, a
+  category per pattern of the columns that only ever take atom values (the SVT4 half of
+  SVT34Parallel), a category per (atom pattern, binned sum of the values) of the other columns
+  (which query was answered with a noisy value, and how large the value was: SVT3's leak), and
+  the sum of the two log-ratios.
 
 References
 ----------
@@ -45,6 +47,7 @@ MAX_VALUES_AS_BINS = 32
 MAX_COLUMNS = 256
 COLUMN_P = 1e-3
 SIGN_Z = 2.0
+VALUE_QUANTILES = np.array([0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.97, 0.99, 0.997, 0.999])
 
 
 def _column_bins(layout: OutputLayout, train: NDArray[Any]) -> Callable[[NDArray[Any]], NDArray[np.int64]]:
@@ -88,7 +91,9 @@ def _column_bins(layout: OutputLayout, train: NDArray[Any]) -> Callable[[NDArray
     def bins(rows: NDArray[Any]) -> NDArray[np.int64]:
         r = np.asarray(rows, dtype=float)
         codes = layout.atom_codes(r) if layout.kind == "mixed" else np.zeros(r.shape, dtype=np.int64)
-        value_bin = (r[:, :, None] > qs.T[None, :, :]).sum(axis=2)  # quantile bin of each entry
+        value_bin = np.empty(r.shape, dtype=np.int64)  # quantile bin of each entry
+        for j in range(k):
+            value_bin[:, j] = np.searchsorted(qs[:, j], r[:, j], side="left")
         return np.where(codes > 0, codes - 1, n_atoms + value_bin) + offsets
 
     return bins
@@ -156,18 +161,44 @@ def _sign_counts(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> li
     return out
 
 
-def _discrete_columns(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
-    from dpaudit.auditor.attacks import category_score
+def _mixed_groups(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
+    """Category scores for a mixed layout's column groups, and their sum.
 
-    codes = layout.atom_codes(np.concatenate([a0, a1]))
+    The *atomic* group (columns that only ever take atom values) is read as a pattern; the
+    *other* group as its atom pattern together with the quantile bin (``VALUE_QUANTILES``, finer
+    in the tails) of the sum of its continuous entries: an estimate of the joint likelihood
+    ratio of (which entries are continuous, how large they are). The two groups' log-ratios
+    are added (naive Bayes across groups).
+    """
+    from dpaudit.auditor.attacks import Score, category_score
+
+    both = np.concatenate([a0, a1])
+    codes = layout.atom_codes(both)
     atomic = np.flatnonzero(np.all(codes > 0, axis=0))
-    if atomic.size == 0 or atomic.size == layout.n_columns:
-        return []
+    rest = np.flatnonzero(~np.all(codes > 0, axis=0))
+    scores = []
+    if atomic.size and rest.size:
+        def atomic_codes(x: NDArray[Any]) -> NDArray[np.int64]:
+            return _atom_codes_of(layout, x, atomic)
 
-    def codes_fn(x: NDArray[Any]) -> NDArray[np.int64]:
-        return _atom_codes_of(layout, x, atomic)
+        scores.append(category_score(f"discrete columns {_columns_text(atomic)}", atomic_codes, a0, a1))
+    if rest.size:
+        totals = layout.continuous_part(both)[:, rest].sum(axis=1)
+        has_value = np.any(codes[:, rest] == 0, axis=1)
+        if np.count_nonzero(has_value) >= 2 * len(VALUE_QUANTILES):
+            edges = np.unique(np.quantile(totals[has_value], VALUE_QUANTILES))
 
-    return [category_score(f"discrete columns {_columns_text(atomic)}", codes_fn, a0, a1)]
+            def rest_codes(x: NDArray[Any]) -> NDArray[np.int64]:
+                c = _atom_codes_of(layout, x, rest)
+                total = layout.continuous_part(np.asarray(x)[:, rest], c).sum(axis=1)
+                value_bin = np.where(np.any(c == 0, axis=1), np.searchsorted(edges, total), -1)
+                return np.column_stack([c, value_bin])
+
+            scores.append(category_score(f"patterns x value {_columns_text(rest)}", rest_codes, a0, a1))
+    if len(scores) == 2:
+        first, second = scores
+        scores.append(Score("column groups llr", lambda x: first(x) + second(x)))
+    return scores
 
 
 def _atom_codes_of(layout: OutputLayout, x: NDArray[Any], columns: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -180,11 +211,13 @@ def _columns_text(columns: NDArray[np.int64]) -> str:
 
 
 def column_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
-    """The per-column families for ``layout`` (nothing for single-column outputs)."""
-    if layout.n_columns < 2 or layout.n_columns > MAX_COLUMNS:
+    """The per-column families for ``layout`` (for one column, only the mixed layout's groups)."""
+    if layout.n_columns > MAX_COLUMNS:
         return []
-    scores = _naive_bayes(layout, a0, a1)
-    scores.extend(_sign_counts(layout, a0, a1))
+    scores = []
+    if layout.n_columns >= 2:
+        scores.extend(_naive_bayes(layout, a0, a1))
+        scores.extend(_sign_counts(layout, a0, a1))
     if layout.kind == "mixed":
-        scores.extend(_discrete_columns(layout, a0, a1))
+        scores.extend(_mixed_groups(layout, a0, a1))
     return scores

@@ -8,11 +8,13 @@ on the estimation split. Two predictors are used, both on selection data only:
   towards the unfavourable side (against the winner's curse of an argmax over thousands of
   thresholds), then scaled to the estimation size with Wilson limits as a fast stand-in for
   Clopper-Pearson;
-* **tail fit**: for continuous scores, the log-survival function of each side fitted by weighted
-  least squares with a quadratic in ``t`` over the pooled extreme ``TAIL_FIT_FRACTION`` of the
-  selection scores, evaluated only where both sides still have ``MIN_TAIL_COUNT`` selection
-  counts (interpolation, never extrapolation). Far-tail thresholds, where the counts are few and
-  the argmax over raw counts is noisy, are chosen from a smooth curve instead.
+* **tail fit** (scores of scalar outputs, when the whole selection split ranks thresholds): if
+  the counts point to an event beyond the pooled ``TAIL_TRIGGER`` quantile, where counts are few
+  and their argmax is noisy, the threshold is re-chosen from smooth fits: the log-survival
+  function of each side, fitted by weighted least squares with a quadratic in ``t`` over the
+  pooled extreme ``TAIL_FIT_FRACTION`` of the selection scores, shrunk by ``TAIL_FIT_Z`` (less
+  than raw counts: the fit pools many thresholds), and evaluated only where both sides still
+  have ``MIN_TAIL_COUNT`` selection counts (interpolation, never extrapolation).
 
 NaN scores belong to no event, in ranking and in evaluation alike (``Candidate.event`` is
 false for NaN on both sides, and :func:`event_counts` leaves NaN out of both counts).
@@ -38,6 +40,8 @@ TAIL_FIT_FRACTION = 0.005
 MIN_TAIL_POINTS = 50
 MIN_TAIL_COUNT = 10
 TAIL_GRID = 400
+TAIL_TRIGGER = 0.95
+TAIL_FIT_Z = 0.5
 
 
 @dataclass(frozen=True)
@@ -150,36 +154,36 @@ def _fit_log_survival(s: NDArray[np.float64], t: NDArray[np.float64], counts: ND
     return np.exp(np.minimum(coef[0] + coef[1] * uu + coef[2] * uu * uu, 0.0))
 
 
-def _tail_fit_candidates(score: Any, s0: NDArray[np.float64], s1: NDArray[np.float64], n_est: int, delta: float, z: float) -> list[Candidate]:
-    """Upper-tail events (and, mirrored, lower-tail ones) from smooth fits of both survival functions."""
-    out: list[Candidate] = []
+def _tail_fit_candidate(
+    score: Any, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float
+) -> Candidate | None:
+    """The best ``upper``-tail (else, mirrored, lower-tail) event from smooth fits of both survival functions."""
     n = len(s0)
     pooled = np.concatenate([s0, s1])
     if n < MIN_TAIL_POINTS / TAIL_FIT_FRACTION or not np.all(np.isfinite(pooled)):
-        return out
-    for upper in (True, False):
-        a0, a1 = (s0, s1) if upper else (-s0[::-1], -s1[::-1])
-        lo = float(np.quantile(-pooled if not upper else pooled, 1.0 - TAIL_FIT_FRACTION))
-        hi = float(max(a0[-1], a1[-1]))
-        if not hi > lo:
-            continue
-        t = np.linspace(lo, hi, TAIL_GRID)
-        c0 = (n - np.searchsorted(a0, t, side="right")).astype(np.int64)
-        c1 = (n - np.searchsorted(a1, t, side="right")).astype(np.int64)
-        f0, f1 = _fit_log_survival(a0, t, c0), _fit_log_survival(a1, t, c1)
-        if f0 is None or f1 is None:
-            continue
-        supported = np.minimum(c0, c1) >= MIN_TAIL_COUNT
-        for numerator, p_num, p_den, k_num, k_den in ((0, f0, f1, c0, c1), (1, f1, f0, c1, c0)):
-            pred = np.where(supported, _bound_from_rates(p_num, p_den, n_est, delta, z), -np.inf)
-            i = int(np.argmax(pred))
-            if math.isfinite(float(pred[i])):
-                threshold = float(t[i]) if upper else -float(t[i])
-                # the mirrored event {-score > -t} is {score < t}; use the closed form {score <= t'}
-                if not upper:
-                    threshold = float(np.nextafter(threshold, -np.inf))
-                out.append(Candidate(score, threshold, upper, numerator, float(pred[i]), (int(k_num[i]), int(k_den[i])), "tail fit"))
-    return out
+        return None
+    a0, a1 = (s0, s1) if upper else (-s0[::-1], -s1[::-1])
+    lo = float(np.quantile(pooled if upper else -pooled, 1.0 - TAIL_FIT_FRACTION))
+    hi = float(max(a0[-1], a1[-1]))
+    if not hi > lo:
+        return None
+    t = np.linspace(lo, hi, TAIL_GRID)
+    c0 = (n - np.searchsorted(a0, t, side="right")).astype(np.int64)
+    c1 = (n - np.searchsorted(a1, t, side="right")).astype(np.int64)
+    f0, f1 = _fit_log_survival(a0, t, c0), _fit_log_survival(a1, t, c1)
+    if f0 is None or f1 is None:
+        return None
+    (p_num, k_num), (p_den, k_den) = ((f0, c0), (f1, c1)) if numerator == 0 else ((f1, c1), (f0, c0))
+    # the fitted rates are shrunk too, by less than raw counts: the fit pools many thresholds
+    lo_num, _ = _wilson(p_num, n, TAIL_FIT_Z)
+    _, hi_den = _wilson(p_den, n, TAIL_FIT_Z)
+    pred = np.where(np.minimum(c0, c1) >= MIN_TAIL_COUNT, _bound_from_rates(lo_num, hi_den, n_est, delta, z), -np.inf)
+    i = int(np.argmax(pred))
+    if not math.isfinite(float(pred[i])):
+        return None
+    # the mirrored event {-score > t} is {score < -t}, i.e. {score <= the float just below -t}
+    threshold = float(t[i]) if upper else float(np.nextafter(-t[i], -np.inf))
+    return Candidate(score, threshold, upper, numerator, float(pred[i]), (int(k_num[i]), int(k_den[i])), "tail fit")
 
 
 def rank_candidates(
@@ -208,15 +212,19 @@ def rank_candidates(
         le0, gt0 = event_counts(s0, t)
         le1, gt1 = event_counts(s1, t)
         options = [(True, 0, gt0, gt1), (True, 1, gt1, gt0), (False, 0, le0, le1), (False, 1, le1, le0)]
+        trigger = np.quantile(np.concatenate([s0, s1]), [TAIL_TRIGGER, 1 - TAIL_TRIGGER]) if tail_fit else None
         for upper, numerator, c_num, c_den in options:
             fnum, fden = c_num.astype(float), c_den.astype(float)
             for objective, out in ((predicted_bounds(fnum, fden, n_sel, n_est, delta, z), by_epsilon),
                                    (predicted_gdp(fnum, fden, n_sel, n_est, z), by_gdp)):
                 i = int(np.argmax(objective))
-                if math.isfinite(float(objective[i])):
-                    out.append(Candidate(score, float(t[i]), upper, numerator, float(objective[i]), (int(c_num[i]), int(c_den[i]))))
-        if tail_fit:
-            by_epsilon.extend(_tail_fit_candidates(score, s0, s1, n_est, delta, z))
+                if not math.isfinite(float(objective[i])):
+                    continue
+                cand = Candidate(score, float(t[i]), upper, numerator, float(objective[i]), (int(c_num[i]), int(c_den[i])))
+                if out is by_epsilon and trigger is not None and (t[i] >= trigger[0] if upper else t[i] <= trigger[1]):
+                    # the counts point to a far-tail event: choose its threshold from smooth tail fits
+                    cand = _tail_fit_candidate(score, s0, s1, upper, numerator, n_est, delta, z) or cand
+                out.append(cand)
     by_epsilon.sort(key=lambda c: -c.predicted)
     by_gdp.sort(key=lambda c: -c.predicted)
     return by_epsilon, by_gdp

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
+from threadpoolctl import threadpool_limits
 
 from dpaudit._rng import TrialStreams
 from dpaudit._validation import (
@@ -276,6 +277,23 @@ def audit(
     (out0, out1), sampling_seconds = draw_outputs(
         sampler, [d0, d1], trials, streams, batch_size=batch_size, executor=executor, progress=progress
     )
+    # the fits and scores below are small matrix products: one BLAS thread is faster, and on a
+    # shared machine many times faster, than a pool of them
+    with threadpool_limits(1, user_api="blas"):
+        return _select_and_estimate(
+            sampler, (d0, d1), (out0, out1), streams, notes, started=started, sampling_seconds=sampling_seconds,
+            epsilon=epsilon, delta=delta, confidence=confidence, trials=trials, candidates=candidates,
+            selection_fraction=selection_fraction, float_bits=float_bits, spot_check=spot_check,
+        )
+
+
+def _select_and_estimate(
+    sampler: Any, datasets: tuple[Any, Any], outputs: tuple[NDArray[Any], NDArray[Any]], streams: TrialStreams, notes: list[str], *,
+    started: float, sampling_seconds: float, epsilon: float, delta: float, confidence: float, trials: int, candidates: int,
+    selection_fraction: float | None, float_bits: bool, spot_check: int,
+) -> AuditResult:
+    """Steps 3 and 4 of the procedure (see the module docstring)."""
+    (d0, d1), (out0, out1) = datasets, outputs
     t_sel = time.perf_counter()
     x0, x1 = flatten_outputs(out0), flatten_outputs(out1)
     if x0.shape[1] == 0:

@@ -1,13 +1,14 @@
 # Two commands, each creating .venv when it is missing:
 #   make demo   audit the built-in catalogue and print the verdict table
 #   make test   run the default test suite (slow checks are left out; `make test-slow` runs them,
-#               `make crosscheck` installs dp-accounting and runs the cross-checks against it)
+#               `make crosscheck` installs dp-accounting and runs the cross-checks against it,
+#               `make mutation` runs mutation testing of the auditor's statistics: long, not in CI)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.dpaudit-installed
 
-.PHONY: demo test test-slow crosscheck prove bounds bench lint clean
+.PHONY: demo test test-slow crosscheck prove bounds bench mutation lint clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +37,12 @@ bounds: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# mutation testing of auditor/stats.py, auditor/runner.py and accounting/calibrate.py (long; not in CI)
+mutation: $(STAMP)
+	$(BIN)/python -m pip install --quiet "mutmut>=3.8,<4"
+	$(BIN)/mutmut run --max-children 2 || true
+	$(BIN)/mutmut results
 
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff mypy

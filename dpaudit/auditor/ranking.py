@@ -154,16 +154,25 @@ def _fit_log_survival(s: NDArray[np.float64], t: NDArray[np.float64], counts: ND
     return np.exp(np.minimum(coef[0] + coef[1] * uu + coef[2] * uu * uu, 0.0))
 
 
+def _pooled_top(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: float) -> float:
+    """The value above which ``fraction`` of the pooled sorted samples lie, from their tops alone.
+
+    The top ``m`` of the pooled samples are among the top ``m`` of each, so only those are merged.
+    """
+    m = max(1, int(fraction * (len(a0) + len(a1))))
+    top = np.sort(np.concatenate([a0[-m:], a1[-m:]]))
+    return float(top[-m])
+
+
 def _tail_fit_candidate(
     score: Any, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float
 ) -> Candidate | None:
     """The best ``upper``-tail (else, mirrored, lower-tail) event from smooth fits of both survival functions."""
     n = len(s0)
-    pooled = np.concatenate([s0, s1])
-    if n < MIN_TAIL_POINTS / TAIL_FIT_FRACTION or not np.all(np.isfinite(pooled)):
+    if n < MIN_TAIL_POINTS / TAIL_FIT_FRACTION or not (np.isfinite(s0[[0, -1]]).all() and np.isfinite(s1[[0, -1]]).all()):
         return None
     a0, a1 = (s0, s1) if upper else (-s0[::-1], -s1[::-1])
-    lo = float(np.quantile(pooled if upper else -pooled, 1.0 - TAIL_FIT_FRACTION))
+    lo = _pooled_top(a0, a1, TAIL_FIT_FRACTION)
     hi = float(max(a0[-1], a1[-1]))
     if not hi > lo:
         return None
@@ -212,7 +221,9 @@ def rank_candidates(
         le0, gt0 = event_counts(s0, t)
         le1, gt1 = event_counts(s1, t)
         options = [(True, 0, gt0, gt1), (True, 1, gt1, gt0), (False, 0, le0, le1), (False, 1, le1, le0)]
-        trigger = np.quantile(np.concatenate([s0, s1]), [TAIL_TRIGGER, 1 - TAIL_TRIGGER]) if tail_fit else None
+        trigger = None
+        if tail_fit and len(s0) and not (np.isnan(s0[-1]) or np.isnan(s1[-1])):
+            trigger = (_pooled_top(s0, s1, 1 - TAIL_TRIGGER), -_pooled_top(-s0[::-1], -s1[::-1], 1 - TAIL_TRIGGER))
         for upper, numerator, c_num, c_den in options:
             fnum, fden = c_num.astype(float), c_den.astype(float)
             for objective, out in ((predicted_bounds(fnum, fden, n_sel, n_est, delta, z), by_epsilon),

@@ -139,13 +139,15 @@ def _evaluate(
 
 
 BLOCK_NUMBERS = 1 << 23
+# a scalar mechanism is drawn in one call per 2^23 trials: joining blocks is a copy of every output
+MAX_BLOCK_TRIALS = 1 << 23
 PROBE_STREAM = 2
 
 
 def _auto_block_size(sampler: Any, d0: Any, streams: TrialStreams) -> int:
     """Block size from the size of one output, probed on a stream the audit never uses otherwise."""
     per_output = max(1, int(np.prod(draw_block(sampler, d0, streams, PROBE_STREAM, 0, 1, "on d0 (probe call)").shape[1:])))
-    return int(min(1 << 20, max(1 << 12, BLOCK_NUMBERS // per_output)))
+    return int(min(MAX_BLOCK_TRIALS, max(1 << 12, BLOCK_NUMBERS // per_output)))
 
 
 def audit(
@@ -219,8 +221,8 @@ def audit(
     block_size : int, optional
         Trials per random-stream block; part of the seed (changing it changes the draws). By
         default it is chosen from the size of one output (one probe call on a separate stream):
-        about 2**23 output numbers per block, between 2**12 and 2**20 trials, so a scalar mechanism
-        is drawn in one call per million trials.
+        about 2**23 output numbers per block, between 2**12 and 2**23 trials, so a scalar mechanism
+        is drawn in one call per 8 million trials.
     batch_size : int, optional
         Trials per dispatched task (rounded up to whole blocks). Does not change the results.
     executor : concurrent.futures.Executor, optional

@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--trials", default="1e6,1e7")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--validity", type=int, default=200, help="audits per validity case (0: skip)")
-    args = parser.parse_args([] if argv is None else argv)
+    args = parser.parse_args(argv)
     auditing = _jax_auditor()
     if auditing is None:
         print("bench_jax_privacy: jax_privacy is not installed; install the optional extra with pip install -e '.[peers]'")
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'mechanism':<28} {'trials':>10} {'dpaudit mean':>13} {'min':>7} {'jax mean':>9} {'min':>7}")
     for name, mech, d0, d1, delta in CASES:
         for trials in (int(float(t)) for t in args.trials.split(",")):
-            pairs = [_both(auditing, mech, d0, d1, trials, [7, s], delta)[:2] for s in range(args.seeds)]
+            pairs = [_both(auditing, mech, d0, d1, trials, np.random.SeedSequence([7, s]), delta)[:2] for s in range(args.seeds)]
             ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
             print(f"{name:<28} {trials:>10,} {statistics.mean(ours):>13.4f} {min(ours):>7.4f} "
                   f"{statistics.mean(theirs):>9.4f} {min(theirs):>7.4f}", flush=True)
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
             claim = mech.claimed_guarantee().epsilon
             counts = [0, 0]
             for s in range(args.validity):
-                ours, theirs, _ = _both(auditing, mech, d0, d1, trials, [11, s], delta)
+                ours, theirs, _ = _both(auditing, mech, d0, d1, trials, np.random.SeedSequence([11, s]), delta)
                 counts[0] += ours > claim
                 counts[1] += theirs > claim
             print(f"{name:<28} {trials:>8,} trials: dpaudit {counts[0]:>3}, jax_privacy {counts[1]:>3}", flush=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
 from dpaudit.literature_suite import PUBLISHED, literature_cases
 
 
@@ -26,7 +28,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--trials", default="1e6,1e7", help="comma-separated trial counts per side")
     parser.add_argument("--only", default="", help="comma-separated substrings of entry names")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args([] if argv is None else argv)
+    args = parser.parse_args(argv)
     counts = [int(float(t)) for t in args.trials.split(",") if t]
     wanted = [w.strip().lower() for w in args.only.split(",") if w.strip()]
     cases = [c for c in literature_cases() if not wanted or any(w in c.name.lower() for w in wanted)]
@@ -38,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
         cells, verdicts = [], []
         claim = None
         for n in counts:
-            res = case.audit(seed=[args.seed, i, n], trials=n)
+            res = case.audit(seed=np.random.SeedSequence([args.seed, i, n]), trials=n)
             claim = res.claimed_epsilon
             cells.append(f"{res.epsilon_lower_bound:>12.4f} {res.total_seconds:>6.1f}")
             verdicts.append(res.violation)

@@ -202,7 +202,7 @@ def audit(
         Root of all randomness; the same seed gives the same result whatever ``executor``.
     selection_fraction : float, optional
         Fraction of the trials used to choose the attack, in (0, 1). Default: 0.1 for scalar
-        real outputs (nothing is fitted) and 0.3 otherwise (see :mod:`dpaudit.auditor.selection`).
+        outputs (real or discrete) and 0.3 otherwise (see :mod:`dpaudit.auditor.selection`).
     candidates : int
         Number of best events evaluated on the estimation split; each is paid for
         (Bonferroni over the number actually evaluated, which can be smaller).

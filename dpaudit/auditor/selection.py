@@ -6,6 +6,8 @@ How the selection split is spent:
   itself, by selection counts and by smooth tail fits (:mod:`.ranking`). The split is
   ``SCALAR_FRACTION`` of the trials by default: the tail fits need few rows, and every row not
   spent here is an estimation row;
+* **scalar discrete outputs**: ``SCALAR_FRACTION`` too, halved into *training* rows (each
+  category's frequency ratio is estimated there) and *ranking* rows;
 * **everything else**: ``LEARNED_FRACTION`` of the trials, halved into *training* rows (score
   functions are fitted there) and *ranking* rows (thresholds are chosen there), in two rounds.
   A **screening** round fits every family on at most ``SCREEN_ROWS`` training rows and ranks
@@ -41,8 +43,13 @@ def _fits_nothing(layout: OutputLayout, float_bits: bool) -> bool:
 
 
 def default_selection_fraction(layout: OutputLayout, float_bits: bool) -> float:
-    """``SCALAR_FRACTION`` when nothing is fitted, else ``LEARNED_FRACTION``."""
-    return SCALAR_FRACTION if _fits_nothing(layout, float_bits) else LEARNED_FRACTION
+    """``SCALAR_FRACTION`` for scalar continuous or discrete outputs, else ``LEARNED_FRACTION``.
+
+    A discrete scalar needs only its categories' frequencies (few, and well estimated from few
+    rows); vectors and mixed outputs have fitted families that need the larger split.
+    """
+    scalar = layout.n_columns == 1 and layout.kind in ("continuous", "discrete")
+    return SCALAR_FRACTION if scalar and (layout.kind == "discrete" or not float_bits) else LEARNED_FRACTION
 
 
 def choose_candidates(

@@ -1,19 +1,20 @@
 # Two commands, each creating .venv when it is missing:
 #   make demo   audit the built-in catalogue and print the verdict table
 #   make test   run the default test suite (slow checks are left out; `make test-slow` runs them,
-#               `make crosscheck` installs dp-accounting and runs the cross-checks against it,
+#               `make crosscheck` installs dp-accounting and runs the cross-checks against it;
+#               `make test-browser` installs Debian's chromium and opens the HTML report in it;
 #               `make mutation` runs mutation testing of the auditor's statistics: long, not in CI)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.dpaudit-installed
 
-.PHONY: demo test test-slow crosscheck prove bounds bench mutation lint clean
+.PHONY: demo test test-slow test-browser crosscheck prove bounds bench mutation lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,progress,plots,notebooks]'
+	$(BIN)/python -m pip install --quiet -e '.[test,progress,plots,notebooks,adapters]'
 	@touch $(STAMP)
 
 demo: $(STAMP)
@@ -24,6 +25,10 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
+
+test-browser: $(STAMP)
+	bash tests/cli/install_browser.sh
+	$(BIN)/python -m pytest -q tests/cli/test_report.py
 
 crosscheck: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[crosscheck]'

@@ -19,9 +19,9 @@ import warnings
 import numpy as np
 
 from benchmarks._timing import interleaved
-from dpaudit.userlevel.ghazi2025 import RobustStatsLocalization
-from dpaudit.userlevel.ghazi2025_compare import LinearUtilityProblem, fit_log_slope
-from dpaudit.userlevel.ghazi2025_losses import SeparableHuberLoss
+from dpaudit.userlevel.comparison import LinearUtilityProblem, fit_log_slope
+from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsLocalization
+from dpaudit.userlevel.ghazi2025.losses import SeparableHuberLoss
 
 EPS, DELTA = 1.0, 1e-3
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float, float]]:
     parser.add_argument("--trials", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
-    from dpaudit.userlevel.levy import PhasedERM
+    from dpaudit.userlevel.levy2021.phased_erm import PhasedERM
 
     rng = np.random.default_rng(0)
     prob = LinearUtilityProblem((0.25,), spread=0.75)

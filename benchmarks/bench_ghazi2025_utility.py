@@ -17,18 +17,24 @@ Run: ``python -m benchmarks.bench_ghazi2025_utility [--quick]``.
 from __future__ import annotations
 
 import argparse
+import math
 import pathlib
+import time
 
 import numpy as np
 
-from dpaudit.userlevel.ghazi2025 import RobustStatsLocalization, RobustStatsSGD
-from dpaudit.userlevel.ghazi2025_compare import (
+from dpaudit.userlevel.comparison import (
     LinearUtilityProblem,
     fit_log_slope,
-    noise_free_output,
     plot_excess_risk_comparison,
-    theorem_3_1_rate,
 )
+from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsLocalization, RobustStatsSGD
+from dpaudit.userlevel.ghazi2025.usefulness import (
+    drift_excess,
+    phase_noise_ratio,
+    smallest_useful_users,
+)
+from dpaudit.userlevel.ghazi2025.utility import noise_free_output, theorem_3_1_rate
 
 EPS, DELTA = 1.0, 1e-3
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
@@ -55,26 +61,64 @@ def _slope_sweep(name: str, grid: list[int], make, nominal: float, datasets: int
           f"Theorem 3.1 term {theorem:.3f}; nominal {nominal:+.1f}")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="bench_ghazi2025_utility")
-    parser.add_argument("--quick", action="store_true", help="smaller grids (a few minutes)")
-    args = parser.parse_args(argv)
-    rng = np.random.default_rng(0)
-    datasets = 2 if args.quick else 3
+def _usefulness(quick: bool, rng: np.random.Generator) -> None:
+    prob = LinearUtilityProblem((0.25,), spread=0.75)
+    mech = RobustStatsLocalization(prob.loss, EPS, DELTA)
+    trivial = prob.trivial_excess
+    print(f"3. Where the safe preset beats x = 0 (eps={EPS}, delta={DELTA}, linear instance mu=0.25, D=G=1; "
+          f"trivial excess {trivial})")
+    print("   closed-form sigma_1 / D (m=16, d=1): " + ", ".join(
+        f"n=1e{k}: {phase_noise_ratio(10**k, 16, 1, EPS, DELTA):.3g}" for k in (4, 6, 8, 10, 12, 14)))
+    print("   drift model, m=16, d=1 (predicted excess / trivial; sigma of the last phase / D):")
+    for k in range(16, 36, 2):
+        n = 1 << k
+        p = mech.parameters(n, 16, 1)
+        ex = drift_excess(mech, prob, n, 16, rng=rng, trials=20_000)
+        print(f"     n=2^{k:<2} ({n:.2e}): {ex.mean() / trivial:.3f} +- {ex.std(ddof=1) / trivial / math.sqrt(ex.size):.3f};"
+              f" phases {p.phases}, sigma_S/D {p.phase_sigmas[-1] / p.radius:.2g}")
+    print("   smallest n (power of 2) with predicted excess + 3 se < 0.9 x trivial:")
+    for d in (1, 2):
+        prob_d = LinearUtilityProblem((0.25,) * d, spread=0.75)
+        mech_d = RobustStatsLocalization(prob_d.loss, EPS, DELTA)
+        for m in (16, 256, 4096, 65536):
+            pt = smallest_useful_users(mech_d, prob_d, m, rng=rng, trials=4000)
+            if pt is None:
+                print(f"     d={d} m={m:>5}: none up to n=2^70")
+                continue
+            print(f"     d={d} m={m:>5}: n = 2^{pt.n_users.bit_length() - 1} = {pt.n_users:.2e} "
+                  f"(n*m = {pt.n_users * m:.1e} items), excess {pt.predicted_excess / pt.trivial_excess:.3f} x trivial, "
+                  f"sigma_1/D {pt.phase_noise_ratio:.3g}")
+    n, m = (1 << 18, 16) if quick else (1 << 20, 16)
+    trials = 100 if quick else 200
+    data = prob.sample(n, m, rng=rng)
+    start = time.perf_counter()
+    out = mech.sample(data, trials, rng=rng)
+    seconds = time.perf_counter() - start
+    ex = prob.excess_risk(out)
+    model = drift_excess(mech, prob, n, m, rng=rng, trials=100_000)
+    print(f"   measured at n=2^{n.bit_length() - 1}, m={m} ({n * m:.1e} items, {trials} runs, {seconds:.0f} s under load): "
+          f"excess {ex.mean():.4f} +- {ex.std(ddof=1) / math.sqrt(trials):.4f}; drift model {model.mean():.4f}; "
+          f"trivial {trivial}")
+
+
+def _section_1(quick: bool, rng: np.random.Generator) -> None:
+    datasets = 2 if quick else 3
     print(f"1. Algorithm 1 with the privacy noise removed, eps={EPS}, delta={DELTA}, mu=0.25, D=G=1")
-    _slope_sweep("n", [40_000, 80_000, 160_000] if args.quick else [40_000, 80_000, 160_000, 320_000],
+    _slope_sweep("n", [40_000, 80_000, 160_000] if quick else [40_000, 80_000, 160_000, 320_000],
                  lambda v: (v, 16, 1), -1.0, datasets, rng)
     _slope_sweep("m", [4, 16, 64], lambda v: (80_000, v, 1), -0.5, datasets, rng)
-    _slope_sweep("d", [1, 2] if args.quick else [1, 2, 4], lambda v: (80_000, 16, v), 1.5, datasets, rng)
+    _slope_sweep("d", [1, 2] if quick else [1, 2, 4], lambda v: (80_000, 16, v), 1.5, datasets, rng)
 
+
+def _section_2(quick: bool, rng: np.random.Generator) -> None:
     print("\n2. Released outputs (Algorithm 5, safe preset) against Levy et al. on the same data, d = 1, m = 16")
     prob = LinearUtilityProblem((0.25,), spread=0.75)
-    n_values = [8_000, 16_000, 32_000, 64_000] if args.quick else [8_000, 16_000, 32_000, 64_000, 128_000]
+    n_values = [8_000, 16_000, 32_000, 64_000] if quick else [8_000, 16_000, 32_000, 64_000, 128_000]
     for n in n_values:
         p = RobustStatsLocalization(prob.loss, EPS, DELTA).parameters(n, 16, 1)
         print(f"   n={n:>7}: phases {p.phases}, sigma_s / D = " + ", ".join(f"{s:.3g}" for s in p.phase_sigmas))
     fig = plot_excess_risk_comparison(prob, n_values, 16, rng=rng, epsilon=EPS, delta=DELTA,
-                                      trials=20 if args.quick else 40, datasets=2)
+                                      trials=20 if quick else 40, datasets=2)
     for label, xs, means, ses in fig.dpaudit_series:
         print(f"   {label:<42} " + "  ".join(f"n={int(x)}: {mu:.4f}+-{se:.4f}" for x, mu, se in zip(xs, means, ses, strict=True)))
         if len(xs) > 1 and min(means) > 0:
@@ -85,6 +129,21 @@ def main(argv: list[str] | None = None) -> None:
     out = RESULTS / "ghazi2025_utility.png"
     fig.savefig(out, dpi=120)
     print(f"   saved {out}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="bench_ghazi2025_utility")
+    parser.add_argument("--quick", action="store_true", help="smaller grids (a few minutes)")
+    parser.add_argument("--only", choices=("1", "2", "3"), help="run one section")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(0)
+    if args.only in (None, "1"):
+        _section_1(args.quick, rng)
+    if args.only in (None, "2"):
+        _section_2(args.quick, rng)
+    if args.only in (None, "3"):
+        print()
+        _usefulness(args.quick, rng)
 
 
 if __name__ == "__main__":

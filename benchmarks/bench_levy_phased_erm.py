@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from benchmarks._timing import interleaved, median_seconds
-from dpaudit.userlevel.levy import PhasedERM
+from dpaudit.userlevel.levy2021.phased_erm import PhasedERM
 from dpaudit.userlevel.losses import SquaredLoss
 
 DIM = 4

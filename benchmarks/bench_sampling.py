@@ -1,6 +1,6 @@
 """Sampling cost of ``LaplaceMechanism.sample(size=10**7)`` against a bare ``rng.laplace(size=10**7)``.
 
-Target (issue 2): within 1.2x. Run: ``python -m benchmarks.bench_sampling``.
+Target: within 1.2x. Run: ``python -m benchmarks.bench_sampling``.
 """
 
 from __future__ import annotations

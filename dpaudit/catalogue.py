@@ -56,8 +56,8 @@ def builtin_catalogue(*, userlevel: bool = True, literature: bool = True) -> lis
 
             entries += literature_cases()
         if userlevel:
-            from dpaudit.userlevel.ghazi2025_audit import ghazi2025_audit_cases
-            from dpaudit.userlevel.levy_faulty import levy_audit_cases
+            from dpaudit.userlevel.ghazi2025.audit_cases import ghazi2025_audit_cases
+            from dpaudit.userlevel.levy2021.audit_cases import levy_audit_cases
 
             entries += levy_audit_cases()
             entries += [replace(case, name=_readable(case.name)) for case in ghazi2025_audit_cases()]

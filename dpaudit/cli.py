@@ -1,19 +1,87 @@
-"""Command-line interface: ``dpaudit demo | audit | prove | bounds``.
+"""Command-line interface: ``dpaudit demo | audit | report | prove | bounds``.
 
 Each sub-command imports its machinery lazily so that ``dpaudit --help`` stays fast.
+
+Exit status of ``audit`` and ``report``: 0 when no violation was found, 1 on a violation, 2 on bad
+input (one line on stderr naming what is wrong, never a traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
+import os
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor
+from typing import Any, NoReturn
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VIOLATION", "add_audit_options", "build_parser", "main"]
+
+EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
+
+_EXAMPLES = {
+    "demo": "example:\n  dpaudit demo --only laplace,lyu --scale 0.1",
+    "audit": (
+        "examples:\n"
+        "  dpaudit audit \"lyu alg. 4\"                       # a catalogue entry, its own pair and claim\n"
+        "  dpaudit audit mymod:noisy_mean --d0 d0.npy --d1 d1.npy --epsilon 1\n"
+        "  dpaudit audit mymod:make_mechanism --pair user-replace --shape 100x10 --low 0 --high 1 --json\n"
+        "\nexit status: 0 no violation found, 1 violation, 2 bad input"
+    ),
+    "report": (
+        "example:\n"
+        "  dpaudit report mymod:noisy_mean --d0 d0.npy --d1 d1.npy --epsilon 1 --output report.html\n"
+        "\nexit status: 0 no violation found, 1 violation, 2 bad input"
+    ),
+    "prove": "example:\n  dpaudit prove --only levy",
+    "bounds": "example:\n  dpaudit bounds | head -20",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``dpaudit audit: error: ... (see dpaudit audit --help)``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The options shared by ``audit`` and ``report``; returns the run-options group to extend."""
+    parser.add_argument(
+        "target", metavar="TARGET",
+        help="a catalogue entry's name (see `dpaudit demo`), or module:callable naming a dpaudit mechanism, "
+        "a callable fn(data, rng, size=None), a diffprivlib mechanism, an OpenDP measurement, or a "
+        "factory with no arguments returning one (the current directory is importable)",
+    )
+    data = parser.add_argument_group("the neighbouring pair (a catalogue entry has its own)")
+    data.add_argument("--d0", metavar="FILE", help="first dataset: .npy, .csv (numbers) or .json")
+    data.add_argument("--d1", metavar="FILE", help="second dataset, a neighbour of the first")
+    data.add_argument(
+        "--pair", metavar="NAME",
+        help="a named worst-case pair instead of files: item-replace, item-add-remove, user-replace, "
+        "user-add-remove, query-l1, query-l2, query-linf",
+    )
+    data.add_argument("--shape", metavar="N[xM...]", help="--pair's dataset shape (default 100, 100x10 or scalar)")
+    data.add_argument("--low", type=float, metavar="X", help="--pair's data domain, lower end (default -1)")
+    data.add_argument("--high", type=float, metavar="X", help="--pair's data domain, upper end (default 1)")
+    claim = parser.add_argument_group("the claim (default: the mechanism's claimed_guarantee())")
+    claim.add_argument("--epsilon", type=float, help="claimed epsilon, >= 0 (required for a plain callable)")
+    claim.add_argument("--delta", type=float, help="claimed delta, in [0, 1) (default: the claim's, else 0)")
+    run = parser.add_argument_group("the audit")
+    run.add_argument("--trials", type=int, help="trials per dataset, >= 100 (default: the entry's, else 100000)")
+    run.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
+    run.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
+    run.add_argument("--workers", type=int, default=1, help="processes drawing trials; results do not depend on it (default 1)")
+    run.add_argument("--json", action="store_true", help="print the result as JSON (it carries schema_version)")
+    run.add_argument("--no-progress", action="store_true", help="hide the progress bar (shown only on a terminal)")
+    return run
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dpaudit", description="Audit and verify differential-privacy implementations.")
+    parser = _Parser(prog="dpaudit", description="Audit and verify differential-privacy implementations.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="audit the built-in catalogue and print the verdict table")
@@ -22,18 +90,29 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--json", action="store_true", help="print JSON instead of a table")
     demo.add_argument("--only", default=None, help="comma-separated substrings; run only the entries whose names contain one")
 
-    aud = sub.add_parser("audit", help="audit one catalogue entry and print its full evidence")
-    aud.add_argument("name", help="a substring of a catalogue entry's name (see `dpaudit demo`)")
-    aud.add_argument("--trials", type=int, default=None, help="trials per dataset (default: the entry's)")
-    aud.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
-    aud.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
-    aud.add_argument("--json", action="store_true", help="print the result as JSON")
-    aud.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    aud = sub.add_parser("audit", help="audit a mechanism on a neighbouring pair; exit 1 on a violation",
+                         description="Audit a mechanism on two neighbouring datasets and print the evidence.")
+    add_audit_options(aud)
 
-    prove = sub.add_parser("prove", help="run every lemma check in proofs/ and print the table")
-    prove.add_argument("--only", default=None, help="substring filter on lemma names")
+    rep = sub.add_parser("report", help="audit as `audit` does and write a self-contained HTML report",
+                         description="Audit as `dpaudit audit` does and write one HTML file (verdict, claim, "
+                         "evidence, privacy-region plot, the command that reproduces it).")
+    add_audit_options(rep)
+    rep.add_argument("--output", metavar="FILE", default="dpaudit-report.html", help="where to write (default dpaudit-report.html)")
+
+    prove = sub.add_parser("prove", help="run the lemma checks (built-in and/or your own) and print the table")
+    prove.add_argument("--only", default=None, help="substring filter on check names")
+    prove.add_argument("--path", action="append", default=[], metavar="DIR",
+                       help="also run your own checks (modules under DIR defining CHECK or CHECKS); repeatable")
+    prove.add_argument("--no-builtin", action="store_true", help="skip the built-in checks of the four papers")
+    prove.add_argument("--premises", action="store_true", help="list every premise taken on trust, once")
+    prove.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-check time limit (default 120)")
 
     sub.add_parser("bounds", help="print the comparison table of the four papers' rates")
+
+    for name, command in sub.choices.items():  # every sub-command's --help ends with an example
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
+        command.epilog = command.epilog or _EXAMPLES.get(name)
     return parser
 
 
@@ -51,12 +130,12 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from dpaudit.catalogue import run_demo
 
         return run_demo(seed=args.seed, scale=args.scale, as_json=args.json, only=args.only)
-    if args.command == "audit":
+    if args.command in ("audit", "report"):
         return _audit_command(args)
     if args.command == "prove":
-        from proofs.runner import main as prove_main
+        from dpaudit.verify.runner import main as prove_main
 
-        return prove_main(["--only", args.only] if args.only else [])
+        return prove_main(_prove_argv(args))
     if args.command == "bounds":
         from dpaudit.bounds.table import main as bounds_main
 
@@ -64,19 +143,101 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 
-def _audit_command(args: argparse.Namespace) -> int:
-    from dpaudit.catalogue import builtin_catalogue
+def _prove_argv(args: argparse.Namespace) -> list[str]:
+    """The ``dpaudit prove`` options, passed on to :func:`dpaudit.verify.runner.main`."""
+    argv = ["--only", args.only] if args.only else []
+    for path in args.path:
+        argv += ["--path", path]
+    argv += ["--no-builtin"] * args.no_builtin + ["--premises"] * args.premises
+    return argv + (["--timeout", str(args.timeout)] if args.timeout is not None else [])
 
-    matches = [e for e in builtin_catalogue() if args.name.lower() in e.name.lower()]
-    if len(matches) != 1:
-        names = ", ".join(e.name for e in (matches or builtin_catalogue()))
-        print(f"dpaudit audit: {args.name!r} matches {len(matches)} entries; choose one of: {names}", file=sys.stderr)
-        return 2
-    entry = matches[0]
-    scale = 1.0 if args.trials is None else args.trials / entry.trials
-    result = entry.audit(seed=args.seed, scale=scale, confidence=args.confidence, progress=not args.no_progress)
-    print(result.to_json() if args.json else result.to_text())
-    return 0
+
+@contextlib.contextmanager
+def _open_executor(args: argparse.Namespace, mechanism: Any) -> Iterator[Executor | None]:
+    """The executor the audit draws trials on: none (serial) or a process pool of ``--workers``."""
+    if args.workers <= 1:
+        yield None
+        return
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    from dpaudit._cli_inputs import CommandLineError
+
+    try:
+        pickle.dumps(mechanism)
+    except Exception as exc:
+        raise CommandLineError(
+            f"--workers {args.workers} needs a mechanism that can be sent to other processes (a module-level "
+            f"function or a picklable object); this one cannot ({type(exc).__name__}: {exc}); use --workers 1"
+        ) from exc
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        yield pool
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    return not (args.json or args.no_progress) and sys.stdout.isatty() and sys.stderr.isatty()
+
+
+def _audit_command(args: argparse.Namespace) -> int:
+    from dpaudit._cli_inputs import _one_line
+
+    try:
+        return _run_audit(args)
+    except BrokenPipeError:  # handled by main(): the reader left
+        raise
+    except KeyboardInterrupt:
+        print(f"dpaudit {args.command}: interrupted", file=sys.stderr)
+        return 130  # the shell's convention for SIGINT
+    except Exception as exc:  # one line, never a traceback
+        from dpaudit._cli_inputs import CommandLineError
+        from dpaudit.errors import DPAuditError
+
+        kind = "" if isinstance(exc, CommandLineError) else (
+            f"{type(exc).__name__}: " if not isinstance(exc, DPAuditError) else ""
+        )
+        print(f"dpaudit {args.command}: error: {kind}{_one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _run_audit(args: argparse.Namespace) -> int:
+    from dpaudit._cli_inputs import prepare_case
+
+    case = prepare_case(args)
+    with _open_executor(args, case.mechanism) as executor:
+        result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args))
+    if args.command == "report":
+        from dpaudit.report import write_report
+
+        path = write_report(result, args.output, target=case.name, pair=case.note, command=reproduce_command(args, result))
+        if not args.json:
+            print(f"dpaudit report: wrote {path} ({result.verdict})", file=sys.stderr)
+    try:
+        if args.json:
+            print(result.to_json(), flush=True)
+        elif args.command == "audit":
+            print(f"{result.to_text()}\n  pair              : {case.note}", flush=True)
+    except BrokenPipeError:  # `| head` left early: the verdict still decides the exit status
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_VIOLATION if result.violation else EXIT_OK
+
+
+def reproduce_command(args: argparse.Namespace, result: Any) -> str:
+    """The ``dpaudit report`` command that redoes this audit, with every setting explicit."""
+    words = ["dpaudit", args.command, args.target]
+    if args.d0 is not None:
+        words += ["--d0", args.d0, "--d1", args.d1]
+    if args.pair is not None:
+        words += ["--pair", args.pair]
+        for option, value in (("--shape", args.shape), ("--low", args.low), ("--high", args.high)):
+            if value is not None:
+                words += [option, str(value)]
+    if math.isfinite(result.claimed_epsilon):
+        words += ["--epsilon", repr(result.claimed_epsilon)]
+    words += ["--delta", repr(result.delta), "--trials", str(result.trials),
+              "--confidence", repr(args.confidence), "--seed", str(args.seed)]
+    if args.command == "report":
+        words += ["--output", args.output]
+    return shlex.join(words)
 
 
 if __name__ == "__main__":  # pragma: no cover

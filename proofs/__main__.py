@@ -1,7 +1,7 @@
-"""``python -m proofs [--only SUBSTR]``: run the lemma checks (see :mod:`proofs.runner`)."""
+"""``python -m dpaudit.proofs [options]``: the same as ``dpaudit prove`` (see :mod:`dpaudit.verify.runner`)."""
 
 import sys
 
-from proofs.runner import main
+from dpaudit.verify.runner import main
 
 sys.exit(main(sys.argv[1:]))

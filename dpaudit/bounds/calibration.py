@@ -29,7 +29,8 @@ from dpaudit import accounting
 from dpaudit._validation import check_nonnegative, check_positive, check_probability
 from dpaudit.bounds.checks import DIGITS, check_identity, check_inequality, random_points
 from dpaudit.bounds.symbols import Delta, T, delta, epsilon, mu_gdp, sigma, x
-from dpaudit.bounds.verdict import CheckResult, Verdict, combine_verdicts
+from dpaudit.bounds.verdict import CheckResult, Premise, Verdict, combine_verdicts
+from dpaudit.verify.decide import decide_positive
 
 __all__ = [
     "above_threshold_budget",
@@ -357,19 +358,50 @@ def check_gaussian_noise(
     pts = random_points(syms, rng, count, region=region, where=where)
     counterexample, evaluated, worst = _exact_gaussian_violation(sigma_expr, sensitivity, sp.sympify(eps_budget),
                                                                  sp.sympify(delta_budget), pts)
-    f_eps = sp.lambdify(syms, eps_budget, "mpmath")
-    small_eps = all(float(f_eps(*[pt[s] for s in syms])) < 1 for pt in pts)
-    details = (f"reduction to [DR14, Thm A.1]: {reduction.verdict.name}; eps_budget < 1 on all sampled points: "
-               f"{small_eps}; exact-curve [BW18] max delta(sigma)/delta_budget = {worst:.3g} at {evaluated} points")
+    # [DR14, Thm A.1] needs eps_budget < 1 on the whole region: decided symbolically (the region is the claim's domain),
+    # never from the sampled points
+    small_eps = _below_one_on_region(sp.sympify(eps_budget), region or {}, where)
+    details = (f"reduction to [DR14, Thm A.1]: {reduction.verdict.name}; eps_budget < 1 on the whole region (symbolic): "
+               f"{small_eps.name}; exact-curve [BW18] max delta(sigma)/delta_budget = {worst:.3g} at {evaluated} points")
+    reason = ""
     if counterexample is not None:
         verdict = Verdict.DISPROVED
-    elif reduction.verdict is Verdict.PROVED and small_eps:
+    elif reduction.verdict is Verdict.PROVED and small_eps is Verdict.PROVED:
         verdict = Verdict.PROVED
     else:
         verdict = Verdict.UNDECIDED
+        reason = ("eps_budget < 1 is not shown on the whole region, so [DR14, Thm A.1] does not apply"
+                  if small_eps is not Verdict.PROVED else f"reduction to [DR14, Thm A.1]: {reduction.verdict}")
+    region_text = tuple(f"{s} in [{lo:g}, {hi:g}]" for s, (lo, hi) in (region or {}).items())
     return CheckResult(verdict, claim, source, "sympy+numeric", reduction.residual,
-                       ("classical Gaussian theorem needs eps < 1",), counterexample or reduction.counterexample,
-                       reduction.cases + evaluated, details)
+                       ("classical Gaussian theorem needs eps < 1", *region_text), counterexample or reduction.counterexample,
+                       reduction.cases + evaluated, details, premises=(_DR14_A1_PREMISE,), reason=reason)
+
+
+_DR14_A1_PREMISE = Premise("cited", "[DR14] Thm A.1", "for eps in (0, 1) and c^2 > 2 ln(1.25/delta), N(0, sigma^2) noise "
+                            "with sigma >= c Delta/eps on a query of l2-sensitivity Delta is (eps, delta)-DP (the boundary "
+                            "c^2 = 2 ln(1.25/delta) follows by continuity of the exact delta in sigma [BW18, Thm 8])")
+
+
+def _below_one_on_region(eps_budget: sp.Expr, region: Mapping[sp.Symbol, tuple[float, float]], where: Sequence[Any]) -> Verdict:
+    """Is ``eps_budget < 1`` for every point of the box ``region`` (the claim's domain)? Each boxed symbol is written
+    ``lo + (hi - lo)/(1 + u)``, u > 0 (onto ``(lo, hi)``; the closed end hi is the limit u -> 0, so the margin must
+    stay positive there: the check uses ``1 - eps_budget`` at hi too), and sympy decides the sign."""
+    if where:
+        return Verdict.UNDECIDED  # extra constraints are not encoded symbolically
+    free = eps_budget.free_symbols - set(region)
+    if free:
+        return Verdict.UNDECIDED  # an unbounded symbol: eps_budget < 1 cannot follow from the region
+    subs, ends = {}, {}
+    for k, (sym, (lo, hi)) in enumerate(region.items()):
+        lo_q, hi_q = sp.Rational(lo), sp.Rational(hi)
+        u = sp.Symbol(f"_u{k}", positive=True)
+        subs[sym] = lo_q + (hi_q - lo_q) / (1 + u)
+        ends[sym] = hi_q
+    inside = decide_positive(1 - eps_budget.subs(subs))
+    # strictly below 1 also at the upper ends (the open parametrisation reaches them only in the limit)
+    at_ends = decide_positive(1 - eps_budget.subs(ends)) if ends else Verdict.PROVED
+    return Verdict.PROVED if inside is Verdict.PROVED and at_ends is Verdict.PROVED else Verdict.UNDECIDED
 
 
 def check_gaussian_classical(*, rng: np.random.Generator, sigma_expr: sp.Expr | None = None,
@@ -398,7 +430,8 @@ def check_gaussian_classical(*, rng: np.random.Generator, sigma_expr: sp.Expr | 
     details = noise.details + f"; formula vs accounting.gaussian_sigma_classical at {len(pts)} points: " + (
         "agree" if mismatch is None else "DISAGREE")
     return CheckResult(verdict, noise.claim, DR14_GAUSS, "sympy+numeric", noise.residual, noise.assumptions,
-                       mismatch or noise.counterexample, noise.cases + len(pts), details)
+                       mismatch or noise.counterexample, noise.cases + len(pts), details, premises=noise.premises,
+                       reason=noise.reason)
 
 
 def check_analytic_gaussian(*, rng: np.random.Generator, count: int = 64) -> CheckResult:
@@ -534,7 +567,8 @@ def check_above_threshold(
         verdict = Verdict.DISPROVED
     else:
         verdict = sym.verdict if sym.verdict is not Verdict.DISPROVED else Verdict.UNDECIDED
+    premise = Premise("cited", "[DR14] Thm 3.23", "AboveThreshold's privacy cost is Delta/b_th + 2 Delta/b_q (the coupling in its proof)")
     return CheckResult(verdict, claim, source, "sympy+quadrature", sym.residual, ("AboveThreshold, one threshold draw",),
-                       counterexample or sym.counterexample, sym.cases + len(pts), details)
+                       counterexample or sym.counterexample, sym.cases + len(pts), details, premises=(premise,))
 
 

@@ -7,7 +7,8 @@ Every engine returns a :class:`~dpaudit.bounds.verdict.CheckResult` and follows 
 * the claim is then evaluated at random points drawn with the caller's seeded generator (plus the
   corners of the sampling box), in 50-digit arithmetic;
 * PROVED needs sympy's True *and* no numerical counterexample; DISPROVED needs a numerical
-  counterexample (which is reported); anything else is UNDECIDED, with the evidence in
+  counterexample confirmed in exact arithmetic (sympy's rigorous sign at the point's exact
+  rational coordinates; it is reported); anything else is UNDECIDED, with the evidence in
   ``details`` (e.g. "no counterexample at 96 points; max lhs/rhs = 0.58").
 
 If sympy says True and the numbers disagree, the result is UNDECIDED and ``details`` says so:
@@ -32,6 +33,7 @@ from dpaudit.bounds.rates import RateError, compare_rates, regime_vectors
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS, SymbolInfo
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import CheckResult, Verdict
+from dpaudit.verify.decide import exact_sign
 
 __all__ = [
     "CheckSpec",
@@ -194,6 +196,23 @@ def _symbolic_zero(residual: sp.Expr) -> tuple[bool | None, sp.Expr]:
     return answer, simplified
 
 
+def _confirmed(lhs: sp.Expr, rhs: sp.Expr, point: Mapping[sp.Symbol, float], kind: str) -> bool:
+    """Is the numerical counterexample at ``point`` a counterexample in exact arithmetic?
+
+    The point's floats are exact rationals; the claim's sides are evaluated there by sympy, whose
+    sign decisions are rigorous (:func:`dpaudit.verify.exact_sign`). ``kind`` is ``"le"`` (claim
+    lhs <= rhs), ``"lt"`` (lhs < rhs) or ``"eq"``.
+    """
+    exact = {s: sp.Rational(v) for s, v in point.items()}
+    try:
+        sign = exact_sign(sp.sympify(rhs - lhs).subs(exact))
+    except TypeError:  # an evaluation that leaves a float or a symbol: not exact
+        return False
+    if sign is None:
+        return False
+    return sign != 0 if kind == "eq" else (sign < 0 if kind == "le" else sign <= 0)
+
+
 def _combine(symbolic: bool | None, counterexample: Mapping[str, float] | None, points: int) -> tuple[Verdict, str]:
     if counterexample is not None:
         if symbolic is True:
@@ -238,7 +257,7 @@ def check_identity(
                 continue
             evaluated += 1
             scale = max(abs(a), abs(b), mpmath.mpf(10) ** -40)
-            if abs(a - b) > _REL_TOL * scale:
+            if abs(a - b) > _REL_TOL * scale and _confirmed(lhs, rhs, pt, "eq"):
                 counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
                 break
     verdict, details = _combine(symbolic, counterexample, evaluated)
@@ -365,7 +384,7 @@ def check_inequality(
                 worst = max(worst, a / b)
             slack = _REL_TOL * max(abs(a), abs(b), mpmath.mpf(10) ** -40)
             violated = a >= b if strict else a > b + slack
-            if violated and counterexample is None:
+            if violated and counterexample is None and _confirmed(lhs, rhs, pt, "lt" if strict else "le"):
                 counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
     verdict, details = _combine(symbolic_answer, counterexample, evaluated)
     if not symbolic:

@@ -1,6 +1,7 @@
 """Neighbouring relations and neighbour generators."""
 
 from dpaudit.neighbors.generators import random_neighbor, worst_case_neighbors
+from dpaudit.neighbors.pairs import PAIR_RELATIONS, worst_case_pair
 from dpaudit.neighbors.relations import (
     ItemAddRemove,
     ItemReplace,
@@ -11,6 +12,7 @@ from dpaudit.neighbors.relations import (
 )
 
 __all__ = [
+    "PAIR_RELATIONS",
     "ItemAddRemove",
     "ItemReplace",
     "NeighborRelation",
@@ -19,4 +21,5 @@ __all__ = [
     "UserReplace",
     "random_neighbor",
     "worst_case_neighbors",
+    "worst_case_pair",
 ]

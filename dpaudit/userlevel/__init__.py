@@ -1,26 +1,53 @@
-"""The papers' user-level algorithms, and the optimisation parts they share."""
+"""The papers' user-level algorithms, one package per paper, and the parts they share.
 
-from dpaudit.userlevel.ghazi2025 import (  # Ghazi et al. 2025 (issue 6)
+========================  ==================================================================
+where                     what
+========================  ==================================================================
+:mod:`.levy2021`          Levy et al. 2021: winsorized means, PrivateRange, Phased ERM
+:mod:`.ghazi2025`         Ghazi et al. 2025: robust-statistics SGD and localization
+:mod:`.losses`            per-item losses of linear predictors (shared)
+:mod:`.projections`       projections onto boxes and balls (shared)
+:mod:`.robust_stats`      coordinate-wise median and trimmed mean (shared)
+:mod:`.hadamard`          the fast Walsh-Hadamard transform and random rotations (shared)
+:mod:`.baselines`         naive user-level baselines: clipped user means, group privacy (shared)
+:mod:`.comparison`        utility across papers on one instance with a known optimum
+========================  ==================================================================
+
+Imports flow one way: the shared modules import no paper package, each paper package imports only
+the shared modules (and dpaudit's core), and :mod:`.comparison` sits on top of the papers. The
+public names of every paper stay importable from here.
+"""
+
+from dpaudit.userlevel.baselines import (
+    ClippedUserMeanGaussian,
+    ClippedUserMeanLaplace,
+    GroupPrivateItemMean,
+)
+from dpaudit.userlevel.comparison import plot_excess_risk_comparison
+from dpaudit.userlevel.ghazi2025 import (
     ConcentrationTest,
+    DiagonallyDominantQuadratic,
+    LinearLoss,
     RobustGradientEstimator,
     RobustStatsLocalization,
     RobustStatsSGD,
+    SeparableHuberLoss,
     StreamingAboveThreshold,
+    check_ghazi2025_assumptions,
     concentration_score,
+    ghazi2025_audit_cases,
     robust_gradient_estimate,
     robust_sgd_path,
 )
-from dpaudit.userlevel.ghazi2025_audit import ghazi2025_audit_cases  # Ghazi et al. 2025 (issue 6)
-from dpaudit.userlevel.ghazi2025_compare import (
-    plot_excess_risk_comparison,  # Ghazi et al. 2025 (issue 6)
+from dpaudit.userlevel.levy2021 import (
+    PhasedERM,
+    PrivateRange,
+    UserMeanEstimator,
+    WinsorizedFirstOrder,
+    WinsorizedMean1D,
+    WinsorizedMeanHighD,
+    levy_audit_cases,
 )
-from dpaudit.userlevel.ghazi2025_losses import (  # Ghazi et al. 2025 (issue 6)
-    DiagonallyDominantQuadratic,
-    LinearLoss,
-    SeparableHuberLoss,
-    check_ghazi2025_assumptions,
-)
-from dpaudit.userlevel.levy import PhasedERM, WinsorizedFirstOrder  # Levy et al. 2021 (issue 4)
 from dpaudit.userlevel.losses import (
     AbsoluteLoss,
     HingeLoss,
@@ -29,24 +56,17 @@ from dpaudit.userlevel.losses import (
     SquaredLoss,
     split_items,
 )
-from dpaudit.userlevel.private_range import PrivateRange  # Levy et al. 2021 (issue 4)
 from dpaudit.userlevel.projections import clamp, project_box, project_l2_ball, project_linf_ball
-from dpaudit.userlevel.robust_stats import (  # Ghazi et al. 2025 (issue 6)
-    CoordinateMedian,
-    RobustStatistic,
-    TrimmedMean,
-)
-from dpaudit.userlevel.winsorized import (  # Levy et al. 2021 (issue 4)
-    UserMeanEstimator,
-    WinsorizedMean1D,
-    WinsorizedMeanHighD,
-)
+from dpaudit.userlevel.robust_stats import CoordinateMedian, RobustStatistic, TrimmedMean
 
 __all__ = [
     "AbsoluteLoss",
+    "ClippedUserMeanGaussian",
+    "ClippedUserMeanLaplace",
     "ConcentrationTest",
     "CoordinateMedian",
     "DiagonallyDominantQuadratic",
+    "GroupPrivateItemMean",
     "HingeLoss",
     "LinearLoss",
     "LogisticLoss",
@@ -69,6 +89,7 @@ __all__ = [
     "clamp",
     "concentration_score",
     "ghazi2025_audit_cases",
+    "levy_audit_cases",
     "plot_excess_risk_comparison",
     "project_box",
     "project_l2_ball",

@@ -5,26 +5,36 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.projections import project_box, project_linf_ball
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, st, vectors
-from proofs._geometry import prove_clamp_properties
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    Fact,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    le,
+    st,
+    vectors,
+)
+from dpaudit.verify.geometry import prove_clamp_properties
 
 NAME = "common/box_projection_nonexpansive"
+#: ||Pi_K(x) - Pi_K(y)|| and ||x - y|| (in l_inf or l_2) in the facts "the box projection is non-expansive"
+PROJ_GAP, INPUT_GAP = sp.symbols("proj_gap input_gap", nonnegative=True)
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("box K = prod_i [a_i, b_i] with a_i <= b_i; its Euclidean projection is the coordinate-wise clamp",
-                 "reduction: each coordinate is a 1-D clamp, so |Pi(x)_i - Pi(y)_i| <= |x_i - y_i| for every i",
-                 "l_inf: a coordinate-wise bound g_i <= e_i gives max_i g_i <= max_i e_i (definition of max)")
+    proof.given("box K = prod_i [a_i, b_i] with a_i <= b_i; its Euclidean projection is the coordinate-wise clamp Pi_[a_i, b_i]")
     prove_clamp_properties(proof, prefix="per coordinate, ")
-    # aggregation over coordinates: max_i and sum_i of squares preserve a coordinate-wise bound
-    d = 3
-    g = sp.symbols(f"g0:{d}", nonnegative=True)  # |Pi(x)_i - Pi(y)_i|
-    h = sp.symbols(f"h0:{d}", nonnegative=True)  # slack: |x_i - y_i| = g_i + h_i
-    proof.nonneg("l_2: sum (g_i + h_i)^2 - sum g_i^2 >= 0 (d = 3 written out; the sum is termwise)",
-                 sum((gi + hi) ** 2 - gi**2 for gi, hi in zip(g, h, strict=True)))
+    # aggregation over coordinates: with g_i = |Pi(x)_i - Pi(y)_i| <= e_i = |x_i - y_i| (write e_i = g_i + h_i,
+    # h_i >= 0), max_i and the sum of squares keep the bound; each is shown for one generic term, and a
+    # finite sum (max) of terms that are each >= 0 (each <= its bound) is >= 0 (<= the max of the bounds)
+    g, h = sp.symbols("g h", nonnegative=True)
+    proof.nonneg("l_2, per term: (g_i + h_i)^2 - g_i^2 >= 0, so sum_i g_i^2 <= sum_i e_i^2", (g + h) ** 2 - g**2)
+    proof.assume("max of termwise bounds", "g_i <= e_i for every i gives max_i g_i <= max_i e_i (definition of max)")
 
     def prop(dim: int, data: list[float]) -> None:
         x, y = np.array(data[:dim]), np.array(data[dim:2 * dim])
@@ -58,4 +68,5 @@ CHECK = LemmaCheck(
     expected=Verdict.PROVED,
     papers=("ghazi2025", "levy2021", "ghazi2023", "lowy2024"),
     check=_run,
+    facts=(Fact("linf", le(PROJ_GAP, INPUT_GAP)), Fact("l2", le(PROJ_GAP, INPUT_GAP))),
 )

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.projections import clamp
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats
-from proofs._geometry import prove_clamp_properties
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+)
+from dpaudit.verify.geometry import prove_clamp_properties
 
 NAME = "common/clamp_1d_lipschitz"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("a <= b (real)", "Pi(x) = min(max(x, a), b)", "the statement is symmetric in x, y, so x <= y WLOG")
     prove_clamp_properties(proof)
 
     def prop(x: float, y: float, low: float, width: float) -> None:

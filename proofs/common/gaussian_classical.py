@@ -8,8 +8,7 @@ import sympy as sp
 
 from dpaudit.accounting.calibrate import gaussian_sigma_classical
 from dpaudit.accounting.conversions import analytic_gaussian_delta
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED_GHAZI = "common/gaussian_classical_any_epsilon[ghazi2025_propA2]"
 PRINTED_LOWY = "common/gaussian_classical_any_epsilon[lowy2024_lemmaA6]"
@@ -32,7 +31,7 @@ def exact_delta(eps: sp.Expr, sigma: sp.Expr, sens: sp.Expr | int = 1) -> sp.Exp
 
 def _printed(name: str, const: sp.Rational, label: str) -> CheckResult:
     proof = Proof(name)
-    proof.cite("exact privacy curve", _BW18)
+    proof.cite("[BW18] Thm 8", _BW18)
     eps, delta = sp.Integer(10), sp.Rational(1, 10**5)
     sigma = sp.sqrt(2 * sp.log(const / delta)) / eps
     achieved = exact_delta(eps, sigma)
@@ -47,9 +46,11 @@ def _printed(name: str, const: sp.Rational, label: str) -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.cite("Gaussian mechanism", "[DR14] Dwork & Roth 2014, Thm A.1: for eps in (0, 1) and c^2 > 2 ln(1.25/delta), "
+    proof.cite("[DR14] Thm A.1", "[DR14] Dwork & Roth 2014, Thm A.1: for eps in (0, 1) and c^2 > 2 ln(1.25/delta), "
                "sigma >= c Delta/eps gives (eps, delta)-DP")
-    proof.cite("monotonicity", "the exact delta(eps) of [BW18, Thm 8] decreases in sigma, so a larger sigma stays private")
+    proof.cite("[BW18] Thm 8 (monotone in sigma)", "the exact delta(eps) of [BW18, Thm 8] decreases in sigma, so a larger sigma "
+               "stays private; it is continuous in sigma, so the boundary c^2 = 2 ln(1.25/delta) of [DR14] Thm A.1 (stated for "
+               "c^2 > 2 ln(1.25/delta)) is private too")
     d = sp.Symbol("delta", positive=True)
     proof.nonneg("Lowy et al. 2024 Def A.5: 2 ln(2/delta) - 2 ln(1.25/delta) >= 0", sp.expand_log(2 * sp.log(2 / d) - 2 * sp.log(sp.Rational(5, 4) / d), force=True))
     db = sp.Symbol("deltabar", positive=True)

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.projections import project_l2_ball
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
-from proofs._geometry import ball_pair_residuals
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
+from dpaudit.verify.geometry import prove_ball_nonexpansive
 
 NAME = "common/l2_ball_projection_nonexpansive"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("K = {y : ||y - c||_2 <= r}, r > 0; P(x) = c + (x - c) min(1, r / ||x - c||)",
-                 "reduction: x - c and y - c span a plane and P moves each along its ray, so both distances are "
-                 "functions of the two norms and the angle (law of cosines); x <= y roles are symmetric")
-    for case, (residual, certificate) in ball_pair_residuals().items():
-        proof.certificate(f"|x - y|^2 - |P(x) - P(y)|^2 >= 0, {case}", residual, certificate)
+    prove_ball_nonexpansive(proof)
 
     def prop(dim: int, data: list[float], radius: float) -> None:
         x, y, c = (np.array(data[i * dim:(i + 1) * dim]) for i in range(3))

@@ -5,16 +5,15 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.projections import project_l2_ball
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "common/l2_ball_projection_not_linf_lipschitz"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("unit ball B(0, 1) in R^2; P(x) = x / max(1, ||x||_2)")
+    proof.given("unit ball B(0, 1) in R^2; P(x) = x / max(1, ||x||_2)")
     x = (sp.Rational(-1, 5), sp.Rational(11, 10))
     y = (sp.Rational(-3, 5), sp.Rational(4, 5))
     nx, ny = sp.sqrt(sum(v**2 for v in x)), sp.sqrt(sum(v**2 for v in y))

@@ -5,8 +5,17 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 
 NAME = "common/pairwise_score_sensitivity"
 
@@ -27,8 +36,10 @@ def score(points: np.ndarray, kernel: str, radius: float) -> float:
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("kernel K(y, y') in [0, 1], symmetric, K(y, y) = 1",
-                 "replace-one: Y and Y' differ only in the point j0; entries (j, j') with j, j' != j0 coincide")
+    proof.given("kernel K(y, y') in [0, 1], symmetric, K(y, y) = 1",
+                "replace-one: Y and Y' differ only in the point j0, so entries (j, j') with j, j' != j0 coincide")
+    proof.assume("triangle inequality over entries", "|s - s'| <= (1/k) sum over the entries that can change of "
+                 "|K - K'|, and |K - K'| <= 1 for K, K' in [0, 1]")
     k = sp.Symbol("k", integer=True, positive=True)
     # entries of the k x k kernel matrix that involve j0, minus the diagonal entry (j0, j0) = 1 on both sides
     proof.zero("entries that can change: k^2 - (k - 1)^2 - 1 = 2(k - 1)", (k**2 - (k - 1) ** 2 - 1) - 2 * (k - 1))

@@ -3,32 +3,37 @@
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.projections import project_box, project_l2_ball
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
-from proofs._geometry import A, ball_toward_member_residuals, clamp, clamp_ordered_cases
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Region,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
+from dpaudit.verify.geometry import A, B, clamp, prove_ball_toward_member
 
 NAME = "common/projection_toward_member"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("K is a box prod_i [a_i, b_i] or an l_2 ball B(c, r); x in K",
-                 "box: coordinate-wise, |Pi(u)_i - x_i| <= |u_i - x_i| for x_i in [a_i, b_i] gives the l_2 and l_inf claims",
-                 "ball: u - c and x - c span a plane; distances follow from norms and the angle (law of cosines)")
-    # 1-D box: x in [a, b] is the 'y' or 'x' of an ordered case lying inside; |Pi(u) - x| <= |u - x|.
-    residuals = {}
-    for name, c in clamp_ordered_cases():
-        b = c["b"]
-        for member, other in (("y", "x"), ("x", "y")):
-            m, u = c[member], c[other]
-            if clamp(m, A, b) != m:  # this case does not place the member inside [a, b]
-                continue
-            residuals[f"{name}, member={member}"] = (u - m) ** 2 - (clamp(u, A, b) - m) ** 2
-    proof.cases("box, per coordinate: (u - x)^2 - (Pi(u) - x)^2 >= 0 for x in [a, b]", residuals)
-    for case, (residual, certificate) in ball_toward_member_residuals().items():
-        proof.certificate(f"ball: |u - x|^2 - |P(u) - x|^2 >= 0, {case}", residual, certificate)
+    proof.given("K is a box prod_i [a_i, b_i] (coordinate-wise clamp) or an l_2 ball B(c, r); x in K")
+    # box, one coordinate: x in [a, b], u any real; every ordering of u, x, a, b is a case
+    u, x = sp.symbols("u x", real=True)
+    member = [sp.Le(A, x, evaluate=False), sp.Le(x, B, evaluate=False)]
+    proof.cases("box, per coordinate: (u - x)^2 - (Pi(u) - x)^2 >= 0 for x in [a, b]", (u - x) ** 2 - (clamp(u, A, B) - x) ** 2,
+                Region.orders([u, x, A, B], domain=member), domain=member)
+    proof.nonneg("box, summing coordinates: a sum of terms that are each >= 0 is >= 0 (one generic term t >= 0)",
+                 sp.Symbol("t", nonnegative=True))
+    prove_ball_toward_member(proof, prefix="ball: ")
 
     def prop(dim: int, data: list[float], radius: float) -> None:
         u, x_raw, c = (np.array(data[i * dim:(i + 1) * dim]) for i in range(3))

@@ -6,18 +6,17 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+from dpaudit.proofs.ghazi2023._deletion import stability_k, stability_k_symmetric
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.discrete import tdlap_kappa
-from proofs._core import LemmaCheck, Proof
-from proofs.ghazi2023._deletion import stability_k, stability_k_symmetric
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/alg1_add_remove_neighbours"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("Alg 1 outputs ⊥ iff no stable x_{-S} with |S| <= R1 exists, R1 in {0..2 kappa}; so k(x) = None gives P[⊥] = 1 "
+    proof.given("Alg 1 outputs ⊥ iff no stable x_{-S} with |S| <= R1 exists, R1 in {0..2 kappa}; so k(x) = None gives P[⊥] = 1 "
                  "and k(x) = 0 gives P[⊥] = 0",
                  "f(y) = 10 Delta 1[|y| = n0 - 4 kappa - 1] (note P1), n0 = 4 kappa + 5 users")
     eps, delta = 1.0, 0.5
@@ -25,17 +24,18 @@ def _run() -> CheckResult:
     n0 = 4 * kappa + 5
     f = lambda size: 10.0 if size == n0 - 4 * kappa - 1 else 0.0  # noqa: E731  (Delta = 1)
     k_x, k_added = stability_k_symmetric(f, n0, kappa, 1.0), stability_k_symmetric(f, n0 + 1, kappa, 1.0)
-    proof.exact(f"kappa = {kappa}: k(x) = None for |x| = {n0} and k(x + u) = 0 for |x + u| = {n0 + 1}",
-                k_x is None and k_added == 0, 2)
     # the size-based search agrees with exhaustive enumeration on a small instance (kappa = 1, n0 = 9)
     small = lambda size: 10.0 if size == 4 else 0.0  # noqa: E731
     brute = [stability_k(lambda mask: small(bin(mask).count("1")), nn, 1, 1.0) for nn in (9, 10)]
-    proof.exact("exhaustive enumeration agrees at kappa = 1 (n0 = 9, 10)", brute == [None, 0]
-                and [stability_k_symmetric(small, nn, 1, 1.0) for nn in (9, 10)] == brute, 2)
+    proof.instance("the size-based stability search agrees with exhaustive enumeration at kappa = 1 (n0 = 9, 10)",
+                   brute == [None, 0] and [stability_k_symmetric(small, nn, 1, 1.0) for nn in (9, 10)] == brute,
+                   point={"kappa": 1, "n0": "9, 10", "exhaustive k": str(brute)}, cases=2)
     p_bot_x, p_bot_added = sp.Integer(1 if k_x is None else 0), sp.Integer(1 if k_added is None else 0)
-    margin = sp.exp(sp.Float(eps)) * p_bot_added + sp.Rational(1, 2) - p_bot_x
+    margin = sp.E * p_bot_added + sp.Rational(1, 2) - p_bot_x  # e^eps P[⊥ | x + u] + delta - P[⊥ | x], eps = 1
     proof.refute("P[⊥ | x] <= e^eps P[⊥ | x + u] + delta fails (eps = 1, delta = 1/2)", {"epsilon": eps, "delta": delta,
-                 "kappa": kappa, "|x|": n0, "P[bottom | x]": 1, "P[bottom | x + u]": 0}, margin)
+                 "kappa": kappa, "|x|": n0, "P[bottom | x]": 1, "P[bottom | x + u]": 0}, margin,
+                 conditions={f"kappa = {kappa}: k(x) = None for |x| = {n0}": k_x is None,
+                             f"k(x + u) = 0 for |x + u| = {n0 + 1}": k_added == 0})
     return proof.result()
 
 

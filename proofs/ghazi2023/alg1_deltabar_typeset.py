@@ -5,15 +5,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/alg1_deltabar_typeset_is_safe"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("typeset line 3: deltabar = delta / e^{epsbar + 2}, epsbar = eps/2 >= 0")
+    proof.given("typeset line 3: deltabar = delta / e^{epsbar + 2}, epsbar = eps/2 >= 0")
     x = sp.Symbol("x", nonnegative=True)  # epsbar
     # delta - (e^x + 2) delta / e^{x+2} >= 0  <=>  e^x (e^2 - 1) - 2 >= 0
     proof.zero("delta - (e^x + 2) delta e^{-x-2} = delta e^{-x-2} (e^x (e^2 - 1) - 2)",

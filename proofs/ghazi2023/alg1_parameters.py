@@ -7,9 +7,8 @@ import math
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.discrete import tdlap_kappa
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/alg1_parameters"
 #: (eps, delta) -> kappa(epsbar, deltabar), from the note's table "Concrete parameter values"
@@ -25,7 +24,7 @@ def sigma_over_delta(eps: float, delta: float) -> float:
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("epsbar = eps/2, deltabar = delta/(e^{epsbar} + 2) (Alg 1 line 3, erratum E1 reading)")
+    proof.given("epsbar = eps/2, deltabar = delta/(e^{epsbar} + 2) (Alg 1 line 3, erratum E1 reading)")
     eps, delta, big_delta, kap = sp.symbols("epsilon delta Delta kappa", positive=True)
     epsbar = eps / 2
     deltabar = delta / (sp.exp(epsbar) + 2)

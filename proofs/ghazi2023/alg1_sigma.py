@@ -7,12 +7,11 @@ import math
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.common.gaussian_classical import _BW18, exact_delta
 
 from dpaudit.accounting.conversions import analytic_gaussian_delta
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.discrete import tdlap_kappa
-from proofs._core import LemmaCheck, Proof
-from proofs.common.gaussian_classical import _BW18, exact_delta
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/alg1_sigma_typeset"
 CORRECTED = "ghazi2023/alg1_sigma_corrected"
@@ -20,8 +19,8 @@ CORRECTED = "ghazi2023/alg1_sigma_corrected"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.cite("exact privacy curve", _BW18)
-    proof.assume("line 4 releases f(x_hat) + N(0, sigma^2 I) where ||f(x_hat) - f(x_hat')|| <= 8 kappa Delta (proof of Thm 3.3, step 5)")
+    proof.cite("[BW18] Thm 8", _BW18)
+    proof.given("line 4 releases f(x_hat) + N(0, sigma^2 I) where ||f(x_hat) - f(x_hat')|| <= 8 kappa Delta (proof of Thm 3.3, step 5)")
     eps, delta, big_delta = sp.Integer(1), sp.Rational(1, 10**5), sp.Integer(1)
     epsbar = eps / 2
     deltabar = delta / (sp.exp(epsbar) + 2)
@@ -39,8 +38,8 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.cite("Gaussian mechanism", "[DR14] Thm A.1: for epsbar in (0, 1) and c^2 > 2 ln(1.25/deltabar), sigma >= c * sensitivity/epsbar is (epsbar, deltabar)-DP")
-    proof.assume("0 < eps <= 1, so epsbar = eps/2 <= 1/2; 0 < deltabar < 1")
+    proof.cite("[DR14] Thm A.1", "[DR14] Thm A.1: for epsbar in (0, 1) and c^2 > 2 ln(1.25/deltabar), sigma >= c * sensitivity/epsbar is (epsbar, deltabar)-DP")
+    proof.given("0 < eps <= 1, so epsbar = eps/2 <= 1/2; 0 < deltabar < 1")
     db = sp.Symbol("deltabar", positive=True)
     z = sp.Symbol("z", positive=True)  # z = 1/deltabar >= 1
     proof.monotone_nonneg("c^2 - 2 ln(1.25/deltabar) = 4 ln(2/deltabar) - 2 ln(1.25/deltabar) > 0 for deltabar <= 1",

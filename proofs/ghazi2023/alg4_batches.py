@@ -8,8 +8,7 @@ import math
 
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 DISJOINT_PRINTED = "ghazi2023/alg4_batches_closed_ranges"
 DISJOINT_CORRECTED = "ghazi2023/alg4_batches_half_open"
@@ -19,7 +18,7 @@ SIZE_CORRECTED = "ghazi2023/alg4_last_batch_floor"
 
 def _disjoint_printed() -> CheckResult:
     proof = Proof(DISJOINT_PRINTED)
-    proof.assume("Thm 5.1's privacy proof uses parallel composition, which needs pairwise disjoint batches x^(i)")
+    proof.given("Thm 5.1's privacy proof uses parallel composition, which needs pairwise disjoint batches x^(i)")
     n = 8
     batches = {i: {u for u in range(1, n + 1) if sp.Rational(n, 2**i) <= u <= sp.Rational(n, 2 ** (i - 1))} for i in (1, 2)}
     shared = sorted(batches[1] & batches[2])
@@ -30,12 +29,12 @@ def _disjoint_printed() -> CheckResult:
 
 def _disjoint_corrected() -> CheckResult:
     proof = Proof(DISJOINT_CORRECTED)
-    proof.assume("batch i = users u with floor(n/2^i) < u <= floor(n/2^{i-1}) (note ALG-4 proposal)")
+    proof.given("batch i = users u with floor(n/2^i) < u <= floor(n/2^{i-1}) (note ALG-4 proposal)")
     k = sp.Symbol("k", nonnegative=True, integer=True)
     f = sp.Symbol("f", nonnegative=True)
     proof.nonneg("consecutive bounds are ordered: floor(2y) >= floor(y) for y = k + f (k integer, 0 <= f < 1): 2k + floor(2f) >= k",
                  (2 * k + sp.floor(2 * f)) - k)
-    proof.cite("intervals", "half-open ranges (a_i, a_{i-1}] with a_T <= ... <= a_1 <= a_0 = n are pairwise disjoint")
+    proof.assume("disjoint half-open ranges", "half-open ranges (a_i, a_{i-1}] with a_T <= ... <= a_1 <= a_0 = n are pairwise disjoint")
     bad = 0
     for nn in range(1, 3001):
         t = max(1, int(math.log2(nn)))
@@ -48,7 +47,7 @@ def _disjoint_corrected() -> CheckResult:
 
 def _size_printed() -> CheckResult:
     proof = Proof(SIZE_PRINTED)
-    proof.assume("batch i holds about n/2^i users; T = ceil(log(n/N_0)) (natural log as everywhere in the paper; log2 gives the same T here)")
+    proof.given("batch i holds about n/2^i users; T = ceil(log(n/N_0)) (natural log as everywhere in the paper; log2 gives the same T here)")
     n0 = sp.Integer(100)
     n = 3 * n0
     t = sp.ceiling(sp.log(n / n0))
@@ -59,13 +58,13 @@ def _size_printed() -> CheckResult:
 
 def _size_corrected() -> CheckResult:
     proof = Proof(SIZE_CORRECTED)
-    proof.assume("T = floor(log2(n/N_0)) >= 1 (n >= 2 N_0), N_0 a positive integer; batch T = users floor(n/2^T) < u <= floor(n/2^{T-1})")
+    proof.given("T = floor(log2(n/N_0)) >= 1 (n >= 2 N_0), N_0 a positive integer; batch T = users floor(n/2^T) < u <= floor(n/2^{T-1})")
     n, n0 = sp.symbols("n N_0", positive=True)
     phi = sp.Symbol("phi", nonnegative=True)  # log2(n/N_0) = T + phi, 0 <= phi < 1
     big_t = sp.Symbol("T", positive=True, integer=True)
     proof.monotone_nonneg("n/2^T - N_0 = N_0 (2^phi - 1) >= 0", n0 * (2**phi - 1), phi, 0)
     proof.zero("... since n = N_0 2^{T + phi}", (n / 2**big_t - n0).subs(n, n0 * 2 ** (big_t + phi)) - n0 * (2**phi - 1))
-    proof.cite("integer sizes", "floor(2y) - floor(y) >= floor(y) and floor(n/2^T) >= N_0 when n/2^T >= N_0 (N_0 integer)")
+    proof.assume("integer batch sizes", "floor(2y) - floor(y) >= floor(y) and floor(n/2^T) >= N_0 when n/2^T >= N_0 (N_0 integer)")
     bad, cases = 0, 0
     for nn in range(2, 2001, 3):
         for base in (1, 2, 5, 17, 60):

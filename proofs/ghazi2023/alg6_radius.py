@@ -7,8 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/alg6_radius_printed"
 CORRECTED = "ghazi2023/alg6_radius_corrected"
@@ -17,8 +16,8 @@ _PROP_B1 = "Prop B.1: for beta < 1/e, P[||theta*(x) - theta*(D)|| <= 30 G sqrt(l
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.cite("Prop B.1", _PROP_B1)
-    proof.assume("the proof of Thm 5.3 needs R''s second term to cover ||theta*(x) - theta*(D)|| via Prop B.1")
+    proof.cite("[GKKMMZ23] Prop B.1", _PROP_B1)
+    proof.given("the proof of Thm 5.3 needs R''s second term to cover ||theta*(x) - theta*(D)|| via Prop B.1")
     beta = sp.Rational(1, 100)
     printed = sp.sqrt(sp.log(1 / beta))  # in units of G/(mu sqrt(nm))
     needed = 30 * sp.sqrt(sp.log(2 / beta))
@@ -29,14 +28,14 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.cite("Prop B.1", _PROP_B1)
-    proof.cite("Gaussian norm", "e ~ N(0, sigma^2 I_d): P[||e|| >= sigma (sqrt(d) + sqrt(2 ln(1/beta)))] <= beta (Lipschitz concentration)")
-    proof.assume("theta_0 = theta*(x) + e (SCOutputPert succeeded); R' = sigma (sqrt(d) + sqrt(2 ln(1/beta))) + 30 G sqrt(log(2/beta))/(mu sqrt(nm))")
+    proof.cite("[GKKMMZ23] Prop B.1", _PROP_B1)
+    proof.cite("Gaussian norm concentration", "e ~ N(0, sigma^2 I_d): P[||e|| >= sigma (sqrt(d) + sqrt(2 ln(1/beta)))] <= beta (Lipschitz concentration)")
+    proof.given("theta_0 = theta*(x) + e (SCOutputPert succeeded); R' = sigma (sqrt(d) + sqrt(2 ln(1/beta))) + 30 G sqrt(log(2/beta))/(mu sqrt(nm))")
     ra, rb = sp.symbols("r_a r_b", nonnegative=True)
     s1, s2 = sp.symbols("s1 s2", nonnegative=True)  # a = r_a - s1 <= r_a, b = r_b - s2 <= r_b
-    proof.nonneg("triangle: ||theta*(D) - theta_0|| <= a + b <= r_a + r_b = R' on both events", (ra + rb) - ((ra - s1) + (rb - s2)))
-    beta = sp.Symbol("beta", positive=True)
-    proof.zero("union bound: failure <= beta + beta = 2 beta", (beta + beta) - 2 * beta)
+    proof.cite("triangle inequality", "||theta*(D) - theta_0|| <= ||theta*(D) - theta*(x)|| + ||theta*(x) - theta_0|| = a + b")
+    proof.nonneg("on both events: a + b <= r_a + r_b = R' (a = r_a - s1 <= r_a, b = r_b - s2 <= r_b)", (ra + rb) - ((ra - s1) + (rb - s2)))
+    proof.assume("union bound", "the two events each fail with probability <= beta, so both hold with probability >= 1 - 2 beta")
     rng = proof.rng
     dd = rng.integers(1, 500, 300)
     bb = np.exp(rng.uniform(np.log(1e-9), np.log(np.exp(-1)), 300))

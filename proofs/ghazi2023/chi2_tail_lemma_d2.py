@@ -7,8 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/lemma_d2_chi2_tail_sqrt_d"
 CORRECTED = "ghazi2023/lemma_d2_chi2_tail_linear_d"
@@ -17,7 +16,7 @@ CORRECTED = "ghazi2023/lemma_d2_chi2_tail_linear_d"
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
     proof.cite("chi^2 moments", "U ~ chi^2(k) has E U = k and Var U = 2k")
-    proof.cite("Chebyshev", "P[U < E U - s] <= Var U / s^2 for s > 0")
+    proof.cite("Chebyshev's inequality", "P[U < E U - s] <= Var U / s^2 for s > 0")
     d = sp.Integer(10**4)
     k = d - 1
     s = k - 70 * sp.sqrt(d)  # = 2999 > 0
@@ -31,8 +30,8 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.cite("Laurent-Massart", "U ~ chi^2(k): P[U >= k + 2 sqrt(k x) + 2 x] <= e^{-x} for x > 0 (Laurent & Massart 2000, Lemma 1)")
-    proof.assume("k = d - 1, x = 10 d, d >= 1; threshold 70 d")
+    proof.cite("[LM00] Lemma 1", "U ~ chi^2(k): P[U >= k + 2 sqrt(k x) + 2 x] <= e^{-x} for x > 0 (Laurent & Massart 2000, Lemma 1)")
+    proof.given("k = d - 1, x = 10 d, d >= 1; threshold 70 d")
     e = sp.Symbol("e", nonnegative=True)  # d = 1 + e
     d = 1 + e
     proof.nonneg("sqrt(10 d (d - 1)) <= sqrt(10) d: (sqrt(10) d)^2 - 10 d (d - 1) >= 0", 10 * d**2 - 10 * d * (d - 1))

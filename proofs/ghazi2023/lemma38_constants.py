@@ -6,15 +6,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/lemma38_constants"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.cite("App. A", "P[||sum_{j<=m} v_pi(j)|| >= t + sqrt(m) G] <= exp(-N t^2/(16 m (N - m) G^2)) (McDiarmid for permutations, Prop A.1)")
+    proof.cite("[GKKMMZ23] Prop A.1", "P[||sum_{j<=m} v_pi(j)|| >= t + sqrt(m) G] <= exp(-N t^2/(16 m (N - m) G^2)) (McDiarmid for permutations, Prop A.1)")
     m, g, beta = sp.symbols("m G beta", positive=True)
     k = sp.Symbol("k", positive=True)  # N = m + k (N = m makes the sum 0: nothing to bound)
     lg = sp.log(1 / beta)

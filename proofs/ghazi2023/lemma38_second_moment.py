@@ -7,25 +7,26 @@ from fractions import Fraction
 
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict, eq, le, lt
 
 NAME = "ghazi2023/lemma38_second_moment"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("v_1..v_N with sum_i v_i = 0 and ||v_i|| <= G; pi uniform, so {pi(1..m)} is a uniform m-subset",
-                 "E||sum||^2 = m E||v_a||^2 + m(m - 1) E<v_a, v_b> (a != b uniform); E<v_a, v_b> = (||sum v||^2 - S)/(N(N - 1)) = -S/(N(N - 1)), S = sum ||v_i||^2")
+    proof.given("v_1..v_N with sum_i v_i = 0 and ||v_i|| <= G; pi uniform, so {pi(1..m)} is a uniform m-subset; 1 <= m <= N, N >= 2")
+    proof.assume("second moment of a uniform m-subset", "E||sum||^2 = m E||v_a||^2 + m(m - 1) E<v_a, v_b> (a != b uniform); "
+                 "E<v_a, v_b> = (||sum v||^2 - S)/(N(N - 1)) = -S/(N(N - 1)), S = sum ||v_i||^2")
     m, big_n, big_s = sp.symbols("m N S", positive=True)
     second = m * big_s / big_n + m * (m - 1) * (-big_s / (big_n * (big_n - 1)))
-    proof.zero("m S/N - m(m - 1) S/(N(N - 1)) = m (N - m)/(N - 1) * S/N", second - m * (big_n - m) / (big_n - 1) * big_s / big_n)
-    g, a, k, s = sp.symbols("G a k s", nonnegative=True)
+    proof.equal("m S/N - m(m - 1) S/(N(N - 1)) = m (N - m)/(N - 1) * S/N", second, m * (big_n - m) / (big_n - 1) * big_s / big_n)
     g = sp.Symbol("G", positive=True)
-    bound = {}
-    for name, (mm, nn) in {"N - m >= 1": (1 + a, 1 + a + 1 + k), "m = N >= 2": (2 + a, 2 + a)}.items():
-        bound[name] = (mm * g**2 - mm * (nn - mm) / (nn - 1) * (nn * g**2 - s) / nn)
-    proof.cases("<= m G^2 (S = N G^2 - s, s >= 0)", bound)
+    mi, ni = sp.symbols("m_i N_i", positive=True, integer=True)
+    s_gap = sp.Symbol("s", nonnegative=True)  # S = N G^2 - s, since each ||v_i||^2 <= G^2
+    bound = (mi * g**2 - mi * (ni - mi) / (ni - 1) * (ni * g**2 - s_gap) / ni)
+    domain = [le(1, mi), le(mi, ni), le(2, ni)]
+    regions = [Region.where("m < N", lt(mi, ni), le(1, mi)), Region.where("m = N >= 2", eq(mi, ni), le(2, ni))]
+    proof.cases("<= m G^2 (S = N G^2 - s, s >= 0)", bound, regions, domain=domain)
     rng = proof.rng
     ok, cases = True, 0
     for big in (3, 5, 7):
@@ -41,7 +42,8 @@ def _run() -> CheckResult:
                 formula = Fraction(mm * (big - mm), big - 1) * total_sq / big
                 ok = ok and mean == formula
                 cases += 1
-    proof.exact("exact enumeration over all m-subsets, rational vectors in Q^2, N in {3, 5, 7}", ok, cases)
+    proof.instance("exact enumeration over all m-subsets, rational vectors in Q^2, N in {3, 5, 7}", ok,
+                   point={"N": "3, 5 or 7"}, cases=cases)
     return proof.result()
 
 

@@ -6,10 +6,19 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.projections import clamp, project_box
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
-from proofs._geometry import clamp as sym_clamp
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
+from dpaudit.verify.geometry import clamp as sym_clamp
 
 PRINTED = "ghazi2023/localisation_radius_any_center"
 CORRECTED = "ghazi2023/localisation_radius_center_in_K"
@@ -17,8 +26,9 @@ CORRECTED = "ghazi2023/localisation_radius_center_in_K"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("K = [-1, 1], L(theta) = G theta (convex, G-Lipschitz), F(theta) = L(theta) + (lambda/2)(theta - theta_hat)^2",
-                 "the minimiser over an interval of a 1-D strictly convex quadratic is the clamp of its unconstrained minimiser theta_hat - G/lambda")
+    proof.given("K = [-1, 1], L(theta) = G theta (convex, G-Lipschitz), F(theta) = L(theta) + (lambda/2)(theta - theta_hat)^2")
+    proof.assume("1-D quadratic over an interval", "the minimiser over an interval of a 1-D strictly convex quadratic is the clamp "
+                 "of its unconstrained minimiser theta_hat - G/lambda")
     g, lam, hat = sp.Integer(1), sp.Integer(1), sp.Integer(5)
     theta = sym_clamp(hat - g / lam, -1, 1)
     proof.refute("G = 1, lambda = 1, theta_hat = 5 (a noisy iterate outside K): |theta* - theta_hat| vs G/lambda",
@@ -30,12 +40,12 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("F = L + (lambda/2)||. - theta_hat||^2, L convex and G-Lipschitz on K convex, theta_hat in K, theta* = argmin_K F, r = ||theta* - theta_hat||")
-    proof.cite("optimality + strong convexity", "F(theta_hat) - F(theta*) >= (lambda/2) r^2 (theta_hat in K, first-order optimality of theta* over K)")
-    proof.cite("Lipschitz", "F(theta_hat) - F(theta*) = L(theta_hat) - L(theta*) - (lambda/2) r^2 <= G r - (lambda/2) r^2")
+    proof.given("F = L + (lambda/2)||. - theta_hat||^2, L convex and G-Lipschitz on K convex, theta_hat in K, theta* = argmin_K F, r = ||theta* - theta_hat||")
+    proof.assume("first-order optimality over K", "F(theta_hat) - F(theta*) >= (lambda/2) r^2 (theta_hat in K, first-order optimality of theta* over K)")
+    proof.assume("Lipschitz bound on L", "F(theta_hat) - F(theta*) = L(theta_hat) - L(theta*) - (lambda/2) r^2 <= G r - (lambda/2) r^2")
     lam, g, r = sp.symbols("lambda G r", positive=True)
     proof.zero("(lambda/2) r^2 <= G r - (lambda/2) r^2  <=>  lambda r (G/lambda - r) >= 0", (g * r - lam * r**2) - lam * r * (g / lam - r))
-    proof.cite("division", "lambda r > 0 (r = 0 is trivial), hence r <= G/lambda")
+    proof.assume("divide by lambda r > 0", "lambda r > 0 (r = 0 is trivial), hence r <= G/lambda")
 
     def prop(dim: int, data: list[float], lam_: float) -> None:
         low = np.array(data[:dim])

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/thm_d7_arithmetic"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("B = G/mu, sigma = B/(1000 sqrt(d)), psi = 1, alpha = d sigma/(100 eps n sqrt(m)) (proof of Thm D.7)")
+    proof.given("B = G/mu, sigma = B/(1000 sqrt(d)), psi = 1, alpha = d sigma/(100 eps n sqrt(m)) (proof of Thm D.7)")
     g, mu, d, eps, n, m = sp.symbols("G mu d epsilon n m", positive=True)
     big_b = g / mu
     sigma = big_b / (1000 * sp.sqrt(d))

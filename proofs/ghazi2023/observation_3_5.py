@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import hashlib
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof, Violation, st
-from proofs.ghazi2023._deletion import stability_k
+from dpaudit.proofs.ghazi2023._deletion import stability_k
+
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict, Violation, st
 
 NAME = "ghazi2023/observation_3_5_stability"
 
@@ -22,7 +22,7 @@ def _f_factory(seed: int, data: list[int]):
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("x, x' replace-one neighbours (differ in user i); f arbitrary scalar function of the multiset of user data; "
+    proof.given("x, x' replace-one neighbours (differ in user i); f arbitrary scalar function of the multiset of user data; "
                  "Delta = 1, kappa = 1 (horizon 4 kappa - |S|, note E4)")
 
     def prop(seed: int, data: list[int], i: int, new: int) -> None:

@@ -6,15 +6,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/phased_erm_chain"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("lambda_i = lambda 4^i, sigma_i = c 2G/(lambda_i n sqrt(m)) (SCOutputPert's sigma with Delta proportional to 2G/(lambda_i n sqrt(m)))")
+    proof.given("lambda_i = lambda 4^i, sigma_i = c 2G/(lambda_i n sqrt(m)) (SCOutputPert's sigma with Delta proportional to 2G/(lambda_i n sqrt(m)))")
     lam, c, g, d, n, m = sp.symbols("lambda c G d n m", positive=True)
     i = sp.Symbol("i", positive=True, integer=True)
     big_t = sp.Symbol("T", positive=True, integer=True)
@@ -22,9 +21,9 @@ def _run() -> CheckResult:
     sigma_i = c * 2 * g / (lam_i(i) * n * sp.sqrt(m))
     total = sp.summation(sp.simplify(lam_i(i + 1) * d * sigma_i**2), (i, 1, big_t - 1))
     note = 2 ** (4 - 2 * big_t) * g**2 * c**2 * d * (4**big_t - 4) / (3 * lam * m * n**2)
-    proof.zero("sum equals the note's closed form 2^{4-2T} G^2 c^2 d (4^T - 4)/(3 lambda m n^2)", sp.simplify(total - note))
+    proof.equal("sum equals the note's closed form 2^{4-2T} G^2 c^2 d (4^T - 4)/(3 lambda m n^2)", total, note)
     limit = 16 * c**2 * d * g**2 / (3 * lam * n**2 * m)
-    proof.zero("limit T -> infinity: 16 c^2 d G^2/(3 lambda n^2 m)", sp.limit(note, big_t, sp.oo) - limit)
+    proof.equal("limit T -> infinity: 16 c^2 d G^2/(3 lambda n^2 m)", sp.limit(note, big_t, sp.oo), limit)
     proof.nonneg("every T: the sum is at most the limit", sp.simplify(limit - note))
     big_r, b = sp.symbols("R b", positive=True)
     proof.certificate("lambda R^2 + b/lambda - 2 R sqrt(b) = (R sqrt(lambda) - sqrt(b/lambda))^2 >= 0",

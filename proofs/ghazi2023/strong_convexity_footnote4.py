@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2023/footnote4_strong_convexity_iff"
 CORRECTED = "ghazi2023/footnote4_strong_convexity_implies_growth"
@@ -15,7 +14,7 @@ CORRECTED = "ghazi2023/footnote4_strong_convexity_implies_growth"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("mu-strong convexity: f(a x + (1 - a) y) <= a f(x) + (1 - a) f(y) - a (1 - a) mu/2 ||x - y||^2 for a in [0, 1]")
+    proof.given("mu-strong convexity: f(a x + (1 - a) y) <= a f(x) + (1 - a) f(y) - a (1 - a) mu/2 ||x - y||^2 for a in [0, 1]")
     th, th2 = sp.symbols("theta theta_p", real=True)
     f = lambda v: -(v**2)  # noqa: E731
     mu = sp.Integer(1)
@@ -31,8 +30,8 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("f differentiable and mu-strongly convex: f(y) >= f(x) + <g_x, y - x> + (mu/2)||y - x||^2 for all x, y",
-                 "Cauchy-Schwarz in R^d reduces to the plane spanned by g = g_x - g_y and v = x - y")
+    proof.given("f differentiable and mu-strongly convex: f(y) >= f(x) + <g_x, y - x> + (mu/2)||y - x||^2 for all x, y")
+    proof.assume("Cauchy-Schwarz in the plane", "Cauchy-Schwarz in R^d reduces to the plane spanned by g = g_x - g_y and v = x - y")
     fx, fy, gxv, gyv, v2, mu = sp.symbols("f_x f_y gx_v gy_v v2 mu", real=True)
     # (1) f_y - f_x + gx_v - (mu/2) v2 >= 0 with gx_v = <g_x, x - y>... written as inequalities with slacks s1, s2 >= 0
     s1, s2 = sp.symbols("s1 s2", nonnegative=True)

@@ -5,16 +5,15 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.discrete import tdlap_kappa, tdlap_pmf
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/tdlap_adjacent_ratio"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("p(x)/p(x - 1) = exp(-eps (|x - kappa| - |x - 1 - kappa|)) for x in {1..2 kappa}")
+    proof.given("p(x)/p(x - 1) = exp(-eps (|x - kappa| - |x - 1 - kappa|)) for x in {1..2 kappa}")
     eps = sp.Symbol("epsilon", positive=True)
     kap = sp.Symbol("kappa", positive=True, integer=True)
     a = sp.Symbol("a", nonnegative=True, integer=True)

@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.discrete import tdlap_kappa, tdlap_pmf
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/tdlap_normaliser_and_cdf"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("TDLap(eps, delta): support {0, ..., 2 kappa}, p(x) ∝ exp(-eps |x - kappa|), kappa = 1 + ceil(ln(1/delta)/eps)",
-                 "Z = 1 + 2 S(kappa) with S(k) = sum_{j=1}^{k} r^j, r = e^{-eps} (the terms x != kappa pair up)")
+    proof.given("TDLap(eps, delta): support {0, ..., 2 kappa}, p(x) ∝ exp(-eps |x - kappa|), kappa = 1 + ceil(ln(1/delta)/eps)")
+    proof.assume("pairing of the terms", "Z = 1 + 2 S(kappa) with S(k) = sum_{j=1}^{k} r^j, r = e^{-eps}: the terms at "
+                 "kappa - j and kappa + j are equal (symmetry, shown below)")
     r = sp.Symbol("r", positive=True)
     k = sp.Symbol("k", positive=True, integer=True)
     s_closed = r * (1 - r**k) / (1 - r)

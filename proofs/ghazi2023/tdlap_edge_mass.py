@@ -5,17 +5,16 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.discrete import tdlap_kappa, tdlap_pmf
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/tdlap_edge_mass"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("kappa = 1 + ceil(ln(1/delta)/eps), written ceil(y) = y + f with f in [0, 1)",
-                 "Z >= 1 (the x = kappa term is 1, the others are positive)")
+    proof.given("kappa = 1 + ceil(ln(1/delta)/eps), written ceil(y) = y + f with f in [0, 1)")
+    proof.assume("Z >= 1", "the normaliser Z of TDLap is >= 1: its x = kappa term is 1 and the others are positive")
     eps, delta = sp.symbols("epsilon delta", positive=True)
     f = sp.Symbol("f", nonnegative=True)
     kappa = 1 + sp.log(1 / delta) / eps + f

@@ -5,25 +5,26 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2023/thm36_quadratic_identity"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("l(theta; x) = (mu/2)||theta - x||^2, unconstrained: theta*(x) is the mean of all n m items (first-order condition)",
-                 "coordinates separate, so one coordinate suffices")
+    proof.given("l(theta; x) = (mu/2)||theta - x||^2, unconstrained; theta*(x) minimises the average loss over all n m items")
+    proof.assume("coordinates separate", "the loss is a sum over coordinates, so one coordinate suffices")
     n = sp.Symbol("n", positive=True, integer=True)
     xbar, xn = sp.symbols("xbar xbar_n", real=True)  # overall mean and user n's mean (each user has m items)
     theta_all = xbar
     theta_minus = (n * xbar - xn) / (n - 1)  # mean of the remaining (n - 1) m items
     proof.zero("theta*(x) - theta*(x_{-n}) = (xbar_n - xbar)/(n - 1)", theta_all - theta_minus - (xn - xbar) / (n - 1))
-    mu, th = sp.symbols("mu theta", positive=True)
-    items = sp.symbols("z0:4", real=True)
-    grad = sp.diff(sum(mu / 2 * (th - z) ** 2 for z in items), th)
-    proof.zero("first-order condition: the gradient vanishes at the mean (4 items)", grad.subs(th, sum(items) / 4))
+    mu, count = sp.symbols("mu N", positive=True)
+    th, total, z = sp.symbols("theta S z", real=True)
+    # d/dtheta sum_i (mu/2)(theta - z_i)^2 = sum_i mu (theta - z_i) = mu (N theta - S) for N items with sum S
+    proof.equal("each term's derivative: d/dtheta (mu/2)(theta - z)^2 = mu (theta - z)", sp.diff(mu / 2 * (th - z) ** 2, th), mu * (th - z))
+    proof.zero("first-order condition: mu (N theta - S) = 0 at theta = S/N, the mean (strictly convex: the minimiser)",
+               (mu * (count * th - total)).subs(th, total / count))
     rng = proof.rng
     lhs, rhs = [], []
     for _ in range(200):

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.common._above_threshold import privacy_loss
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.sparse_vector import AboveThreshold
-from proofs._core import LemmaCheck, Proof
-from proofs.common._above_threshold import privacy_loss
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2025/above_threshold_scales_printed"
 CORRECTED = "ghazi2025/above_threshold_scales_doubled"
@@ -30,7 +29,7 @@ def _worst(b_th: float, b_q: float, nu: float) -> tuple[float, float, dict[str, 
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("eq. (4) and Lemma 3.9: neighbouring score streams differ by up to 2 per query",
+    proof.given("eq. (4) and Lemma 3.9: neighbouring score streams differ by up to 2 per query",
                  "exact output law of the mirrored AboveThreshold by quadrature (scipy.integrate.quad, error bound carried)")
     eps, nu = 1.0, 90.0  # B = 100, nu = 0.9 B
     mech = AboveThreshold(epsilon=eps / 2, threshold=nu, sensitivity=1.0, variant="ghazi2025")
@@ -43,12 +42,14 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.cite("AboveThreshold", "[DR14] Thm 3.23: threshold noise Lap(2/e), query noise Lap(4/e), sensitivity-1 queries: e-DP")
-    proof.assume("queries of sensitivity Delta_q = 2; dividing every comparison by Delta_q turns them into sensitivity-1 queries")
+    proof.cite("[DR14] Thm 3.23", "[DR14] Thm 3.23: threshold noise Lap(2/e), query noise Lap(4/e), sensitivity-1 queries: e-DP")
+    proof.given("queries of sensitivity Delta_q = 2")
+    proof.assume("rescaling the comparisons", "dividing every comparison by Delta_q turns the stream into sensitivity-1 queries "
+                 "with the noise scales divided by Delta_q, which leaves the output unchanged")
     eps, s, nu, a, b = sp.symbols("epsilon s nu a b", real=True)
     dq = 2
-    proof.zero("rescaling: (s + (4 dq/e) a - (nu - (2 dq/e) b))/dq = s/dq + (4/e) a - (nu/dq - (2/e) b), e = eps/2",
-               (s + 4 * dq / (eps / 2) * a - (nu - 2 * dq / (eps / 2) * b)) / dq - (s / dq + 4 / (eps / 2) * a - (nu / dq - 2 / (eps / 2) * b)))
+    proof.equal("rescaling: (s + (4 dq/e) a - (nu - (2 dq/e) b))/dq = s/dq + (4/e) a - (nu/dq - (2/e) b), e = eps/2",
+                (s + 4 * dq / (eps / 2) * a - (nu - 2 * dq / (eps / 2) * b)) / dq, s / dq + 4 / (eps / 2) * a - (nu / dq - 2 / (eps / 2) * b))
     mech = AboveThreshold(epsilon=0.5, threshold=90.0, sensitivity=2.0, variant="ghazi2025")
     proof.numeric_eq("dpaudit AboveThreshold(eps/2, sensitivity 2) scales are 8/eps, 16/eps at eps = 1",
                      [mech.threshold_scale, mech.query_scale], [8.0, 16.0], {"scale": np.array(["threshold", "query"])})

@@ -5,42 +5,59 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.ghazi2025._alg2 import alg2
+from dpaudit.proofs.ghazi2025.lemma_3_5_clip import CENTRE_GAP, OUT_GAP, POINT_GAP
+from dpaudit.proofs.ghazi2025.lemma_3_5_clip import CHECKS as LEMMA_3_5
+from dpaudit.proofs.ghazi2025.median_assumption import CHECK as MEDIAN
+from dpaudit.proofs.ghazi2025.median_assumption import MEDIAN_GAP, PERTURBATION
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
-from proofs._geometry import clamp as sym_clamp
-from proofs.ghazi2025._alg2 import alg2
-from proofs.ghazi2025.lemma_3_5_clip import CHECKS as LEMMA_3_5
-from proofs.ghazi2025.median_assumption import CHECK as MEDIAN
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    Fact,
+    LemmaCheck,
+    Proof,
+    Region,
+    Verdict,
+    Violation,
+    finite_floats,
+    le,
+    st,
+    vectors,
+)
+from dpaudit.verify.geometry import clamp as sym_clamp
 
 NAME = "ghazi2025/alg2_estimator_properties"
+#: facts: ||X_est - rs||_inf <= s; and X_est moves by <= Delta when every point moves by <= Delta in l_inf
+EST_DIST, CLIP_RADIUS, EST_GAP, PERTURBATION_EST = sp.symbols("est_dist clip_radius est_gap perturbation", nonnegative=True)
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("robust statistic = coordinate-wise median; X_est = clip(mean, rs - s, rs + s) per coordinate (Alg 2)")
-    proof.depends("median satisfies Assumption 3.3 and Lemma 3.5 (general form)", [MEDIAN, LEMMA_3_5[0]])
+    proof.given("robust statistic = coordinate-wise median; X_est = clip(mean, rs - s, rs + s) per coordinate (Alg 2)")
+    # (ii) Lipschitz: every point moves by <= Delta in l_inf, so the mean does (termwise) and the median does (its fact (ii)),
+    # and Lemma 3.5 (general form, centres = medians, points = means, radius s) bounds the estimate's move
     big_delta = sp.Symbol("Delta", nonnegative=True)
-    al = sp.symbols("alpha0:3", nonnegative=True)
-    proof.nonneg("mean is 1-Lipschitz: Delta - mean(iota) >= 0 for iota_i = Delta - alpha_i (B = 3 written out; termwise in general)",
-                 big_delta - sum(big_delta - a for a in al) / 3)
-    proof.cite("Lipschitz step", "mean and median each move by <= Delta, so Lemma 3.5 gives |X_est - Y_est| <= max(Delta, Delta) = Delta")
-    r = sp.Symbol("r", real=True)
-    s, u, p, q, v = sp.symbols("s u p q v", nonnegative=True)
+    est_gap, med_gap, mean_gap, avg = sp.symbols("est_gap med_gap mean_gap avg_slack", nonnegative=True)
+    mean_moves = proof.show("the mean moves by <= Delta: its move is Delta minus the average slack of the points' moves",
+                            le(mean_gap, big_delta), where={mean_gap: big_delta - avg})
+    proof.depends("(ii) |X_est - Y_est| <= max(|median moves|, |mean moves|) <= Delta", le(est_gap, big_delta),
+                  [mean_moves, MEDIAN.fact("lipschitz", {MEDIAN_GAP: med_gap, PERTURBATION: big_delta}),
+                   LEMMA_3_5[0].fact("general", {OUT_GAP: est_gap, CENTRE_GAP: med_gap, POINT_GAP: mean_gap})])
+    # (i), (iii): per coordinate, every placement of the mean m relative to [r - s, r + s]
+    r, m, b = sp.symbols("r m b", real=True)
+    s = sp.Symbol("s", nonnegative=True)
     a_pos = sp.Symbol("a", positive=True)
-    b = sp.Symbol("b", real=True)
-    # affine equivariance per region of m relative to [r - s, r + s]
-    regions = {"m below": r - s - u, "m inside": r - s + p, "m above": r + s + v}
-    pos, neg = [], []
-    for mv in regions.values():
-        lhs = sym_clamp(a_pos * mv + b, a_pos * r + b - a_pos * s, a_pos * r + b + a_pos * s)
-        pos.append(lhs - (a_pos * sym_clamp(mv, r - s, r + s) + b))
-        lhs_n = sym_clamp(-a_pos * mv + b, -a_pos * r + b - a_pos * s, -a_pos * r + b + a_pos * s)
-        neg.append(lhs_n - (-a_pos * sym_clamp(mv, r - s, r + s) + b))
-    pos[1] = pos[1].subs(s, (p + q) / 2)
-    neg[1] = neg[1].subs(s, (p + q) / 2)
-    proof.zeros("affine, a > 0: clip(a m + b; a r + b -+ a s) = a clip(m; r -+ s) + b", pos)
-    proof.zeros("affine, a < 0: clip(a m + b; a r + b -+ |a| s) = a clip(m; r -+ s) + b", neg)
+    placements = Region.orders([m, r - s, r + s])
+    est = sym_clamp(m, r - s, r + s)
+    proof.cases("(i) X_est in [rs - s, rs + s]", s - sp.Abs(est - r), placements)
+    proof.cases("(i) X_est = mean when |mean - rs| <= s", -((est - m) ** 2), [Region.chain("r - s <= m <= r + s", r - s, m, r + s)],
+                domain=[le(r - s, m), le(m, r + s)])
+    pos = sym_clamp(a_pos * m + b, a_pos * r + b - a_pos * s, a_pos * r + b + a_pos * s) - (a_pos * est + b)
+    neg = sym_clamp(-a_pos * m + b, -a_pos * r + b - a_pos * s, -a_pos * r + b + a_pos * s) - (-a_pos * est + b)
+    proof.cases("(iii) affine, a > 0: clip(a m + b; a r + b -+ a s) = a clip(m; r -+ s) + b", -(pos**2), placements)
+    proof.cases("(iii) affine, a < 0: clip(a m + b; a r + b -+ |a| s) = a clip(m; r -+ s) + b", -(neg**2), placements)
+    proof.assume("a = 0", "for a = 0 both sides equal b (all points equal b, radius 0)")
 
     def prop(bsz: int, dim: int, data: list[float], pert: list[float], delta: float, radius: float, scale: float, shift: float) -> None:
         x = np.array(data[: bsz * dim]).reshape(bsz, dim)
@@ -73,4 +90,5 @@ CHECK = LemmaCheck(
     expected=Verdict.PROVED,
     papers=("ghazi2025",),
     check=_run,
+    facts=(Fact("within", le(EST_DIST, CLIP_RADIUS)), Fact("lipschitz", le(EST_GAP, PERTURBATION_EST))),
 )

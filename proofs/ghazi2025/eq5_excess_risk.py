@@ -6,27 +6,29 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict, eq, le, lt
 
 NAME = "ghazi2025/eq5_excess_risk_sign_error"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("x* = sign(mu) minimises F(x) = -<x, mu> over [-1, 1]^d; sign(0) = 0; coordinates add up")
+    proof.given("F(x) = -<x, mu> on [-1, 1]^d, sign(0) = 0; M in [-1, 1]^d")
     mus = sp.symbols("mu0:3", real=True)
     ms = sp.symbols("M0:3", real=True)
     f = lambda x: -sum(xi * mi for xi, mi in zip(x, mus, strict=True))  # noqa: E731
-    proof.zero("F(M) - F(sign mu) = sum_i (sign mu_i - M_i) mu_i (d = 3)",
-               f(ms) - f([sp.sign(m) for m in mus]) - sum((sp.sign(m) - mm) * m for m, mm in zip(mus, ms, strict=True)))
-    m0 = sp.Symbol("m0", positive=True)
-    t, s = sp.symbols("t s", nonnegative=True)
-    # mu > 0: sign = 1; agreeing M = 1 - t in (0, 1] (t < 1), disagreeing M = -s in [-1, 0]
-    # mu < 0: sign = -1; agreeing M = -(1 - t), disagreeing M = s
-    proof.cases("per coordinate: (sign mu - M) mu - |mu| 1(sign mu != sign M) >= 0",
-                {"mu > 0, signs agree": (1 - (1 - t)) * m0, "mu > 0, signs differ": (1 + s) * m0 - m0,
-                 "mu < 0, signs agree": (-1 + (1 - t)) * (-m0), "mu < 0, signs differ": (-1 - s) * (-m0) - m0})
+    proof.equal("F(M) - F(sign mu) = sum_i (sign mu_i - M_i) mu_i (written out for d = 3; both sides are sums over i)",
+                f(ms) - f([sp.sign(m) for m in mus]), sum((sp.sign(m) - mm) * m for m, mm in zip(mus, ms, strict=True)))
+    proof.assume("coordinates add up", "both sides of the inequality are sums over coordinates of the same per-coordinate terms")
+    mu, big_m = sp.symbols("mu M", real=True)
+    # per coordinate: (sign mu - M) mu >= |mu| 1(sign mu != sign M); the cases are the signs of mu and of M
+    indicator = sp.Piecewise((0, sp.Eq(sp.sign(mu), sp.sign(big_m))), (1, True))
+    residual = (sp.sign(mu) - big_m) * mu - sp.Abs(mu) * indicator
+    box = [le(-1, big_m), le(big_m, 1)]
+    mu_signs = {"mu < 0": [lt(mu, 0)], "mu = 0": [eq(mu, 0)], "mu > 0": [lt(0, mu)]}
+    m_signs = {"-1 <= M < 0": [le(-1, big_m), lt(big_m, 0)], "M = 0": [eq(big_m, 0)], "0 < M <= 1": [lt(0, big_m), le(big_m, 1)]}
+    regions = [Region.where(f"{a}, {b}", *ca, *cb) for a, ca in mu_signs.items() for b, cb in m_signs.items()]
+    proof.cases("per coordinate: (sign mu - M) mu - |mu| 1(sign mu != sign M) >= 0 for M in [-1, 1]", residual, regions, domain=box)
     rng = proof.rng
     mu = rng.uniform(-1, 1, size=(500, 10))
     mm = rng.uniform(-1, 1, size=(500, 10))

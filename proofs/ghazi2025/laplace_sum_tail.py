@@ -7,8 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy import integrate
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2025/laplace_sum_tail"
 
@@ -19,7 +18,7 @@ def closed_form(t: float, b1: float, b2: float) -> float:
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("X ~ Lap(b1), Y ~ Lap(b2) independent, b1 != b2, t >= 0; P(X + Y > t) = int f_X(x) P(Y > t - x) dx")
+    proof.given("X ~ Lap(b1), Y ~ Lap(b2) independent, b1 != b2, t >= 0; P(X + Y > t) = int f_X(x) P(Y > t - x) dx")
     b1, b2 = sp.symbols("b1 b2", positive=True)
     t = sp.Symbol("t", nonnegative=True)
     x = sp.Symbol("x", real=True)
@@ -31,15 +30,16 @@ def _run() -> CheckResult:
     f1 = sp.exp(-t / b2) / (4 * b1) * sp.exp(up * x) / up
     f2 = sp.exp(-t / b2) / (4 * b1) * sp.exp(kap * x) / kap
     f3 = -sp.exp(-x / b1) / 2 + sp.exp(t / b2) / (4 * b1) * sp.exp(-up * x) / up
-    proof.zeros("F_i' equals the integrand f_X(x) P(Y > t - x) on each piece (fundamental theorem of calculus)",
-                [sp.simplify(sp.diff(f1, x) - fx_neg * tail_y(t - x)), sp.simplify(sp.diff(f2, x) - fx_pos * tail_y(t - x)),
-                 sp.simplify(sp.diff(f3, x) - fx_pos * head_y(t - x))])
-    proof.cite("limits", "F_1 -> 0 as x -> -oo and F_3 -> 0 as x -> +oo (exponents with coefficients up = 1/b1 + 1/b2 > 0, 1/b1 > 0)")
+    for name, (anti, integrand) in {"x < 0": (f1, fx_neg * tail_y(t - x)), "0 <= x <= t": (f2, fx_pos * tail_y(t - x)),
+                                    "x > t": (f3, fx_pos * head_y(t - x))}.items():
+        proof.equal(f"F' equals the integrand f_X(x) P(Y > t - x) for {name}", sp.diff(anti, x), integrand)
+    proof.assume("limits at infinity", "F_1 -> 0 as x -> -oo and F_3 -> 0 as x -> +oo (exponents with coefficients up = 1/b1 + 1/b2 > 0, 1/b1 > 0)")
     total = f1.subs(x, 0) + (f2.subs(x, t) - f2.subs(x, 0)) + (0 - f3.subs(x, t))
     target = (b1**2 * sp.exp(-t / b1) - b2**2 * sp.exp(-t / b2)) / (2 * (b1**2 - b2**2))
-    proof.zero("the convolution integral equals the closed form (b1 != b2)", sp.simplify(total - target))
+    proof.equal("the convolution integral equals the closed form (b1 != b2)", total, target)
     lg = sp.Symbol("ell", positive=True)  # ell = ln(1/delta_1)
-    proof.zero("union bound: P(X >= b1 ell) + P(Y >= b2 ell) = e^{-ell}/2 + e^{-ell}/2 = delta_1", tail_y(b2 * lg).subs(b2, b1) + tail_y(b2 * lg) - sp.exp(-lg))
+    proof.equal("union bound: P(X >= b1 ell) + P(Y >= b2 ell) = e^{-ell}/2 + e^{-ell}/2 = delta_1",
+                tail_y(b2 * lg).subs(b2, b1) + tail_y(b2 * lg), sp.exp(-lg))
     rng = proof.rng
     pts, lhs, rhs = [], [], []
     for _ in range(60):

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2025/lemma_3_12_log_power_printed"
 CORRECTED = "ghazi2025/lemma_3_12_log_power_condition"
@@ -17,21 +16,21 @@ def _printed() -> CheckResult:
     proof = Proof(PRINTED)
     n, m = sp.Integer(100), sp.Integer(10)
     cond = n ** sp.log(sp.log(n)) - m
-    proof.exact("n = 100, m = 10 satisfies m <= n^{log log n}", sp.N(cond, 30) > 0, 1, f"n^(log log n) = {sp.N(n ** sp.log(sp.log(n)), 6)}")
     lhs = 1 / sp.log(m) ** sp.log(n)
-    proof.refute("1/(log m)^{log n} vs 1/(nm)", {"n": 100, "m": 10, "1/(log m)^(log n)": lhs, "1/(nm)": sp.Rational(1, 1000)},
-                 sp.Rational(1, 1000) - lhs)
+    proof.refute("1/(log m)^{log n} vs 1/(nm)", {"n": 100, "m": 10, "1/(log m)^(log n)": lhs, "1/(nm)": sp.Rational(1, 1000),
+                 "n^(log log n)": n ** sp.log(sp.log(n))}, sp.Rational(1, 1000) - lhs,
+                 conditions={"n = 100, m = 10 satisfies m <= n^{log log n}": cond})
     return proof.result()
 
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("n > 1, m > 1 (so log n > 0, log m > 0); log is increasing, both sides positive")
+    proof.given("n > 1, m > 1 (so log n > 0, log m > 0); log is increasing, both sides positive")
     n, m = sp.symbols("n m", positive=True)
     a, b = sp.symbols("a b", positive=True)  # n = e^a, m = e^b
-    proof.zero("log(1/(log m)^{log n}) = -log n log(log m)", sp.expand_log(sp.log(1 / sp.log(m) ** sp.log(n)).subs({n: sp.exp(a), m: sp.exp(b)}), force=True)
-               + a * sp.log(b))
-    proof.zero("log(1/(nm)) = -(log n + log m)", sp.expand_log(sp.log(1 / (n * m)).subs({n: sp.exp(a), m: sp.exp(b)}), force=True) + a + b)
+    proof.equal("log(1/(log m)^{log n}) = -log n log(log m)", sp.log(1 / sp.log(m) ** sp.log(n)).subs({n: sp.exp(a), m: sp.exp(b)}),
+                -a * sp.log(b))
+    proof.equal("log(1/(nm)) = -(log n + log m)", sp.log(1 / (n * m)).subs({n: sp.exp(a), m: sp.exp(b)}), -(a + b))
     rng = proof.rng
     nn = np.exp(rng.uniform(0.1, 20, 2000))
     mm = np.exp(rng.uniform(0.1, 20, 2000))

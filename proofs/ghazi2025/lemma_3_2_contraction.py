@@ -6,30 +6,28 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, Fact, LemmaCheck, Proof, Region, Verdict, le
 
 NAME = "ghazi2025/lemma_3_2_linf_contraction"
+#: ||(x - eta grad f(x)) - (y - eta grad f(y))||_inf and ||x - y||_inf in the fact "the gradient step is an l_inf contraction"
+STEP_GAP, INPUT_GAP = sp.symbols("step_gap input_gap", nonnegative=True)
 CONTROL = "ghazi2025/lemma_3_2_without_diagonal_dominance"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("row j of the Hessian: diagonal h >= 0 and off-diagonal absolute sum r with r <= h (convex + DD, Assumption 2.5) "
+    proof.given("0 < eta <= 2/beta; row j of the Hessian: diagonal h >= 0 and off-diagonal absolute sum r with r <= h (convex + DD, Assumption 2.5) "
                  "and h + r <= beta (Def 2.2: beta bounds the max absolute row sum)")
-    proof.cite("mean value", "(x - eta grad f(x)) - (y - eta grad f(y)) = (I - eta H)(x - y) with H = int_0^1 Hess f(y + s(x - y)) ds, "
+    proof.cite("mean value theorem (integral form)", "(x - eta grad f(x)) - (y - eta grad f(y)) = (I - eta H)(x - y) with H = int_0^1 Hess f(y + s(x - y)) ds, "
                "which keeps the row bounds (averages of DD matrices with the same bounds)")
-    proof.cite("induced norm", "||A v||_inf <= (max_j sum_i |A_ji|) ||v||_inf")
-    r, b, z = sp.symbols("r b z", nonnegative=True)
-    eta = sp.Symbol("eta", positive=True)
-    h = sp.Symbol("h", nonnegative=True)
-    # case A: eta h <= 1, so |1 - eta h| = 1 - eta h; row sum 1 - eta h + eta r <= 1 iff eta (h - r) >= 0 (r <= h: h = r + a)
-    a = sp.Symbol("a", nonnegative=True)
-    proof.nonneg("case eta h <= 1: 1 - (1 - eta h + eta r) = eta (h - r) >= 0", (1 - (1 - eta * h + eta * r)).subs(h, r + a))
-    # case B: eta h > 1, |1 - eta h| = eta h - 1; with h + r = beta - b and eta beta = 2 - z (eta <= 2/beta)
-    beta = (2 - z) / eta
-    proof.nonneg("case eta h > 1: 1 - (eta h - 1 + eta r) = 2 - eta (h + r) >= 0 for h + r <= beta, eta beta <= 2",
-                 2 - eta * (beta - b))
+    proof.cite("induced l_inf norm", "||A v||_inf <= (max_j sum_i |A_ji|) ||v||_inf")
+    # with u = eta h >= 0 and v = eta r >= 0: v <= u (r <= h, eta > 0) and u + v = eta (h + r) <= eta beta <= 2;
+    # the row sum of I - eta H is |1 - u| + v, and the two cases are u <= 1 and u >= 1
+    u, v = sp.symbols("u v", nonnegative=True)
+    proof.given("u = eta h and v = eta r satisfy v <= u (r <= h) and u + v = eta (h + r) <= eta beta <= 2")
+    hyp = [le(v, u), le(u + v, 2)]
+    regions = [Region.where("eta h <= 1", le(u, 1), le(v, u)), Region.where("eta h >= 1", le(1, u), le(u + v, 2))]
+    proof.cases("row sum of I - eta H: |1 - eta h| + eta r <= 1", 1 - (sp.Abs(1 - u) + v), regions, domain=hyp)
     rng = proof.rng
     sums, where = [], []
     for _ in range(300):
@@ -51,16 +49,16 @@ def _run() -> CheckResult:
 
 def _control() -> CheckResult:
     proof = Proof(CONTROL)
-    proof.assume("f(x) = x^T H x / 2 with H = [[1, 3/2], [3/2, 4]]: convex (PSD) and beta-smooth with beta = 11/2 (max row sum), not DD")
+    proof.given("f(x) = x^T H x / 2 with H = [[1, 3/2], [3/2, 4]]: convex (PSD) and beta-smooth with beta = 11/2 (max row sum), not DD")
     hess = sp.Matrix([[1, sp.Rational(3, 2)], [sp.Rational(3, 2), 4]])
-    proof.exact("H is positive semidefinite (eigenvalues >= 0)", all(ev >= 0 for ev in hess.eigenvals()), 1)
     beta = max(sum(abs(v) for v in hess.row(i)) for i in range(2))
     eta = 2 / beta
     v = sp.Matrix([1, -1])
     out = (sp.eye(2) - eta * hess) * v
     gap = max(abs(t) for t in out)
     proof.refute("x - y = (1, -1), eta = 2/beta = 4/11: ||(I - eta H)(x - y)||_inf = 13/11 > 1", {"H": "[[1, 3/2], [3/2, 4]]",
-                 "eta": str(eta), "(I - eta H)(1, -1)": [str(t) for t in out]}, max(abs(t) for t in v) - gap)
+                 "eta": str(eta), "(I - eta H)(1, -1)": [str(t) for t in out]}, max(abs(t) for t in v) - gap,
+                 conditions={f"H is positive semidefinite: eigenvalue {ev} >= 0": ev for ev in hess.eigenvals()})
     return proof.result()
 
 
@@ -73,6 +71,7 @@ CHECKS = (
         expected=Verdict.PROVED,
         papers=("ghazi2025",),
         check=_run,
+        facts=(Fact("contraction", le(STEP_GAP, INPUT_GAP)),),
     ),
     LemmaCheck(
         name=CONTROL,

@@ -7,13 +7,27 @@ from fractions import Fraction
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.common.box_projection_nonexpansive import CHECK as BOX
+from dpaudit.proofs.common.box_projection_nonexpansive import INPUT_GAP, PROJ_GAP
+from dpaudit.proofs.ghazi2025._alg2 import alg2, max_ball_count
+from dpaudit.proofs.ghazi2025.alg2_estimator import CHECK as ALG2
+from dpaudit.proofs.ghazi2025.alg2_estimator import CLIP_RADIUS, EST_DIST
+from dpaudit.proofs.ghazi2025.median_assumption import CHECK as MEDIAN
+from dpaudit.proofs.ghazi2025.median_assumption import MEDIAN_DIST, RADIUS
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.projections import clamp
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
-from proofs.common.box_projection_nonexpansive import CHECK as BOX
-from proofs.ghazi2025._alg2 import alg2, max_ball_count
-from proofs.ghazi2025.median_assumption import CHECK as MEDIAN
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    le,
+    st,
+    vectors,
+)
 
 PRINTED = "ghazi2025/lemma_3_6_any_batch_size"
 CORRECTED = "ghazi2025/lemma_3_6_batch_size_4"
@@ -32,17 +46,18 @@ def _alg2_exact(values: list[Fraction], radius: Fraction) -> Fraction:
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("1-D, B = 3 users at the differing step, x_0 = 0, eta = 1, box [-1000, 1000] (not binding), robust statistic = median",
+    proof.given("1-D, B = 3 users at the differing step, x_0 = 0, eta = 1, box [-1000, 1000] (not binding), robust statistic = median",
                  "rho-aligned: each batch has >= 2B/3 of its points in some B_inf(., rho)")
     rho, vs = Fraction(1, 10), Fraction(1, 2)
     d, d2 = [Fraction(0), Fraction(100), Fraction(0)], [Fraction(0), Fraction(100), Fraction(100)]
-    aligned = max_ball_count(np.array(d, dtype=float), float(rho)) >= 2 and max_ball_count(np.array(d2, dtype=float), float(rho)) >= 2
-    proof.exact("D = {0, 100, 0} and D' = {0, 100, 100} differ in one user and are rho-aligned (2 of 3 points in a ball)", aligned, 1)
+    # rho-aligned: 2 of the 3 points of each batch lie in one interval of radius rho (exact: they coincide)
+    aligned = sorted(d)[0] == sorted(d)[1] and sorted(d2)[1] == sorted(d2)[2]
     x1, y1 = -_alg2_exact(d, vs), -_alg2_exact(d2, vs)
     gap = sp.Rational(abs(x1 - y1).numerator, abs(x1 - y1).denominator)
     bound = sp.Rational(4 * rho + 2 * vs)
     proof.refute("rho = 1/10, s = 1/2: |x_1 - y_1| = 99 > eta (4 rho + 2 s) = 7/5", {"B": 3, "D": [0, 100, 0], "D'": [0, 100, 100],
-                 "rho": "1/10", "s": "1/2", "|x_1 - y_1|": gap}, bound - gap)
+                 "rho": "1/10", "s": "1/2", "|x_1 - y_1|": gap}, bound - gap,
+                 conditions={"D = {0, 100, 0} and D' = {0, 100, 100} differ in one user and are rho-aligned": aligned})
     impl = abs(float(clamp(-alg2(np.array([[0.0], [100.0], [0.0]]), 0.5)[0], -1000, 1000)
                      - clamp(-alg2(np.array([[0.0], [100.0], [100.0]]), 0.5)[0], -1000, 1000)))
     proof.numeric_eq("reference Alg 2 in floats gives the same gap", impl, float(gap), {"impl": impl})
@@ -51,20 +66,29 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("B >= 4; D, D' differ in one slot; good sets X_good, Y_good of size >= 2B/3 in B_inf(X', rho), B_inf(Y', rho)",
+    proof.given("B >= 4; D, D' differ in one slot; good sets X_good, Y_good of size >= 2B/3 in B_inf(X', rho), B_inf(Y', rho)",
                  "x_1 = Pi(x_0 - eta g), y_1 = Pi(x_0 - eta g') with g = Alg2(D, s), g' = Alg2(D', s)")
-    proof.depends("median (Assumption 3.3(i): 2B/3 > B/2 points in a ball put X_rs there) and box projection non-expansive", [MEDIAN, BOX])
     j = sp.Symbol("j", nonnegative=True, integer=True)
-    common = {}
+    proof.assume("division by 3", "every integer B >= 4 is 3j + 6, 3j + 4 or 3j + 5 for an integer j >= 0")
     for rho_, start in ((0, 2), (1, 1), (2, 1)):  # B = 3j + rho_ >= 4
         b = 3 * (j + start) + rho_
-        common[f"B = 3j + {rho_} >= 4"] = 2 * (sp.ceiling(sp.Rational(2, 3) * b) - 1) - (b - 1) - 1
-    proof.cases("a shared good user exists: 2(ceil(2B/3) - 1) - (B - 1) >= 1 among the B - 1 common slots", common)
+        proof.nonneg(f"a shared good user exists for B = 3j + {3 * start + rho_}: 2(ceil(2B/3) - 1) - (B - 1) >= 1 among the B - 1 "
+                     "common slots", 2 * (sp.ceiling(sp.Rational(2, 3) * b) - 1) - (b - 1) - 1)
+    proof.nonneg("2B/3 > B/2: a good set holds more than half of its batch, so Assumption 3.3(i) applies to it",
+                 sp.Rational(2, 3) * sp.Symbol("B", positive=True) - sp.Symbol("B", positive=True) / 2)
     rho, s = sp.symbols("rho s", positive=True)
-    al = sp.symbols("alpha0:6", nonnegative=True)
-    caps = [rho, rho, rho, rho, s, s]  # X_rs - X', X' - c, c - Y', Y' - Y_rs, g - X_rs, Y_rs - g'
-    proof.nonneg("g - g' is a sum of 6 terms bounded by rho, rho, rho, rho, s, s: <= 4 rho + 2 s",
-                 (4 * rho + 2 * s) - sum(c - a for c, a in zip(caps, al, strict=True)))
+    eta, gap_g, gap_x = sp.symbols("eta g_gap x_gap", nonnegative=True)
+    e = sp.symbols("e1:7", nonnegative=True)  # |g - X_rs|, |X_rs - X'|, |X' - c|, |c - Y'|, |Y' - Y_rs|, |Y_rs - g'|
+    shared = [proof.given_fact("c is a good user of both batches: |X' - c| <= rho", le(e[2], rho)),
+              proof.given_fact("... and |c - Y'| <= rho", le(e[3], rho))]
+    triangle = proof.assume_fact("triangle inequality", "|g - g'| <= the sum of the six legs g, X_rs, X', c, Y', Y_rs, g'",
+                                 le(gap_g, sum(e)))
+    premises = [ALG2.fact("within", {EST_DIST: e[0], CLIP_RADIUS: s}), MEDIAN.fact("break point", {MEDIAN_DIST: e[1], RADIUS: rho}),
+                *shared, MEDIAN.fact("break point", {MEDIAN_DIST: e[4], RADIUS: rho}),
+                ALG2.fact("within", {EST_DIST: e[5], CLIP_RADIUS: s}), triangle,
+                BOX.fact("linf", {PROJ_GAP: gap_x, INPUT_GAP: eta * gap_g})]
+    proof.depends("||x_1 - y_1||_inf <= eta ||g - g'||_inf <= eta (s + rho + rho + rho + rho + s) = eta (4 rho + 2 s)",
+                  le(gap_x, eta * (4 * rho + 2 * s)), premises)
 
     def prop(b: int, data: list[float], center: float, rho_: float, vs: float, slot: int, new: float) -> None:
         need = -(-2 * b // 3)

@@ -4,14 +4,18 @@ Alg 2's Lipschitz and affine properties and the box projection), cross-checked b
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
+from dpaudit.proofs.common.box_projection_nonexpansive import CHECK as BOX
+from dpaudit.proofs.common.box_projection_nonexpansive import INPUT_GAP, PROJ_GAP
+from dpaudit.proofs.ghazi2025._alg2 import alg2
+from dpaudit.proofs.ghazi2025.alg2_estimator import CHECK as ALG2
+from dpaudit.proofs.ghazi2025.alg2_estimator import EST_GAP, PERTURBATION_EST
+from dpaudit.proofs.ghazi2025.lemma_3_2_contraction import CHECKS as LEMMA_3_2
+from dpaudit.proofs.ghazi2025.lemma_3_2_contraction import INPUT_GAP as INPUT_GAP_32
+from dpaudit.proofs.ghazi2025.lemma_3_2_contraction import STEP_GAP
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.projections import project_box
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof
-from proofs.common.box_projection_nonexpansive import CHECK as BOX
-from proofs.ghazi2025._alg2 import alg2
-from proofs.ghazi2025.alg2_estimator import CHECK as ALG2
-from proofs.ghazi2025.lemma_3_2_contraction import CHECKS as LEMMA_3_2
+from dpaudit.verify import NUMERIC_RTOL, CheckResult, LemmaCheck, Proof, Verdict, le
 
 NAME = "ghazi2025/lemma_3_7_iteration_sensitivity"
 
@@ -25,11 +29,19 @@ def _dd_hessian(rng: np.random.Generator, d: int) -> np.ndarray:
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("per-user losses convex, beta-smooth (Def 2.2) with DD Hessians (Assumptions 2.4, 2.5); eta <= 2/beta; box domain",
-                 "robust statistic = coordinate-wise median; the two runs use the same users at every step after the differing one",
-                 "step: x -> Pi(x - eta Alg2({q_i(x)}, s)) = Pi(Alg2({x - eta q_i(x)}, eta s)) by affine equivariance (a = -eta, b = x)")
-    proof.depends("Lemma 3.2 (each x - eta q_i(x) is an l_inf contraction), Alg 2 is 1-Lipschitz and affine equivariant, "
-                  "box projection is l_inf non-expansive", [LEMMA_3_2[0], ALG2, BOX])
+    proof.given("per-user losses convex, beta-smooth (Def 2.2) with DD Hessians (Assumptions 2.4, 2.5); eta <= 2/beta; box domain",
+                "robust statistic = coordinate-wise median; the two runs use the same users at every step after the differing one")
+    proof.assume("affine equivariance rewrites the step", "x -> Pi(x - eta Alg2({q_i(x)}, s)) = Pi(Alg2({x - eta q_i(x)}, eta s)) "
+                 "by Alg 2's affine equivariance (a = -eta, b = x): the step is the box projection of Alg 2 applied to the "
+                 "users' gradient steps")
+    # one step t -> t + 1: gap D = ||x_t - y_t||_inf; each user's gradient step moves the pair by at most D (Lemma 3.2),
+    # so Alg 2's inputs are perturbed by at most D; Alg 2 then moves by at most D; the box projection does not expand
+    gap, step, est, out = sp.symbols("D user_step_gap alg2_gap next_gap", nonnegative=True)
+    proof.depends("||x_{t+1} - y_{t+1}||_inf <= ||x_t - y_t||_inf", le(out, gap),
+                  [LEMMA_3_2[0].fact("contraction", {STEP_GAP: step, INPUT_GAP_32: gap}),
+                   ALG2.fact("lipschitz", {EST_GAP: est, PERTURBATION_EST: step}),
+                   BOX.fact("linf", {PROJ_GAP: out, INPUT_GAP: est})])
+    proof.assume("induction over t", "a gap that does not grow in one step does not grow over any number of steps")
     rng = proof.rng
     ratios, where = [], []
     for trial in range(60):

@@ -7,10 +7,19 @@ import math
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.ghazi2025._alg2 import max_ball_count, score
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
-from proofs.ghazi2025._alg2 import max_ball_count, score
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 
 PRINTED = "ghazi2025/lemma_3_8_hypothesis_third"
 CORRECTED = "ghazi2025/lemma_3_8_score_ceiling"
@@ -18,18 +27,19 @@ CORRECTED = "ghazi2025/lemma_3_8_score_ceiling"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("Lemma 3.10 case (i) treats batches that are not (1/tau)-aligned: no l_inf ball of radius 1/tau holds >= 2B/3 points")
+    proof.given("Lemma 3.10 case (i) treats batches that are not (1/tau)-aligned: no l_inf ball of radius 1/tau holds >= 2B/3 points")
     batch = np.array([0.0, 0.0, 0.0, 100.0, 100.0, 100.0])
     most = max_ball_count(batch, 1.0)  # tau = 1
-    proof.exact("B = 6, {0, 0, 0, 100, 100, 100}, tau = 1: not aligned (largest ball holds 3 < 2B/3 = 4)", most < 4, 1)
-    proof.refute("... yet a ball holds 3 >= B/3 = 2 points, so Lemma 3.8's hypothesis fails and the case is uncovered",
-                 {"B": 6, "batch": batch.tolist(), "tau": 1, "largest ball count": most}, sp.Rational(6, 3) - 1 - most)
+    proof.refute("B = 6, {0, 0, 0, 100, 100, 100}, tau = 1: a ball holds 3 >= B/3 = 2 points, so Lemma 3.8's hypothesis fails "
+                 "and the case is uncovered", {"B": 6, "batch": batch.tolist(), "tau": 1, "largest ball count": most},
+                 sp.Rational(6, 3) - 1 - most,
+                 conditions={"not aligned: the largest ball holds 3 < 2B/3 = 4 (the batch's two clusters are 100 apart)": most < 4})
     return proof.result()
 
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("k_i = #{j : ||q_i - q_j||_inf <= 1/tau} < 2B/3 for every i (implied by 'every ball B_inf(Y, 1/tau) holds < 2B/3')",
+    proof.given("k_i = #{j : ||q_i - q_j||_inf <= 1/tau} < 2B/3 for every i (implied by 'every ball B_inf(Y, 1/tau) holds < 2B/3')",
                  "row_i = sum_j exp(-tau ||q_i - q_j||_inf): terms within 1/tau are <= 1, the others < e^{-1}")
     tau = sp.Symbol("tau", positive=True)
     y = sp.Symbol("y", nonnegative=True)

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.ghazi2025._alg2 import score
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
-from proofs.ghazi2025._alg2 import score
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 
 PRINTED = "ghazi2025/lemma_3_9_precondition_from_thm31"
 CORRECTED = "ghazi2025/lemma_3_9_with_step_cap"
@@ -24,7 +33,7 @@ def thm31_extremes(n: sp.Expr, m: sp.Expr, d: sp.Expr, eps: sp.Expr, delta: sp.E
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("Thm 3.1 with G = D = 1: B = 100 log(mnd/delta)/eps, beta and eta at the largest values its conditions allow")
+    proof.given("Thm 3.1 with G = D = 1: B = 100 log(mnd/delta)/eps, beta and eta at the largest values its conditions allow")
     big_b, beta, eta = thm31_extremes(sp.Integer(10**6), sp.Integer(100), sp.Integer(10), sp.Integer(1), sp.Rational(1, 10**6))
     prod = 6 * beta * eta * big_b
     proof.refute("n = 1e6, m = 100, d = 10, eps = 1, delta = 1e-6: 6 beta eta B vs 1", {"n": 10**6, "m": 100, "d": 10, "epsilon": 1,
@@ -37,7 +46,7 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("eta <= 1/(6 beta B) added to Thm 3.1 (note 2.8), B >= 1",
+    proof.given("eta <= 1/(6 beta B) added to Thm 3.1 (note 2.8), B >= 1",
                  "Lemma 3.9's chain: ||x_t - y_t||_inf <= 6 eta/tau, per-user gradients beta-Lipschitz in l_inf, so each q moves by "
                  "<= Delta = 6 beta eta/tau and |s - s'| <= (1 - e^{-2 tau Delta}) B = (1 - e^{-12 beta eta}) B")
     beta, big_b = sp.symbols("beta B", positive=True)

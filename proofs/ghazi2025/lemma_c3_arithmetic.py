@@ -6,15 +6,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2025/lemma_c3_arithmetic"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("proof of Lemma C.3: E[A_i] <= 4 eps sqrt(d) + d/(8n) for each of the n terms, whose sum must reach d/4")
+    proof.given("proof of Lemma C.3: E[A_i] <= 4 eps sqrt(d) + d/(8n) for each of the n terms, whose sum must reach d/4")
     n, eps, d = sp.symbols("n epsilon d", positive=True)
     proof.zero("n (4 eps sqrt(d) + d/(8n)) - d/4 = 4 eps sqrt(d) (n - sqrt(d)/(32 eps)): same sign as n - sqrt(d)/(32 eps)",
                n * (4 * eps * sp.sqrt(d) + d / (8 * n)) - d / 4 - 4 * eps * sp.sqrt(d) * (n - sp.sqrt(d) / (32 * eps)))

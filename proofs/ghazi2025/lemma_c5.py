@@ -4,9 +4,9 @@ integration by parts gives 2 E[g(p) p] (PROVED)."""
 from __future__ import annotations
 
 import sympy as sp
+from dpaudit.proofs._tools import uniform_expectation
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof, uniform_expectation
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2025/lemma_c5_printed"
 CORRECTED = "ghazi2025/lemma_c5_factor_two"
@@ -24,9 +24,9 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("g differentiable on [-1, 1] (the proof's g is an expectation of a bounded function of Gaussians, hence smooth)")
+    proof.given("g differentiable on [-1, 1] (the proof's g is an expectation of a bounded function of Gaussians, hence smooth)")
     g = sp.Function("g")
-    proof.zero("d/dp[(1 - p^2) g(p)] = (1 - p^2) g'(p) - 2 p g(p)", sp.diff((1 - p**2) * g(p), p) - ((1 - p**2) * sp.diff(g(p), p) - 2 * p * g(p)))
+    proof.equal("d/dp[(1 - p^2) g(p)] = (1 - p^2) g'(p) - 2 p g(p)", sp.diff((1 - p**2) * g(p), p), (1 - p**2) * sp.diff(g(p), p) - 2 * p * g(p))
     proof.zeros("the boundary term (1 - p^2) g(p) vanishes at p = -1 and p = 1", [((1 - p**2) * g(p)).subs(p, 1), ((1 - p**2) * g(p)).subs(p, -1)])
     proof.cite("fundamental theorem of calculus", "so int (1 - p^2) g' dp = int 2 p g dp, i.e. E[(1 - p^2) g'] = 2 E[g p]")
     rng = proof.rng
@@ -38,7 +38,7 @@ def _corrected() -> CheckResult:
         rhs = sp.Poly(gp * p, p).integrate()
         ok = ok and (lhs.eval(1) - lhs.eval(-1)) / 2 == 2 * (rhs.eval(1) - rhs.eval(-1)) / 2
         cases += 1
-    proof.exact("exact integrals for 20 seeded g (random quartic polynomials)", ok, cases)
+    proof.instance("exact integrals for 20 seeded g (random quartic polynomials)", ok, point={"g": "a seeded quartic"}, cases=cases)
     return proof.result()
 
 

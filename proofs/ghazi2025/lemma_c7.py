@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs._tools import uniform_expectation
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof, uniform_expectation
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2025/lemma_c7_cube"
 CORRECTED = "ghazi2025/lemma_c7_signs"
@@ -17,7 +17,7 @@ mu = sp.Symbol("mu", real=True)
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("d = 1, mu ~ U[-1, 1], M = sign(mu)/10 in [-1, 1]: signs always agree (mu = 0 has probability 0), so alpha = 0")
+    proof.given("d = 1, mu ~ U[-1, 1], M = sign(mu)/10 in [-1, 1]: signs always agree (mu = 0 has probability 0), so alpha = 0")
     lhs = uniform_expectation(sp.Rational(1, 10) * sp.Abs(mu), mu)
     rhs = sp.Rational(1, 2) - 2 * 0
     proof.refute("E[M mu] = 1/20 < d/2 - 2 alpha = 1/2", {"d": 1, "M": "sign(mu)/10", "alpha": 0, "E[M mu]": lhs, "d/2 - 2 alpha": rhs},
@@ -27,12 +27,15 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("M in {-1, 1}^d; alpha >= E sum_k |mu_k| 1(sign mu_k != sign M_k); coordinates add up")
+    proof.given("M in {-1, 1}^d; alpha >= E sum_k |mu_k| 1(sign mu_k != sign M_k)")
     m0 = sp.Symbol("m0", positive=True)
-    proof.zeros("per coordinate M mu = |mu| - 2 |mu| 1(sign M != sign mu) (mu = +-m0, M = +-1)",
-                [(1 * m0) - (m0 - 0), (-1 * m0) - (m0 - 2 * m0), (1 * -m0) - (m0 - 2 * m0), (-1 * -m0) - (m0 - 0)])
-    proof.zero("E|mu| = 1/2 for mu ~ U[-1, 1]", uniform_expectation(sp.Abs(mu), mu) - sp.Rational(1, 2))
-    proof.cite("sum", "E sum_k M_k mu_k = d/2 - 2 E sum_k |mu_k| 1(...) >= d/2 - 2 alpha")
+    combos = [(sm, big_m) for sm in (1, -1) for big_m in (1, -1)]  # sign of mu (|mu| = m0 > 0) and M: the whole domain
+    bad = [(sm, big_m) for sm, big_m in combos
+           if sp.expand(big_m * sm * m0 - (m0 - 2 * m0 * (1 if sm != big_m else 0))) != 0]
+    proof.exact("per coordinate M mu = |mu| - 2 |mu| 1(sign M != sign mu), for both signs of mu != 0 and both values of M",
+                not bad, counterexample=lambda: {"sign mu": bad[0][0], "M": bad[0][1]}, cases=4)
+    proof.equal("E|mu| = 1/2 for mu ~ U[-1, 1]", uniform_expectation(sp.Abs(mu), mu), sp.Rational(1, 2))
+    proof.assume("linearity of expectation over coordinates", "E sum_k M_k mu_k = d/2 - 2 E sum_k |mu_k| 1(...) >= d/2 - 2 alpha")
     rng = proof.rng
     mus = rng.uniform(-1, 1, size=(400, 8))
     signs = np.where(rng.random((400, 8)) < 0.3, -np.sign(mus), np.sign(mus))

@@ -8,21 +8,34 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    Fact,
+    LemmaCheck,
+    Proof,
+    Region,
+    Verdict,
+    Violation,
+    finite_floats,
+    le,
+    st,
+    vectors,
+)
 
 NAME = "ghazi2025/median_satisfies_assumption_3_3"
+#: facts: (i) ||median - X'||_inf <= rho when more than B/2 points lie in B_inf(X', rho); (ii) the median moves by
+#: <= Delta when every point moves by <= Delta in l_inf
+MEDIAN_DIST, RADIUS, MEDIAN_GAP, PERTURBATION = sp.symbols("median_dist radius median_gap perturbation", nonnegative=True)
 
 
 def prove_order_statistics_lipschitz(proof: Proof) -> None:
     """max and min are non-expansive in l_inf; order statistics are max-min lattice formulas of them."""
-    c = sp.Symbol("c", real=True)
-    e = sp.Symbol("e", nonnegative=True)
-    # |max(a, b) - max(c, d)| <= max(|a - c|, |b - d|): WLOG max(a, b) = a >= max(c, d) (symmetric); show a - max(c, d) <= a - c
-    proof.cases("max is non-expansive: a - max(c, d) <= a - c (WLOG a = max(a, b) >= max(c, d))",
-                {"c >= d (d = c - e)": (sp.Max(c, c - e) - c), "c < d (d = c + e)": (sp.Max(c, c + e) - c)})
-    proof.cases("min is non-expansive: min(c, d) - c <= 0, the mirror case",
-                {"c <= d (d = c + e)": -(sp.Min(c, c + e) - c), "c > d (d = c - e)": -(sp.Min(c, c - e) - c)})
+    a, b, c, d = sp.symbols("a b c d", real=True)
+    orders = Region.orders([a, b, c, d])
+    bound = sp.Max(sp.Abs(a - c), sp.Abs(b - d))
+    proof.cases("max is non-expansive: |max(a, b) - max(c, d)| <= max(|a - c|, |b - d|)", bound - sp.Abs(sp.Max(a, b) - sp.Max(c, d)), orders)
+    proof.cases("min is non-expansive: |min(a, b) - min(c, d)| <= max(|a - c|, |b - d|)", bound - sp.Abs(sp.Min(a, b) - sp.Min(c, d)), orders)
     ok, cases = True, 0
     for size in range(1, 6):
         for perm in itertools.permutations(range(size)):
@@ -30,13 +43,17 @@ def prove_order_statistics_lipschitz(proof: Proof) -> None:
                 lattice = max(min(perm[i] for i in subset) for subset in itertools.combinations(range(size), size - k + 1))
                 ok = ok and lattice == k - 1
                 cases += 1
-    proof.exact("x_(k) = max over (B-k+1)-subsets of their min, every ordering of B <= 5 values", ok, cases)
-    proof.cite("lattice formula", "the identity holds for every B (the largest B-k+1 values attain it; every such subset contains a value of rank <= k)")
+    proof.instance("x_(k) = max over (B-k+1)-subsets of their min, every ordering of B <= 5 values", ok,
+                   point={"B": "<= 5"}, cases=cases)
+    proof.assume("order-statistic lattice formula for every B", "x_(k) = max over (B-k+1)-subsets of their min holds for every B "
+                 "(the largest B-k+1 values attain it; every such subset contains a value of rank <= k); a max (min) of "
+                 "non-expansive maps is non-expansive, by induction on the two-argument case")
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("median of B reals: x_((B+1)/2) for odd B, (x_(B/2) + x_(B/2+1))/2 for even B (numpy.median); coordinates separate")
+    proof.given("median of B reals: x_((B+1)/2) for odd B, (x_(B/2) + x_(B/2+1))/2 for even B (numpy.median)")
+    proof.assume("coordinates separate", "the coordinate-wise median acts on each coordinate alone, so (i)-(iii) in l_inf follow from 1-D")
     prove_order_statistics_lipschitz(proof)
     j = sp.Symbol("j", positive=True, integer=True)
     # (i): more than B/2 values inside [lo, hi] leave at most (middle index - 1) values on either side
@@ -76,4 +93,5 @@ CHECK = LemmaCheck(
     expected=Verdict.PROVED,
     papers=("ghazi2025",),
     check=_run,
+    facts=(Fact("break point", le(MEDIAN_DIST, RADIUS)), Fact("lipschitz", le(MEDIAN_GAP, PERTURBATION))),
 )

@@ -6,15 +6,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "ghazi2025/phases_use_users_once"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("phase s uses n_s = n/2^s fresh users (Alg 5 line 3), each once, with m gradients per user (Alg 1 line 4)")
+    proof.given("phase s uses n_s = n/2^s fresh users (Alg 5 line 3), each once, with m gradients per user (Alg 1 line 4)")
     n, m = sp.symbols("n m", positive=True)
     s, big_s = sp.symbols("s S", positive=True, integer=True)
     total = sp.summation(n / 2**s, (s, 1, big_s))

@@ -5,10 +5,9 @@ use consistent (PROVED)."""
 from __future__ import annotations
 
 import sympy as sp
+from dpaudit.proofs._units import C, L, scaling_exponents
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
-from proofs._units import C, L, scaling_exponents
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "ghazi2025/tau_units_printed"
 CORRECTED = "ghazi2025/tau_units_inverse_radius"
@@ -21,7 +20,8 @@ NONE, GRAD, THETA = (sp.Integer(0), sp.Integer(0)), (sp.Integer(1), sp.Integer(-
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("a valid parameter choice is invariant under theta -> c theta and loss -> a loss; exp's argument must be unit-free")
+    proof.assume("invariance under units", "a valid parameter choice is invariant under theta -> c theta and loss -> a loss; "
+                 "exp's argument must be unit-free")
     tau = G * sp.log(n * m * d) / sp.sqrt(m)
     exps = scaling_exponents(tau * q, SCALING)
     assert exps is not None
@@ -33,13 +33,12 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("a valid parameter choice is invariant under theta -> c theta and loss -> a loss")
+    proof.assume("invariance under units", "a valid parameter choice is invariant under theta -> c theta and loss -> a loss")
     tau = 1 / (c_tau * G * sp.sqrt(2 * sp.log(2 * n * d / omega) / m))
     uses = {"eq. (3) argument tau ||q - q'||": (tau * q, NONE), "clip radius s = 1/tau (compared with gradients)": (1 / tau, GRAD),
             "alignment radius rho = 1/tau": (1 / tau, GRAD), "sensitivity eta (4 rho + 2 s) = 6 eta/tau (compared with ||x_t - y_t||)": (6 * eta / tau, THETA)}
     for name, (expr, want) in uses.items():
-        exps = scaling_exponents(expr, SCALING)
-        proof.zeros(f"{name} has units {want}", [sp.Integer(1) if exps is None else exps[0] - want[0], sp.Integer(0) if exps is None else exps[1] - want[1]])
+        proof.equal(f"{name} scales like a^{want[0]} c^{want[1]}", expr.subs(SCALING, simultaneous=True) / expr, L ** want[0] * C ** want[1])
     return proof.result()
 
 

@@ -9,8 +9,16 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof, Violation, finite_floats, st, vectors
+from dpaudit.verify import (
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 
 PRINTED = "ghazi2025/remark_3_4_trimmed_mean"
 CORRECTED = "ghazi2025/remark_3_4_trimmed_mean_third"
@@ -24,13 +32,13 @@ def trimmed_mean(x: np.ndarray, k: int) -> float:
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("10%-trimmed mean of B = 10 values removes the smallest and the largest value; rho = 0, X' = 0")
+    proof.given("10%-trimmed mean of B = 10 values removes the smallest and the largest value; rho = 0, X' = 0")
     values = [Fraction(0)] * 6 + [Fraction(100)] * 4
     kept = sorted(values)[1:-1]
     tm = sum(kept, Fraction(0)) / len(kept)
-    proof.exact("6 > B/2 = 5 of the points lie in B_inf(0, 0)", sum(v == 0 for v in values) > 5, 1)
     proof.refute("{0 x 6, 100 x 4}: trimmed mean 75/2 is outside B_inf(0, 0) = {0}", {"values": "0 x 6, 100 x 4", "trim": "10%",
-                 "trimmed mean": sp.Rational(tm.numerator, tm.denominator)}, -sp.Abs(sp.Rational(tm.numerator, tm.denominator)))
+                 "trimmed mean": sp.Rational(tm.numerator, tm.denominator)}, -sp.Abs(sp.Rational(tm.numerator, tm.denominator)),
+                 conditions={"6 > B/2 = 5 of the points lie in B_inf(0, 0)": sum(v == 0 for v in values) > 5})
     impl = float(stats.trim_mean(np.array([0.0] * 6 + [100.0] * 4), 0.1))
     proof.numeric_eq("scipy.stats.trim_mean(., 0.1) = 37.5", impl, 37.5, {"impl": impl})
     return proof.result()
@@ -38,15 +46,16 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("B values, k per side with floor(B/3) <= k < B/2; at least ceil(2B/3) values lie in [lo, hi]",
-                 "the values below lo are the smallest ones, so removing the k smallest removes them all when there are <= k (same above)")
+    proof.given("B values, k per side with floor(B/3) <= k < B/2; at least ceil(2B/3) values lie in [lo, hi]")
+    proof.assume("trimming removes the outliers", "the values below lo are the smallest ones, so removing the k smallest removes "
+                 "them all when there are <= k (same above)")
+    proof.assume("division by 3", "every integer B >= 0 is 3j, 3j + 1 or 3j + 2 for an integer j >= 0")
     j = sp.Symbol("j", nonnegative=True, integer=True)
-    outside = []
     for rho in (0, 1, 2):
         b = 3 * j + rho
-        outside.append((b - sp.ceiling(sp.Rational(2, 3) * b)) - sp.floor(sp.Rational(1, 3) * b))
-    proof.zeros("B - ceil(2B/3) = floor(B/3) for B = 3j, 3j + 1, 3j + 2: at most floor(B/3) <= k values lie outside", outside)
-    proof.cite("convexity", "the kept values lie in [lo, hi], so their mean does")
+        proof.equal(f"B - ceil(2B/3) = floor(B/3) for B = 3j + {rho}: at most floor(B/3) <= k values lie outside",
+                    b - sp.ceiling(sp.Rational(2, 3) * b), sp.floor(sp.Rational(1, 3) * b))
+    proof.assume("a mean of values in [lo, hi] is in [lo, hi]", "the kept values lie in [lo, hi], so their mean does")
 
     def prop(b: int, data: list[float], lo: float, width: float, extra: int) -> None:
         inside_n = -(-2 * b // 3)  # ceil(2B/3)

@@ -5,15 +5,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/alg2_budget_algebra"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("eps' = eps / sqrt(8 d ln(1/delta)) (Alg 2 line 3), 0 < delta < 1, d >= 1")
+    proof.given("eps' = eps / sqrt(8 d ln(1/delta)) (Alg 2 line 3), 0 < delta < 1, d >= 1")
     eps, d, lg = sp.symbols("epsilon d L", positive=True)  # L = ln(1/delta) > 0
     eps_p = eps / sp.sqrt(8 * d * lg)
     proof.zero("first DRV term: eps' sqrt(2 d ln(1/delta)) = eps/2", eps_p * sp.sqrt(2 * d * lg) - eps / 2)

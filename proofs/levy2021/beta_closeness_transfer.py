@@ -5,22 +5,22 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict
 
 NAME = "levy2021/beta_closeness_transfer"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("P, Q on a common finite or countable set; TV(P, Q) = sum_k (p_k - q_k)_+ (Def 4)",
-                 "E_P f - E_Q f = sum_k f_k (p_k - q_k), bounded term-wise and summed")
+    proof.given("P, Q on a common finite or countable set; TV(P, Q) = sum_k (p_k - q_k)_+ (Def 4); 0 <= f_k <= M")
+    proof.assume("summing term-wise bounds", "E_P f - E_Q f = sum_k f_k (p_k - q_k) <= sum_k M (p_k - q_k)_+ = M TV(P, Q) "
+                 "by the term-wise bound (absolutely convergent sums)")
     big_m = sp.Symbol("M", positive=True)
-    h, g, q = sp.symbols("h g q", nonnegative=True)  # f = M - h in [0, M] (f >= 0 below), p - q = +g or -g
-    f = sp.Symbol("f", nonnegative=True)
-    proof.cases("term-wise: f_k (p_k - q_k) <= M (p_k - q_k)_+",
-                {"p >= q (p = q + g, f = M - h)": big_m * g - (big_m - h) * g, "p < q (p = q - g, f >= 0)": 0 - f * (-g)})
-    del q
+    f, p, q = sp.symbols("f p q", real=True)
+    residual = big_m * sp.Max(p - q, 0) - f * (p - q)
+    bounds = [sp.Le(0, f), sp.Le(f, big_m)]
+    regions = [Region.where("p >= q, f <= M", sp.Le(q, p), sp.Le(f, big_m)), Region.where("p <= q, f >= 0", sp.Le(p, q), sp.Le(0, f))]
+    proof.cases("term-wise: f_k (p_k - q_k) <= M (p_k - q_k)_+ for 0 <= f_k <= M", residual, regions, domain=bounds)
     rng = proof.rng
     lhs, rhs = [], []
     for _ in range(500):

@@ -5,17 +5,16 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/beta_derived_le_stated"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("L = log(dn/gamma) >= 1/10, L' = log(1/delta) > 0; tau', eps' as in Alg 2 line 3",
-                 "per coordinate, Thm 1 fails w.p. <= (sqrt(d) B/tau') e^{-n eps'/8}; union over d coordinates, plus gamma "
-                 "(data) and gamma (rotation) [DERIVED, note section 4]")
+    proof.given("L = log(dn/gamma) >= 1/10, L' = log(1/delta) > 0; tau', eps' as in Alg 2 line 3",
+                "derived failure probability (note section 4 [DERIVED]): per coordinate, Thm 1 fails w.p. <= (sqrt(d) B/tau') "
+                "e^{-n eps'/8}; union over d coordinates, plus gamma (data) and gamma (rotation)")
     d, n, tau, eps, big_b, lp = sp.symbols("d n tau epsilon B Lp", positive=True)
     ell = sp.Symbol("ell", nonnegative=True)
     lg = sp.Rational(1, 10) + ell
@@ -28,7 +27,7 @@ def _run() -> CheckResult:
     rate_derived = n * eps_p / 8
     rate_stated = n * eps / (24 * sp.sqrt(d * lp))
     proof.nonneg("exponent: n eps'/8 - n eps/(24 sqrt(d L')) >= 0 (8 sqrt(8) <= 24)", sp.simplify(rate_derived - rate_stated))
-    proof.cite("product", "0 <= a <= a' and 0 <= b <= b' give a b <= a' b'; both betas add the same 2 gamma")
+    proof.assume("product of ordered non-negative factors", "0 <= a <= a' and 0 <= b <= b' give a b <= a' b'; both betas add the same 2 gamma")
     rng = proof.rng
     m = 2000
     dd, nn = rng.integers(1, 512, m), rng.integers(1, 10**5, m)

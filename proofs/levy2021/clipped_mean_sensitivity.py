@@ -5,30 +5,36 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.userlevel.projections import clamp
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
-from proofs._geometry import A, clamp_ordered_cases
-from proofs._geometry import clamp as sym_clamp
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
+from dpaudit.verify.geometry import A, B, X, Y, clamp_regions
+from dpaudit.verify.geometry import clamp as sym_clamp
 
 NAME = "levy2021/clipped_mean_sensitivity"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("replace-one neighbours: X and X' differ only in the n-th entry; n >= 1 is public", "a <= b fixed (data-independent)")
+    proof.given("replace-one neighbours: X and X' differ only in the n-th entry; n >= 1 is public", "a <= b fixed (data-independent)",
+                "Alg 1: |b - a| = 4 tau, so (b - a)/n = 4 tau/n")
     n = sp.Symbol("n", positive=True, integer=True)
     rest = sp.Symbol("S_rest", real=True)  # sum of the n - 1 shared clipped entries
     cx, cx2 = sp.symbols("Pi_x Pi_xp", real=True)
     proof.zero("mean(Pi(X)) - mean(Pi(X')) = (Pi(x_n) - Pi(x'_n)) / n", (rest + cx) / n - (rest + cx2) / n - (cx - cx2) / n)
-    width = {}
-    for name, c in clamp_ordered_cases():
-        width[name] = (c["b"] - A) - (sym_clamp(c["y"], A, c["b"]) - sym_clamp(c["x"], A, c["b"]))
-    proof.cases("|Pi(x) - Pi(x')| <= b - a (clamp maps into [a, b])", width)
+    proof.cases("|Pi(x) - Pi(x')| <= b - a (clamp maps into [a, b])",
+                (B - A) - sp.Abs(sym_clamp(X, A, B) - sym_clamp(Y, A, B)), clamp_regions(X, Y), domain=[sp.Le(A, B, evaluate=False)])
     b = A + sp.Symbol("w", positive=True)
     proof.zero("attained at x_n = a, x'_n = b", (sym_clamp(b, A, b) - sym_clamp(A, A, b)) - (b - A))
-    tau = sp.Symbol("tau", positive=True)
-    proof.zero("Alg 1 width |b - a| = 4 tau gives sensitivity 4 tau / n", (4 * tau) / n - 4 * tau / n)
 
     def prop(data: list[float], replacement: float, low: float, width_: float, n_: int) -> None:
         x = np.array(data[:n_])

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.selection import ExponentialMechanism
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict
 
 NAME = "levy2021/exponential_mechanism_privacy"
 CONTROL = "levy2021/exponential_mechanism_without_half"
@@ -16,18 +15,21 @@ CONTROL = "levy2021/exponential_mechanism_without_half"
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("counts c, c' in R^K with |c_j - c'_j| <= 1 for all j (replace-one changes each bin count by <= 1)",
-                 "ln P_c(k) - ln P_c'(k) = (eps/2)(c_k - c'_k) - ln(Z_c / Z_c'), Z = sum_j exp(eps c_j / 2)")
+    proof.given("counts c, c' in R^K with |c_j - c'_j| <= 1 for all j (replace-one changes each bin count by <= 1)",
+                "P_c(k) = exp(eps c_k/2)/Z_c with Z_c = sum_j exp(eps c_j/2), so ln P_c(k) - ln P_c'(k) = (eps/2)(c_k - c'_k) - ln(Z_c/Z_c')")
     eps = sp.Symbol("epsilon", positive=True)
     t = sp.Symbol("t", nonnegative=True)
     # term-wise: w'_j = w_j exp(eps delta_j / 2), delta_j in [-1, 1]; write delta_j = 1 - t or -1 + t
     proof.monotone_nonneg("e^{eps/2} - e^{eps delta/2} >= 0 for delta = 1 - t <= 1", sp.exp(eps / 2) - sp.exp(eps * (1 - t) / 2), t, 0)
     proof.monotone_nonneg("e^{eps delta/2} - e^{-eps/2} >= 0 for delta = -1 + t >= -1", sp.exp(eps * (t - 1) / 2) - sp.exp(-eps / 2), t, 0)
-    proof.cite("summation", "summing the term-wise bounds gives e^{-eps/2} Z_c <= Z_c' <= e^{eps/2} Z_c, i.e. |ln(Z_c/Z_c')| <= eps/2")
-    m = sp.Symbol("m", nonnegative=True)
-    # total: |(eps/2) delta_k - lnratio| <= eps with delta_k in [-1, 1], lnratio in [-eps/2, eps/2]
-    proof.cases("|(eps/2) delta_k - ln(Z_c/Z_c')| <= eps",
-                {"upper": eps - ((eps / 2) * (1 - t) - (-eps / 2 + m)), "lower": eps + ((eps / 2) * (-1 + t) - (eps / 2 - m))})
+    proof.assume("summing term-wise bounds", "summing the term-wise bounds gives e^{-eps/2} Z_c <= Z_c' <= e^{eps/2} Z_c, i.e. |ln(Z_c/Z_c')| <= eps/2")
+    # total: |(eps/2) delta_k - lam| <= eps for delta_k = c_k - c'_k in [-1, 1] and lam = ln(Z_c/Z_c') in [-eps/2, eps/2]
+    dl, lam = sp.symbols("delta_k lambda", real=True)
+    box = [sp.Le(dl, 1), sp.Le(-1, dl), sp.Le(lam, eps / 2), sp.Le(-eps / 2, lam)]
+    proof.cases("(eps/2) delta_k - lam <= eps", eps - (eps / 2 * dl - lam),
+                [Region.where("delta_k <= 1, lam >= -eps/2", sp.Le(dl, 1), sp.Le(-eps / 2, lam))], domain=box)
+    proof.cases("(eps/2) delta_k - lam >= -eps", eps + (eps / 2 * dl - lam),
+                [Region.where("delta_k >= -1, lam <= eps/2", sp.Le(-1, dl), sp.Le(lam, eps / 2))], domain=box)
     rng = proof.rng
     ratios, labels, tols = [], [], []
     for size in (2, 5, 40):

@@ -6,10 +6,11 @@ import numpy as np
 import sympy as sp
 from scipy.linalg import hadamard
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, Fact, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/hadamard_rotation_orthogonal"
+#: ||U x||_2^2 and ||x||_2^2 in the fact "U preserves the l_2 norm"
+NORM_UX_SQ, NORM_X_SQ = sp.symbols("norm_Ux_sq norm_x_sq", nonnegative=True)
 
 
 def _blockmul(x: list[list[sp.Expr]], y: list[list[sp.Expr]]) -> list[list[sp.Expr]]:
@@ -18,7 +19,7 @@ def _blockmul(x: list[list[sp.Expr]], y: list[list[sp.Expr]]) -> list[list[sp.Ex
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("Sylvester construction H_1 = [1], H_{2d} = [[H_d, H_d], [H_d, -H_d]] (d = 2^k)",
+    proof.given("Sylvester construction H_1 = [1], H_{2d} = [[H_d, H_d], [H_d, -H_d]] (d = 2^k)",
                  "D = diag(omega), omega in {-1, +1}^d drawn independently of the data")
     h, ht, eye = sp.symbols("H H^T I", commutative=False)
     d = sp.Symbol("d", positive=True)
@@ -27,11 +28,12 @@ def _run() -> CheckResult:
     target = [[2 * d * eye, 0], [0, 2 * d * eye]]
     proof.zeros("induction step: H_d H_d^T = d I implies H_{2d} H_{2d}^T = 2d I (each of the 4 blocks)",
                 [step[i][j] - target[i][j] for i in range(2) for j in range(2)])
-    w = sp.Symbol("omega")
-    proof.zero("D^2 = I: omega^2 = 1 for omega in {-1, +1}", sum((w**2 - 1).subs(w, s) ** 2 for s in (-1, 1)))
-    proof.cite("orthogonality", "U^T U = D H^T H D / d = D (d I) D / d = I (H^T H = d I for the square H with H H^T = d I)")
+    signs = (sp.Integer(-1), sp.Integer(1))
+    proof.exact("D^2 = I: omega^2 = 1 for both values omega in {-1, +1} (the whole domain)", all(s**2 == 1 for s in signs),
+                counterexample=lambda: {"omega": next(s for s in signs if s**2 != 1)}, cases=2)
+    proof.assume("H H^T = d I implies H^T H = d I (square H)", "U^T U = D H^T H D / d = D (d I) D / d = I (H^T H = d I for the square H with H H^T = d I)")
     ok = all(np.array_equal(hadamard(2**k) @ hadamard(2**k).T, 2**k * np.eye(2**k, dtype=int)) for k in range(9))
-    proof.exact("H H^T = d I in exact integers for d = 1, 2, ..., 256 (scipy.linalg.hadamard)", ok, 9)
+    proof.instance("H H^T = d I in exact integers for d = 1, 2, ..., 256 (scipy.linalg.hadamard)", ok, point={"d": "1..256"}, cases=9)
     rng = proof.rng
     norms_in, norms_out = [], []
     for k in range(1, 9):
@@ -53,4 +55,5 @@ CHECK = LemmaCheck(
     expected=Verdict.PROVED,
     papers=("levy2021",),
     check=_run,
+    facts=(Fact("norm", sp.Eq(NORM_UX_SQ, NORM_X_SQ)),),
 )

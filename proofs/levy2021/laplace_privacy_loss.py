@@ -7,30 +7,26 @@ import sympy as sp
 from scipy import stats
 
 from dpaudit.accounting.calibrate import laplace_scale
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict
 
 NAME = "levy2021/laplace_privacy_loss"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("Lap(b) density p(x) = exp(-|x|/b)/(2b), b > 0; shift Delta >= 0")
+    proof.given("Lap(b) density p(x) = exp(-|x|/b)/(2b), b > 0; shift Delta >= 0")
     b = sp.Symbol("b", positive=True)
-    u, p, s, v = sp.symbols("u p s v", nonnegative=True)
-    # log p(x) - log p(x - Delta) = (|x - Delta| - |x|)/b, three regions of x relative to [0, Delta]
-    regions = {"x <= 0": (-u, p + s), "0 <= x <= Delta": (p, p + s), "x >= Delta": (p + s + v, p + s)}
-    upper, lower = {}, {}
-    for name, (x, delta) in regions.items():
-        loss = (sp.Abs(x - delta) - sp.Abs(x)) / b
-        upper[name] = delta / b - loss
-        lower[name] = delta / b + loss
-    proof.cases("ln p(x) - ln p(x - Delta) <= Delta/b", upper)
-    proof.cases("ln p(x) - ln p(x - Delta) >= -Delta/b", lower)
-    proof.zero("attained for x <= 0", ((sp.Abs(-u - (p + s)) - sp.Abs(-u)) / b) - (p + s) / b)
+    x = sp.Symbol("x", real=True)
+    big_delta = sp.Symbol("Delta", nonnegative=True)
+    # log p(x) - log p(x - Delta) = (|x - Delta| - |x|)/b; every ordering of x, 0, Delta is a case
+    loss = (sp.Abs(x - big_delta) - sp.Abs(x)) / b
+    regions = Region.orders([x, 0, big_delta])
+    proof.cases("ln p(x) - ln p(x - Delta) <= Delta/b", big_delta / b - loss, regions)
+    proof.cases("ln p(x) - ln p(x - Delta) >= -Delta/b", big_delta / b + loss, regions)
+    u = sp.Symbol("u", nonnegative=True)
+    proof.zero("attained for x <= 0", loss.subs(x, -u) - big_delta / b)
     tau, n, eps = sp.symbols("tau n epsilon", positive=True)
     proof.zero("Thm 1: (4 tau/n) / (8 tau/(n eps)) = eps/2", (4 * tau / n) / (8 * tau / (n * eps)) - eps / 2)
-    x = sp.Symbol("x", real=True)
     var = 2 * sp.integrate(x**2 * sp.exp(-x / b) / (2 * b), (x, 0, sp.oo))
     proof.zero("Var Lap(b) = 2 b^2", var - 2 * b**2)
     proof.zero("Thm 1 noise variance 2 (8 tau/(n eps))^2 = 128 tau^2/(n^2 eps^2)",

@@ -5,15 +5,14 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/phased_erm_rounds"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("n_t = floor(n / 2^t) users in round t = 1..T, disjoint (Alg 4 line 4)",
+    proof.given("n_t = floor(n / 2^t) users in round t = 1..T, disjoint (Alg 4 line 4)",
                  "L(.; S_t) convex: L(y) - L(x) - <grad L(x), y - x> >= 0")
     n = sp.Symbol("n", positive=True)
     t, big_t = sp.symbols("t T", positive=True, integer=True)
@@ -26,7 +25,7 @@ def _run() -> CheckResult:
     gap = reg(ys) - reg(xs) - sum(g * (yi - xi) for g, yi, xi in zip(grad, ys, xs, strict=True))
     proof.zero("regulariser (lambda_t/2)||theta - theta_hat||^2 has Bregman gap exactly (lambda_t/2)||y - x||^2 (d = 3)",
                gap - lam / 2 * sum((yi - xi) ** 2 for yi, xi in zip(ys, xs, strict=True)))
-    proof.cite("sum", "objective (7) = L + regulariser; adding the convex L's non-negative Bregman gap gives lambda_t-strong convexity")
+    proof.assume("convex plus strongly convex", "objective (7) = L + regulariser; adding the convex L's non-negative Bregman gap gives lambda_t-strong convexity")
     rng = proof.rng
     nn = rng.integers(1, 10**7, 2000)
     used = np.array([sum(int(k) >> s for s in range(1, int(k).bit_length() + 1)) for k in nn])

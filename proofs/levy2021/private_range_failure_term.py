@@ -7,9 +7,8 @@ import math
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.selection import ExponentialMechanism
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/private_range_failure_term"
 
@@ -23,9 +22,9 @@ def bin_counts(x: np.ndarray, tau: float, big_b: float) -> np.ndarray:
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("[DERIVED] reconstruction of Alg 6 (App D.1, not in the seed): EM with budget eps_r = eps/2 over "
-                 "K = ceil(B/tau) bins of width 2 tau, score = bin count (note ALG-A)",
-                 "tau-concentrated data lie in an interval of length 2 tau, hence in at most 2 adjacent bins")
+    proof.given("[DERIVED] reconstruction of Alg 6 (App D.1, not in the seed): EM with budget eps_r = eps/2 over "
+                "K = ceil(B/tau) bins of width 2 tau, score = bin count (note ALG-A)")
+    proof.assume("two bins", "n points in an interval of length 2 tau lie in at most 2 adjacent bins of width 2 tau")
     n = sp.Symbol("n", positive=True)
     g = sp.Symbol("g", nonnegative=True)
     c2 = sp.Symbol("c_2", nonnegative=True)

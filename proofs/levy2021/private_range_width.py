@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.levy2021.private_range_failure_term import bin_counts
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.selection import ExponentialMechanism
-from proofs._core import LemmaCheck, Proof
-from proofs.levy2021.private_range_failure_term import bin_counts
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict
 
 PRINTED = "levy2021/private_range_width_4tau"
 CORRECTED = "levy2021/private_range_width_6tau"
@@ -19,17 +18,17 @@ _SETUP = ("[DERIVED] reconstruction of Alg 6 (not in the seed): bins of width 2 
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume(_SETUP, "data (tau, gamma)-concentrated: every point within tau of some x_0 (Def 2)")
+    proof.given(_SETUP, "data (tau, gamma)-concentrated: every point within tau of some x_0 (Def 2)")
     tau = sp.Integer(1)
     x0 = sp.Rational(299, 100)
     pts = {sp.Rational(1991, 1000): 60, sp.Rational(399, 100): 40}
-    within = all(abs(p - x0) <= tau for p in pts)
-    proof.exact("the sample is tau-concentrated around x_0 = 2.99", within, 1)
     c = sp.Integer(1)  # chosen bin [0, 2): midpoint 1, non-empty (holds the 60 points at 1.991)
     outside = sp.Rational(399, 100)
     proof.refute("tau = 1, bin [0, 2) (c = 1, non-empty), 40 of 100 points at 3.99 outside [c - 2, c + 2] = [-1, 3]",
                  {"tau": 1, "x_0": "2.99", "points": "60 x 1.991, 40 x 3.99", "chosen bin": "[0, 2)", "interval": "[-1, 3]"},
-                 (c + 2 * tau) - outside)
+                 (c + 2 * tau) - outside,
+                 conditions={"tau-concentrated around x_0 = 2.99": all(abs(p - x0) <= tau for p in pts),
+                             "the bin [0, 2) holds a point": any(0 <= p < 2 for p in pts)})
     x = np.array([1.991] * 60 + [3.99] * 40)
     counts = bin_counts(x, 1.0, 4.0)
     p = ExponentialMechanism(epsilon=0.5, sensitivity=1.0).probabilities(counts)
@@ -40,13 +39,15 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume(_SETUP, "data within tau of x_0; the chosen bin holds a point p, so |p - c| <= tau (half-width of the bin)")
+    proof.given(_SETUP, "data within tau of x_0; the chosen bin holds a point p, so |p - c| <= tau (half-width of the bin)")
     tau = sp.Symbol("tau", positive=True)
-    al = sp.symbols("alpha0:3", nonnegative=True)
-    be = sp.symbols("beta0:3", nonnegative=True)
-    # q - c = (q - x0) + (x0 - p) + (p - c), each term e_i in [-tau, tau]
-    proof.nonneg("q - c <= 3 tau (each e_i = tau - alpha_i)", 3 * tau - sum(tau - a for a in al))
-    proof.nonneg("q - c >= -3 tau (each e_i = -tau + beta_i)", 3 * tau + sum(-tau + b for b in be))
+    # q - c = (q - x0) + (x0 - p) + (p - c) = e1 + e2 + e3 with each |e_i| <= tau
+    e1, e2, e3 = sp.symbols("e1 e2 e3", real=True)
+    bounds = [sp.Le(e, tau) for e in (e1, e2, e3)] + [sp.Le(-tau, e) for e in (e1, e2, e3)]
+    upper = Region.where("e_i <= tau", *bounds[:3])
+    lower = Region.where("e_i >= -tau", *bounds[3:])
+    proof.cases("q - c <= 3 tau", 3 * tau - (e1 + e2 + e3), [upper], domain=bounds[:3])
+    proof.cases("q - c >= -3 tau", 3 * tau + (e1 + e2 + e3), [lower], domain=bounds[3:])
     rng = proof.rng
     gaps, width = [], []
     for _ in range(400):

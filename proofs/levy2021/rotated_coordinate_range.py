@@ -4,27 +4,32 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.levy2021.hadamard_rotation import CHECK as HADAMARD
+from dpaudit.proofs.levy2021.hadamard_rotation import NORM_UX_SQ, NORM_X_SQ
 from scipy.linalg import hadamard
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
-from proofs.levy2021.hadamard_rotation import CHECK as HADAMARD
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Region, Verdict
 
 NAME = "levy2021/rotated_coordinate_range"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("X in [-B, B]^d, U orthogonal (levy2021/hadamard_rotation_orthogonal)")
-    proof.depends("U preserves the l_2 norm", [HADAMARD])
-    d = 4
-    ys = sp.symbols(f"y0:{d}", real=True)
-    proof.nonneg("|Y_j| <= ||Y||_2: sum_i Y_i^2 - Y_0^2 >= 0 (d = 4 written out; the sum is termwise)",
-                 sum(y**2 for y in ys) - ys[0] ** 2)
-    big_b = sp.Symbol("B", positive=True)
-    thetas = sp.symbols(f"theta0:{d}", real=True)  # X_i = B cos(theta_i) covers [-B, B]
-    proof.nonneg("||X||_2^2 <= d B^2 for X_i = B cos(theta_i) in [-B, B] (d = 4 written out)",
-                 d * big_b**2 - sum((big_b * sp.cos(t)) ** 2 for t in thetas))
+    proof.given("X in [-B, B]^d, Y = U X with U the rotation of Alg 2 (levy2021/hadamard_rotation_orthogonal)")
+    y, x_i = sp.symbols("y_j X_i", real=True)
+    rest, slack = sp.symbols("rest s", nonnegative=True)
+    big_b, d = sp.symbols("B d", positive=True)
+    coord_sq, norm_y_sq, norm_x_sq = sp.symbols("y_j_sq norm_Y_sq norm_X_sq", nonnegative=True)
+    # ||Y||^2 = y_j^2 + rest with rest >= 0 (the other coordinates' squares)
+    to_norm = proof.show("Y_j^2 <= ||Y||_2^2", sp.Le(coord_sq, norm_y_sq), where={coord_sq: y**2, norm_y_sq: y**2 + rest})
+    interval = [sp.Le(-big_b, x_i), sp.Le(x_i, big_b)]
+    proof.cases("each coordinate X_i in [-B, B] has B^2 - X_i^2 = s_i >= 0", big_b**2 - x_i**2,
+                Region.orders([x_i, -big_b, 0, big_b], domain=interval), domain=interval)
+    # summing the d coordinates: ||X||^2 = d B^2 - s with s = sum_i s_i >= 0
+    box = proof.show("||X||_2^2 <= d B^2 (sum of the d coordinate bounds)", sp.Le(norm_x_sq, d * big_b**2),
+                     where={norm_x_sq: d * big_b**2 - slack})
+    proof.depends("(U X)_j^2 <= ||U X||_2^2 = ||X||_2^2 <= d B^2, i.e. |(U X)_j| <= sqrt(d) B", sp.Le(coord_sq, d * big_b**2),
+                  [to_norm, HADAMARD.fact("norm", {NORM_UX_SQ: norm_y_sq, NORM_X_SQ: norm_x_sq}), box])
     rng = proof.rng
     lhs, rhs = [], []
     for k in range(0, 9):

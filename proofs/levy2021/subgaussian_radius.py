@@ -7,8 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy import special
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "levy2021/subgaussian_radius_printed"
 CORRECTED = "levy2021/subgaussian_radius_d1_corrected"
@@ -16,7 +15,7 @@ CORRECTED = "levy2021/subgaussian_radius_d1_corrected"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("N(0, 1) is 1-sub-Gaussian; for iid N(0,1), P(max_i |X_i| <= t) = erf(t/sqrt 2)^n")
+    proof.given("iid N(0, 1) samples (N(0, 1) is 1-sub-Gaussian): P(max_i |X_i| <= t) = erf(t/sqrt 2)^n")
     n, gamma = 100, sp.Rational(1, 100)
     t = sp.sqrt(sp.log(2 * n / gamma))
     p_ok = sp.erf(t / sp.sqrt(2)) ** n
@@ -27,12 +26,11 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.cite("sub-Gaussian tail", "a sigma^2-sub-Gaussian X on R has P(|X - EX| > t) <= 2 exp(-t^2/(2 sigma^2)) (Chernoff)")
-    proof.assume("union bound over the n points")
+    proof.cite("sub-Gaussian tail bound", "a sigma^2-sub-Gaussian X on R has P(|X - EX| > t) <= 2 exp(-t^2/(2 sigma^2)) (Chernoff)")
+    proof.assume("union bound", "P(some |X_i - EX| > t) <= sum_i P(|X_i - EX| > t) = n * 2 exp(-t^2/(2 sigma^2))")
     n, gamma, sigma = sp.symbols("n gamma sigma", positive=True)
     t = sigma * sp.sqrt(2 * sp.log(2 * n / gamma))
-    proof.zero("n * 2 exp(-t^2/(2 sigma^2)) = gamma at t = sigma sqrt(2 log(2n/gamma))",
-               sp.simplify(n * 2 * sp.exp(-t**2 / (2 * sigma**2))) - gamma)
+    proof.equal("n * 2 exp(-t^2/(2 sigma^2)) = gamma at t = sigma sqrt(2 log(2n/gamma))", n * 2 * sp.exp(-t**2 / (2 * sigma**2)), gamma)
     rng = proof.rng
     nn = rng.integers(1, 10**6, 400)
     gg = np.exp(rng.uniform(np.log(1e-9), np.log(0.5), 400))

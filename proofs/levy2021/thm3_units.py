@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import sympy as sp
+from dpaudit.proofs._units import C, L, scaling_exponents
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
-from proofs._units import C, L, scaling_exponents
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "levy2021/thm3_iii_units_printed"
 CORRECTED = "levy2021/thm3_units_corrected"
@@ -20,22 +19,15 @@ GRAD2 = (sp.Integer(2), sp.Integer(-2))  # E ||gradient mapping||^2 ~ (loss/thet
 LOSS = (sp.Integer(1), sp.Integer(0))
 
 
-def _check_terms(proof: Proof, label: str, terms: dict[str, sp.Expr], lhs: tuple[sp.Expr, sp.Expr]) -> list[str]:
-    bad = []
+def _check_terms(proof: Proof, label: str, terms: dict[str, sp.Expr], lhs: tuple[sp.Expr, sp.Expr]) -> None:
     for name, term in terms.items():
-        exps = scaling_exponents(term, SCALING)
-        if exps is None:
-            bad.append(name)
-            continue
-        proof.zeros(f"{label}: {name} scales like the left-hand side", [exps[0] - lhs[0], exps[1] - lhs[1]])
-        if (exps[0] - lhs[0], exps[1] - lhs[1]) != (0, 0):
-            bad.append(name)
-    return bad
+        scaled = term.subs(SCALING, simultaneous=True) / term
+        proof.equal(f"{label}: {name} scales like the left-hand side (a^{lhs[0]} c^{lhs[1]})", scaled, L ** lhs[0] * C ** lhs[1])
 
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("a bound valid for all instances is invariant under theta -> c theta and loss -> a loss")
+    proof.assume("invariance under units", "a bound valid for all instances is invariant under theta -> c theta and loss -> a loss")
     term = H**2 * R / T
     exps = scaling_exponents(term, SCALING)
     assert exps is not None
@@ -46,7 +38,7 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("a bound valid for all instances is invariant under theta -> c theta and loss -> a loss")
+    proof.assume("invariance under units", "a bound valid for all instances is invariant under theta -> c theta and loss -> a loss")
     _check_terms(proof, "(i) convex", {"R^2 H/T": R**2 * H / T, "R Gt sqrt(d)/(n sqrt(m) eps)": R * Gt * sp.sqrt(d) / (n * sp.sqrt(m) * eps)}, LOSS)
     _check_terms(proof, "(ii) strongly convex", {"G R exp(-mu T/H)": G * R * sp.exp(-mu * T / H),
                                                  "Gt^2 d/(mu n^2 m eps^2)": Gt**2 * d / (mu * n**2 * m * eps**2)}, LOSS)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/user_to_item_reduction"
 
@@ -20,26 +19,31 @@ def _mul(x: tuple[sp.Expr, sp.Expr], y: tuple[sp.Expr, sp.Expr], m: sp.Expr) -> 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("Y ~ N(mu, (sigma^2/m) I) independent of W_1..W_m iid N(0, sigma^2 I); coordinates are independent, so one suffices",
-                 "z = Y 1 + (I - J/m) W is jointly Gaussian (linear in Gaussians), so mean and covariance determine its law")
+    proof.given("Y ~ N(mu, (sigma^2/m) I) independent of W_1..W_m iid N(0, sigma^2 I); z = Y 1 + (I - J/m) W, J = 1 1^T")
+    proof.assume("coordinates separate", "the coordinates of Y and W are independent, so one coordinate suffices")
+    proof.assume("Gaussian law from two moments", "z is linear in jointly Gaussian variables, hence Gaussian, so its mean and "
+                 "covariance determine its law; uncorrelated jointly Gaussian coordinates are independent")
     m = sp.Symbol("m", positive=True, integer=True)
     sigma = sp.Symbol("sigma", positive=True)
     centering = (sp.Integer(1), -1 / m)  # I - J/m
     sq = _mul(centering, centering, m)
-    proof.zeros("(I - J/m)^2 = I - J/m (idempotent; uses J^2 = m J)", [sq[0] - 1, sq[1] + 1 / m])
+    proof.equal("(I - J/m)^2 = I - J/m (idempotent; uses J^2 = m J): coefficient of J", sq[1], centering[1])
+    proof.equal("... and coefficient of I", sq[0], centering[0])
     cov = (sigma**2 * sq[0], sigma**2 / m + sigma**2 * sq[1])  # (sigma^2/m) J + sigma^2 (I - J/m)(I - J/m)^T
-    proof.zeros("Cov(z) = (sigma^2/m) J + sigma^2 (I - J/m)^2 = sigma^2 I", [cov[0] - sigma**2, cov[1]])
+    proof.equal("Cov(z) = (sigma^2/m) J + sigma^2 (I - J/m)^2 = sigma^2 I: coefficient of I", cov[0], sigma**2)
+    proof.equal("... and coefficient of J", cov[1], sp.Integer(0))
+    # mean(z) = (1/m) 1^T z = Y + (1/m) 1^T (I - J/m) W, and 1^T (a I + b J) = (a + b m) 1^T
+    proof.zero("mean(z) = Y: 1^T (I - J/m) = (1 - m/m) 1^T = 0, for every m", centering[0] + centering[1] * m)
     ys, ws = sp.symbols("Y"), sp.symbols("W0:6")
-    for mm in (1, 2, 3, 6):
-        z = [ys + w - sum(ws[:mm]) / mm for w in ws[:mm]]
-        proof.zero(f"mean(z) = Y (m = {mm}, symbolic Y, W)", sum(z) / mm - ys)
+    means_ok = all(sp.simplify(sum(ys + w - sum(ws[:mm]) / mm for w in ws[:mm]) / mm - ys) == 0 for mm in (1, 2, 3, 6))
+    proof.instance("mean(z) = Y written out for m = 1, 2, 3, 6", means_ok, point={"m": "1, 2, 3 or 6"}, cases=4)
     ok = True
     for mm in range(1, 9):
         jm = sp.ones(mm, mm)
         cen = sp.eye(mm) - jm / mm
         cov_m = (sigma**2 / mm) * jm + sigma**2 * cen * cen.T
         ok = ok and sp.simplify(cov_m - sigma**2 * sp.eye(mm)) == sp.zeros(mm, mm)
-    proof.exact("explicit m x m covariance equals sigma^2 I for m = 1..8 (sympy matrices)", ok, 8)
+    proof.instance("explicit m x m covariance equals sigma^2 I for m = 1..8 (sympy matrices)", ok, point={"m": "1..8"}, cases=8)
     return proof.result()
 
 

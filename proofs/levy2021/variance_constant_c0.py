@@ -5,21 +5,21 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/variance_constant_c0"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("tau' = 10 tau sqrt(log(dn/gamma)/d), eps' = eps/sqrt(8 d log(1/delta)) (Alg 2 line 3)",
-                 "the d per-coordinate Laplace variances 2 (8 tau'/(n eps'))^2 add, and U^{-1} preserves the sum")
+    proof.given("tau' = 10 tau sqrt(log(dn/gamma)/d), eps' = eps/sqrt(8 d log(1/delta)) (Alg 2 line 3)")
+    proof.assume("variances add and the rotation keeps their sum", "the d independent per-coordinate Laplace variances "
+                 "2 (8 tau'/(n eps'))^2 add, and the orthogonal U^{-1} preserves the trace of the covariance")
     d, n, tau, eps, lg1, lg2 = sp.symbols("d n tau epsilon L_g L_d", positive=True)  # L_g = log(dn/gamma), L_d = log(1/delta)
     tau_p = 10 * tau * sp.sqrt(lg1 / d)
     eps_p = eps / sp.sqrt(8 * d * lg2)
     var = d * 2 * (8 * tau_p / (n * eps_p)) ** 2
-    proof.zero("d * 2 (8 tau'/(n eps'))^2 = 102400 d tau^2 L_g L_d / (n^2 eps^2)", var - 102400 * d * tau**2 * lg1 * lg2 / (n**2 * eps**2))
+    proof.equal("d * 2 (8 tau'/(n eps'))^2 = 102400 d tau^2 L_g L_d / (n^2 eps^2)", var, 102400 * d * tau**2 * lg1 * lg2 / (n**2 * eps**2))
     rng = proof.rng
     dd, nn, tt, ee = rng.integers(1, 1024, 300), rng.integers(10, 10**6, 300), rng.uniform(0.01, 5, 300), rng.uniform(0.05, 5, 300)
     gg, dl = rng.uniform(1e-6, 0.5, 300), np.exp(rng.uniform(np.log(1e-12), np.log(0.5), 300))

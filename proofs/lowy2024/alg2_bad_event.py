@@ -7,15 +7,14 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "lowy2024/alg2_bad_event"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("A' = n_i^2 m^2 e^eps >= delta, K >= 500 log(A'/delta)/eps (Alg 3's K_i, first factor)")
+    proof.given("A' = n_i^2 m^2 e^eps >= delta, K >= 500 log(A'/delta)/eps (Alg 3's K_i, first factor)")
     eps, k, b, t = sp.symbols("epsilon K b t", positive=True)
     x = sp.Symbol("x", real=True)
     tail = 2 * sp.integrate(sp.exp(-x / b) / (2 * b), (x, t, sp.oo))

@@ -5,23 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from dpaudit.proofs.common._above_threshold import privacy_loss
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.mechanisms.sparse_vector import AboveThreshold
-from proofs._core import LemmaCheck, Proof
-from proofs.common._above_threshold import privacy_loss
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "lowy2024/alg2_test_privacy"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.cite("AboveThreshold", "[DR14] Thm 3.23: threshold noise Lap(2/e), query noise Lap(4/e), sensitivity-1 queries: e-DP")
-    proof.assume("each user appears at most once in D_i^t (sampling without replacement), so s_i^t has sensitivity 2(K - 1)/K <= 2",
-                 "running the test on s/2 with threshold nu/2 is the same mechanism (all comparisons divided by 2)")
+    proof.cite("[DR14] Thm 3.23", "[DR14] Thm 3.23: threshold noise Lap(2/e), query noise Lap(4/e), sensitivity-1 queries: e-DP")
+    proof.given("each user appears at most once in D_i^t (sampling without replacement), so s_i^t has sensitivity 2(K - 1)/K <= 2")
+    proof.assume("rescaling the comparisons", "running the test on s/2 with threshold nu/2 is the same mechanism (all comparisons divided by 2)")
     eps, s, nu, a, b = sp.symbols("epsilon s nu a b", real=True)
-    proof.zero("rescaling: (s + (16/eps) a - (nu - (8/eps) b))/2 = s/2 + (4/(eps/2)) a - (nu/2 - (2/(eps/2)) b) for unit Laplace a, b",
-               (s + 16 * a / eps - nu + 8 * b / eps) / 2 - (s / 2 + 4 / (eps / 2) * a - (nu / 2 - 2 / (eps / 2) * b)))
+    proof.equal("rescaling: (s + (16/eps) a - (nu - (8/eps) b))/2 = s/2 + (4/(eps/2)) a - (nu/2 - (2/(eps/2)) b) for unit Laplace a, b",
+                (s + 16 * a / eps - nu + 8 * b / eps) / 2, s / 2 + 4 / (eps / 2) * a - (nu / 2 - 2 / (eps / 2) * b))
     mech = AboveThreshold(epsilon=0.5, threshold=0.0, sensitivity=2.0, variant="lowy2024")  # eps = 1, budget eps/2
     proof.numeric_eq("dpaudit AboveThreshold(eps/2, sensitivity 2) scales are 8/eps and 16/eps at eps = 1",
                      [mech.threshold_scale, mech.query_scale], [8.0, 16.0], {"scale": np.array(["threshold", "query"])})

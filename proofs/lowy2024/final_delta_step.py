@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/thm_c1_final_delta_step"
 CORRECTED = "lowy2024/thm_c1_final_delta_step_half_zeta"
@@ -15,7 +14,7 @@ CORRECTED = "lowy2024/thm_c1_final_delta_step_half_zeta"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("proof of Thm C.1: P(.) <= e^{eps/2} P'(., E') + 4 T zeta (2 e^{eps/2} + 1) <= e^eps P'(.) + delta, zeta = delta/(10 T_i e^eps)",
+    proof.given("proof of Thm C.1: P(.) <= e^{eps/2} P'(., E') + 4 T zeta (2 e^{eps/2} + 1) <= e^eps P'(.) + delta, zeta = delta/(10 T_i e^eps)",
                  "the last inequality must hold when P'(.) = 0, i.e. 4 T zeta (2 e^{eps/2} + 1) <= delta")
     eps = sp.Rational(1, 10)
     big_t, delta = sp.symbols("T delta", positive=True)
@@ -31,7 +30,7 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("zeta = delta/(20 T_i e^eps) (halved; the Laplace bad events then need K_i's log term larger by log 2 only)")
+    proof.given("zeta = delta/(20 T_i e^eps) (halved; the Laplace bad events then need K_i's log term larger by log 2 only)")
     eps = sp.Symbol("epsilon", nonnegative=True)
     big_t, delta = sp.symbols("T delta", positive=True)
     zeta = delta / (20 * big_t * sp.exp(eps))

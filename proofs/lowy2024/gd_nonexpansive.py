@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "lowy2024/gd_step_nonexpansive"
 CONTROL = "lowy2024/gd_step_nonexpansive_large_step"
@@ -15,7 +14,7 @@ CONTROL = "lowy2024/gd_step_nonexpansive_large_step"
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.cite("co-coercivity", "Baillon-Haddad: convex beta-smooth F has <g, v> >= ||g||^2/beta for v = x - y, g = grad F(x) - grad F(y)")
+    proof.cite("Baillon-Haddad theorem", "Baillon-Haddad: convex beta-smooth F has <g, v> >= ||g||^2/beta for v = x - y, g = grad F(x) - grad F(y)")
     beta, w = sp.symbols("beta w", positive=True)
     vv, gg, s = sp.symbols("V Q s", nonnegative=True)  # V = ||v||^2, Q = ||g||^2, <g, v> = Q/beta + s
     eta = 2 / (beta * (1 + w))  # every eta in (0, 2/beta]

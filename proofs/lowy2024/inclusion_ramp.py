@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st
-from proofs._geometry import clamp, prove_clamp_properties
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+)
+from dpaudit.verify.geometry import clamp, prove_clamp_properties
 
 NAME = "lowy2024/inclusion_ramp_lipschitz"
 
@@ -23,7 +31,7 @@ def ramp(h: float, k: int) -> float:
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("p(h) = 0 for h < k/2, (h - k/2)/(k/6) for k/2 <= h < 2k/3, 1 for h >= 2k/3")
+    proof.given("p(h) = 0 for h < k/2, (h - k/2)/(k/6) for k/2 <= h < 2k/3, 1 for h >= 2k/3")
     k = sp.Symbol("k", positive=True)
     u, s, v = sp.symbols("u s v", nonnegative=True)
     form = lambda h: clamp(6 * (h - k / 2) / k, 0, 1)  # noqa: E731
@@ -31,7 +39,7 @@ def _run() -> CheckResult:
                 [form(k / 2 - u) - 0, form(k / 2 + k / 6 * s / (1 + s)) - (k / 6 * s / (1 + s)) / (k / 6), form(2 * k / 3 + v) - 1])
     proof.zeros("continuity at the knots: the middle formula gives 0 at k/2 and 1 at 2k/3", [(k / 2 - k / 2) / (k / 6), (2 * k / 3 - k / 2) / (k / 6) - 1])
     prove_clamp_properties(proof, prefix="clamp: ")
-    proof.cite("composition", "p = clamp o (affine map with slope 6/k), so |p(h) - p(h')| <= (6/k)|h - h'|")
+    proof.assume("Lipschitz constants multiply under composition", "p = clamp o (affine map with slope 6/k), so |p(h) - p(h')| <= (6/k)|h - h'|")
 
     def prop(kk: int, h1: float, dh: float) -> None:
         h2 = h1 + dh

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/alg1_good_event_c100"
 CORRECTED = "lowy2024/alg1_good_event_c150"
@@ -24,12 +23,12 @@ def _printed() -> CheckResult:
     proof.cite("Laplace tail", _TAIL)
     n, m, eps, delta, q = sp.Integer(10**6), sp.Integer(1), sp.Integer(1), sp.Rational(1, 10**12), sp.Rational(1, 4)
     cond = n ** (1 - q) - (100 / (1 - 2 ** (-q))) * sp.log(n / delta) / eps
-    proof.exact("the point satisfies Thm B.1's conditions (eps <= 10, n^{1-q} >= 100 log(n/delta)/(eps (1 - 2^{-q})), m <= n^J)",
-                sp.N(cond, 30) > 0, 1, f"margin {sp.N(cond, 6)}")
     bad = bad_event(sp.Integer(100), n, m, eps, delta)
     allowed = delta / (10 * sp.exp(eps))
     proof.refute("n = 10^6, m = 1, eps = 1, delta = 1e-12, q = 1/4", {"n": 10**6, "m": 1, "epsilon": 1, "delta": "1e-12", "q": "1/4",
-                 "P(bad)": bad, "allowed delta/(10 e^eps)": allowed}, allowed - bad)
+                 "P(bad)": bad, "allowed delta/(10 e^eps)": allowed}, allowed - bad,
+                 conditions={"eps <= 10": eps <= 10, "n^{1-q} >= 100 log(n/delta)/(eps (1 - 2^{-q}))": cond,
+                             "m = 1 <= n^J": m <= 1})
     return proof.result()
 
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/lemma23_step_bound_4L2"
 CORRECTED = "lowy2024/lemma23_step_bound_16L2"
@@ -15,7 +14,7 @@ CORRECTED = "lowy2024/lemma23_step_bound_16L2"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("f(., z) L-Lipschitz: every stochastic gradient has norm <= L; g_t ~ grad f(x_t, z), E g_t = grad F(x_t)")
+    proof.given("f(., z) L-Lipschitz: every stochastic gradient has norm <= L; g_t ~ grad f(x_t, z), E g_t = grad F(x_t)")
     big_l = sp.Integer(1)
     # one coordinate, data uniform on 4 points: gradients at x are (L, -L, -L, -L), at y are (-L, L, L, L)
     grad_fx, grad_fy = sp.Rational(-1, 2) * big_l, sp.Rational(1, 2) * big_l

@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/thm_c3_minibatch_fits_phase"
 CORRECTED = "lowy2024/thm_c3_minibatch_fits_phase_condition"
@@ -21,21 +20,21 @@ def k_i(n_i: sp.Expr, m: sp.Expr, eps: sp.Expr, delta: sp.Expr, t_i: sp.Expr) ->
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("Thm C.3: eps <= 10, delta < 1/(mn), any beta >= 0 (Remark 3.4: no bound on beta is needed); "
+    proof.given("Thm C.3: eps <= 10, delta < 1/(mn), any beta >= 0 (Remark 3.4: no bound on beta is needed); "
                  "T_i = (1 + sqrt(beta/lambda_i)) log(ndm), the proof of Thm D.3's choice; phase 1, q = 1/4")
     n, m, d, eps, delta, q = sp.Integer(10**6), sp.Integer(100), sp.Integer(10), sp.Integer(1), sp.Rational(1, 10**9), sp.Rational(1, 4)
-    proof.exact("delta = 1e-9 < 1/(mn) = 1e-8 and eps <= 10", delta < 1 / (m * n) and eps <= 10, 1)
     n1 = (1 - 2 ** (-q)) * n / 2**q
     t1 = (1 + 0) * sp.log(n * d * m)  # beta = 0: linear losses are 0-smooth, convex and L-Lipschitz on a bounded domain
     k1 = k_i(n1, m, eps, delta, t1)
     proof.refute("beta = 0, n = 1e6, m = 100, d = 10, eps = 1, delta = 1e-9: K_1 vs n_1", {"beta": 0, "n": 10**6, "m": 100,
-                 "d": 10, "epsilon": 1, "delta": "1e-9", "n_1": n1, "T_1": t1, "K_1": k1}, n1 - k1)
+                 "d": 10, "epsilon": 1, "delta": "1e-9", "n_1": n1, "T_1": t1, "K_1": k1}, n1 - k1,
+                 conditions={"delta = 1e-9 < 1/(mn) = 1e-8": delta < 1 / (m * n), "eps <= 10": eps <= 10})
     return proof.result()
 
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("K_i as in Alg 3 line 4; L = log(n_i^2 m^2 e^eps/delta) > 0, L' = log(1/delta) > 0")
+    proof.given("K_i as in Alg 3 line 4; L = log(n_i^2 m^2 e^eps/delta) > 0, L' = log(1/delta) > 0")
     eps, lg, lgp = sp.symbols("epsilon L Lp", positive=True)
     a = sp.Symbol("a", nonnegative=True)
     big_n = 1000 * lg / eps + a  # n_i >= 1000 L/eps

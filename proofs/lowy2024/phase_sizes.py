@@ -7,15 +7,14 @@ import math
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "lowy2024/phase_sizes_and_gradient_count"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("n_i = (1 - 2^{-q}) n / 2^{iq}, i = 1..l (Alg 1 line 4, Alg 3 line 4); phase i runs C groups of N_i = n_i/C users, T_i = N_i m steps each")
+    proof.given("n_i = (1 - 2^{-q}) n / 2^{iq}, i = 1..l (Alg 1 line 4, Alg 3 line 4); phase i runs C groups of N_i = n_i/C users, T_i = N_i m steps each")
     n, q = sp.symbols("n q", positive=True)
     i, ell = sp.symbols("i l", positive=True, integer=True)
     n_i = (1 - 2 ** (-q)) * n / 2 ** (i * q)

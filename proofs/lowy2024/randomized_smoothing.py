@@ -7,8 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy import integrate
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/lemma_d1_smoothing_printed"
 CORRECTED = "lowy2024/lemma_d1_smoothing_corrected"
@@ -16,7 +15,7 @@ CORRECTED = "lowy2024/lemma_d1_smoothing_corrected"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("f_r(x) = E f(x + Y), Y uniform on the l_2 ball of radius r (Section 4 / App D)")
+    proof.given("f_r(x) = E f(x + Y), Y uniform on the l_2 ball of radius r (Section 4 / App D)")
     y = sp.Symbol("y", real=True)
     r = sp.Integer(1)
     f_r0 = sp.integrate(sp.Abs(y), (y, -r, r)) / (2 * r)  # d = 1, x = 0, f = |x| (convex, 1-Lipschitz)
@@ -27,15 +26,16 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.cite("Jensen", "f convex: E f(x + Y) >= f(x + E Y)")
-    proof.cite("Lipschitz", "f(x + Y) - f(x) <= L ||Y||, so f_r(x) - f(x) <= L E||Y||")
-    proof.assume("Y uniform on B(0, r) in R^d: symmetric (E Y = 0), and ||Y|| has density d rho^{d-1}/r^d on [0, r]")
+    proof.cite("Jensen's inequality", "f convex: E f(x + Y) >= f(x + E Y)")
+    proof.assume("Lipschitz bound inside the expectation", "f(x + Y) - f(x) <= L ||Y||, so f_r(x) - f(x) <= L E||Y||")
+    proof.given("Y uniform on B(0, r) in R^d")
+    proof.assume("law of the uniform ball", "Y is symmetric (E Y = 0), and ||Y|| has density d rho^{d-1}/r^d on [0, r]")
     rho, r, d = sp.symbols("rho r d", positive=True)
     mean_norm = sp.integrate(rho * d * rho ** (d - 1) / r**d, (rho, 0, r))
-    proof.zero("E||Y|| = r d/(d + 1)", sp.simplify(mean_norm - r * d / (d + 1)))
+    proof.equal("E||Y|| = r d/(d + 1)", mean_norm, r * d / (d + 1))
     proof.nonneg("r - r d/(d + 1) = r/(d + 1) >= 0, so f_r - f <= L E||Y|| <= L r", r - r * d / (d + 1))
     yv = sp.Symbol("y", real=True)
-    proof.zero("E Y = 0 (d = 1: the integral of y over [-r, r])", sp.integrate(yv, (yv, -r, r)))
+    proof.instance("E Y = 0 for d = 1 (the integral of y over [-r, r])", sp.integrate(yv, (yv, -r, r)) == 0, point={"d": 1})
     rng = proof.rng
     # name: (f, Lipschitz constant, kinks)
     funcs = {"|x|": (lambda x: abs(x), 1.0, (0.0,)), "hinge max(0, 1 - x)": (lambda x: max(0.0, 1.0 - x), 1.0, (1.0,)),

@@ -5,15 +5,24 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import NUMERIC_RTOL, LemmaCheck, Proof, Violation, finite_floats, st, vectors
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    finite_floats,
+    st,
+    vectors,
+)
 
 NAME = "lowy2024/retained_set_diameter"
 
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.assume("h_j = #{j' : ||y_j - y_j'|| <= tau_s} (incl. j itself); p_j > 0 iff h_j > k/2 (Alg 1 lines 15-17: tau_s = 2 tau_i)")
+    proof.given("h_j = #{j' : ||y_j - y_j'|| <= tau_s} (incl. j itself); p_j > 0 iff h_j > k/2 (Alg 1 lines 15-17: tau_s = 2 tau_i)")
     proof.cite("triangle inequality", "a common neighbour c of a and b gives ||a - b|| <= ||a - c|| + ||c - b|| <= 2 tau_s")
     k = sp.Symbol("k", positive=True)
     al, be = sp.symbols("alpha beta", positive=True)  # h_a = k/2 + alpha, h_b = k/2 + beta

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/thm41_gradient_complexity_printed"
 CORRECTED = "lowy2024/thm41_gradient_complexity_corrected"
@@ -26,7 +25,7 @@ _SETUP = ("phase 1 of smoothed Alg 3 (Thm D.3 proof, L = R = 1): beta_r = eps n 
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume(_SETUP, "a bound 'calls <= c polylog(n, m) mn(1 + n^{3/8} m^{1/4} eps^{1/4})' needs calls/claimed/log(m)^3 bounded as m grows")
+    proof.given(_SETUP, "a bound 'calls <= c polylog(n, m) mn(1 + n^{3/8} m^{1/4} eps^{1/4})' needs calls/claimed/log(m)^3 bounded as m grows")
     ratio = sp.simplify(CALLS / (CLAIMED * sp.log(m) ** 3))
     limit = sp.limit(ratio.subs({n: 10, eps: 1, lg: 1}), m, sp.oo)
     proof.refute("n = 10, eps = 1, ell = 1, m -> oo: calls / (claimed * log(m)^3) -> oo",
@@ -36,7 +35,7 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume(_SETUP, "0 < eps <= 10 (Thm 4.1)")
+    proof.given(_SETUP, "0 < eps <= 10 (Thm 4.1)")
     main = eps ** sp.Rational(5, 4) * n ** sp.Rational(11, 8) * m ** sp.Rational(5, 4)
     proof.zero("T K m = eps^{5/4} n^{11/8} m^{5/4} + ell n^{3/4} m^{3/2}/sqrt(eps)", sp.simplify(CALLS - main - OMITTED))
     s = sp.Symbol("s", nonnegative=True)  # eps = 10 - s

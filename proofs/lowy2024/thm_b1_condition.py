@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit.bounds.verdict import CheckResult, Verdict
-from proofs._core import LemmaCheck, Proof
+from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 PRINTED = "lowy2024/thm_b1_condition_last_phase"
 CORRECTED = "lowy2024/thm_b1_condition_last_phase_corrected"
@@ -15,21 +14,20 @@ CORRECTED = "lowy2024/thm_b1_condition_last_phase_corrected"
 
 def _printed() -> CheckResult:
     proof = Proof(PRINTED)
-    proof.assume("l = floor(log2 n), n_l = (1 - 2^{-q}) n/2^{lq}, C = 100 log(20 n m e^eps/delta)/eps (Alg 1 lines 1, 4)")
+    proof.given("l = floor(log2 n), n_l = (1 - 2^{-q}) n/2^{lq}, C = 100 log(20 n m e^eps/delta)/eps (Alg 1 lines 1, 4)")
     n, m, eps, q, delta = sp.Integer(2**20), sp.Integer(1), sp.Integer(1), sp.Rational(1, 4), sp.Rational(1, 10**16)
     cond = n ** (1 - q) - 100 * sp.log(n / delta) / (eps * (1 - 2 ** (-q)))
-    proof.exact("n = 2^20, m = 1, eps = 1, q = 1/4, delta = 1e-16 satisfies Thm B.1's condition", sp.N(cond, 30) > 0, 1,
-                f"margin {sp.N(cond, 6)}")
     n_l = (1 - 2 ** (-q)) * n / 2 ** (20 * q)
     big_c = 100 * sp.log(20 * n * m * sp.exp(eps) / delta) / eps
     proof.refute("there n_l < C, so a group of the last phase has N_l = n_l/C < 1 user", {"n": 2**20, "m": 1, "epsilon": 1,
-                 "q": "1/4", "delta": "1e-16", "n_l": n_l, "C": big_c}, n_l - big_c)
+                 "q": "1/4", "delta": "1e-16", "n_l": n_l, "C": big_c}, n_l - big_c,
+                 conditions={"n = 2^20, m = 1, eps = 1, q = 1/4, delta = 1e-16 satisfies Thm B.1's condition": cond})
     return proof.result()
 
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.assume("l = floor(log2 n): n = 2^{l + phi} with phi in [0, 1); condition (1 - 2^{-q}) n^{1-q} >= C")
+    proof.given("l = floor(log2 n): n = 2^{l + phi} with phi in [0, 1); condition (1 - 2^{-q}) n^{1-q} >= C")
     q = sp.Symbol("q", positive=True)
     ell = sp.Symbol("l", nonnegative=True)
     phi = sp.Symbol("phi", nonnegative=True)

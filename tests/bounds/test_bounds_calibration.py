@@ -110,3 +110,31 @@ def test_above_threshold_check_detects_miscalibration(rng):
     assert bad.verdict is Verdict.DISPROVED
     assert bad.counterexample["stream_loss"] > bad.counterexample["budget"]
     assert math.isfinite(bad.counterexample["stream_loss"])
+
+
+def test_gaussian_noise_needs_eps_below_one_on_the_whole_region_not_on_samples(rng):
+    """[DR14, Thm A.1] needs eps < 1: decided symbolically over the region, never from the sampled points.
+
+    The budget 4 eps (1 - eps) reaches 1 at eps = 1/2 only, which random points (and the box corners)
+    miss: deciding from samples would say PROVED; the theorem does not apply at eps = 1/2, so the
+    verdict is UNDECIDED.
+    """
+    claim = dict(sensitivity=Delta, delta_budget=delta, claim="c", source="s", rng=rng, count=4)
+    inside = cal.check_gaussian_noise(cal.gaussian_sigma_classical_expr(), eps_budget=epsilon, region={epsilon: (1e-3, 0.999)}, **claim)
+    assert inside.verdict is Verdict.PROVED and inside.premises_text() == "[DR14] Thm A.1"
+    past_one = cal.check_gaussian_noise(cal.gaussian_sigma_classical_expr(), eps_budget=epsilon, region={epsilon: (1e-3, 1.000001)}, **claim)
+    assert past_one.verdict is Verdict.UNDECIDED and "eps_budget < 1" in past_one.reason
+    peak = 4 * epsilon * (1 - epsilon)
+    touching = cal.check_gaussian_noise(cal.gaussian_sigma_classical_expr(Delta, peak, delta), eps_budget=peak,
+                                        region={epsilon: (0.1, 0.9)}, **claim)
+    assert touching.verdict is Verdict.UNDECIDED and "eps_budget < 1" in touching.reason
+
+
+def test_numerical_counterexamples_are_confirmed_exactly():
+    from dpaudit.bounds.checks import _confirmed
+
+    x = sp.Symbol("x", positive=True)
+    assert _confirmed(x**2, x, {x: 2.0}, "le")  # 4 <= 2 fails exactly
+    assert not _confirmed(x**2, x, {x: 0.5}, "le")  # 1/4 <= 1/2 holds
+    assert _confirmed(x, x, {x: 0.5}, "lt")  # x < x fails
+    assert not _confirmed(sp.sqrt(x) ** 2, x, {x: 0.3}, "eq")  # an identity: no counterexample

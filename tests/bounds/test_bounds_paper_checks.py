@@ -33,8 +33,8 @@ EXPECTED: dict[str, set[Verdict]] = {
     "levy2021.thm4_equivalence": {P},
     "levy2021.alg1_laplace": {P},
     "levy2021.alg2_composition": {P},
-    "levy2021.alg2_total": {D_},  # eps = 5, delta = 0.1, d = 1 gives 5.07 > 5
-    "levy2021.alg3_composition": {U},  # true for eps <= 1 but sympy cannot decide e^x - 1 <= x e^x
+    "levy2021.alg2_total": {D_},  # eps = 5, delta = 0.1, d = 1 gives 5.07 > 5: a gap in Thm 2's proof (basic composition: 1.165)
+    "levy2021.alg3_composition": {P},  # the chord argument shared with proofs/levy2021/alg3_composition
     "ghazi2023.thm41_chain": {P},
     "ghazi2023.thm51_printed_lambda": {D_},  # E8(b)
     "ghazi2023.thm51_corrected_lambda": {P},

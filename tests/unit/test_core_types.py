@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 from dpaudit import GDP, ApproxDP, InvalidArgument, PureDP
 from dpaudit._rng import TrialStreams, as_generator, as_seed_sequence, spawn_generators
@@ -22,6 +21,7 @@ from dpaudit.neighbors import (
     random_neighbor,
     worst_case_neighbors,
 )
+from dpaudit.strategies import user_datasets
 
 
 def test_guarantees_are_frozen_and_answer_epsilon_at_delta():
@@ -83,7 +83,7 @@ def test_relations_decide_exactly():
     assert QueryDistance(1.0, "linf").is_neighbor([0.0, 0.0], [1.0, -1.0])
 
 
-user_data = arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 4)), elements=st.floats(-1, 1))
+user_data = user_datasets(max_users=5, max_items=4, low=-1.0, high=1.0)
 
 
 @given(data=user_data, seed=st.integers(0, 2**32 - 1))

@@ -1,0 +1,226 @@
+"""What ``dpaudit audit`` and ``dpaudit report`` audit: the target, the pair and the claim.
+
+A TARGET is a catalogue entry's name, or ``module:attribute`` naming a dpaudit mechanism, a
+callable ``fn(data, rng, size=None)``, a diffprivlib mechanism, an OpenDP measurement, or a factory
+(a callable with no required arguments) returning one of those. The pair comes from two files
+(``.npy``, ``.csv``, ``.json``), from a named worst-case pair (:mod:`dpaudit.neighbors.pairs`), or
+from the catalogue entry. Every mistake raises :class:`CommandLineError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import os
+import re
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpaudit.auditor.cases import AuditCase
+from dpaudit.errors import DPAuditError
+
+__all__ = ["CommandLineError", "load_dataset", "parse_shape", "prepare_case"]
+
+DEFAULT_TRIALS = 100_000
+_MODULE_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+class CommandLineError(DPAuditError):
+    """Bad command-line input; the message is one line naming what is wrong."""
+
+
+def load_dataset(path: str, option: str) -> np.ndarray:
+    """Read a dataset from a ``.npy``, ``.csv`` (comma-separated numbers) or ``.json`` file."""
+    file = Path(path)
+    suffix = file.suffix.lower()
+    if suffix not in (".npy", ".csv", ".json"):
+        raise CommandLineError(f"{option} {path!r}: unsupported file type {suffix or '(none)'!r}; use .npy, .csv or .json")
+    if not file.is_file():
+        raise CommandLineError(f"{option} {path!r}: no such file")
+    try:
+        if suffix == ".npy":
+            data = np.load(file, allow_pickle=False)
+        elif suffix == ".csv":
+            data = np.loadtxt(file, delimiter=",", dtype=float)
+        else:
+            data = np.asarray(json.loads(file.read_text()))
+    except (OSError, ValueError) as exc:
+        raise CommandLineError(f"{option} {path!r}: cannot read it as {suffix[1:]} numbers ({_one_line(exc)})") from exc
+    if data.dtype.kind not in "biuf":
+        raise CommandLineError(f"{option} {path!r}: must hold numbers only (a rectangular array), got dtype {data.dtype}")
+    return data
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """``"100x10"`` -> ``(100, 10)``; ``"scalar"`` -> ``()``."""
+    if text.strip().lower() in ("", "scalar", "()"):
+        return ()
+    parts = text.lower().split("x")
+    if not all(p.strip().isdigit() and int(p) >= 1 for p in parts):
+        raise CommandLineError(f"--shape must be sizes >= 1 joined by 'x' (e.g. 100x10) or 'scalar'; got {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _catalogue_entry(spec: str) -> Any:
+    from dpaudit.catalogue import builtin_catalogue
+
+    entries = builtin_catalogue()
+    key = spec.casefold()
+    exact = [e for e in entries if e.name.casefold() == key]
+    matches = exact or [e for e in entries if key in e.name.casefold()]
+    if len(matches) != 1:
+        names = "; ".join(e.name for e in (matches or entries))
+        found = "matches no catalogue entry" if not matches else f"matches {len(matches)} catalogue entries"
+        raise CommandLineError(
+            f"TARGET {spec!r} {found} and is not module:callable; choose one of: {names}"
+        )
+    return matches[0]
+
+
+def _import_attribute(spec: str) -> Any:
+    module_name, attribute = spec.split(":", 1)
+    # like `python -m`, the current directory is importable, so `dpaudit audit mymod:fn` finds ./mymod.py
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise CommandLineError(
+                f"TARGET {spec!r}: no module named {exc.name!r} (looked in the current directory and on sys.path)"
+            ) from exc
+        raise CommandLineError(f"TARGET {spec!r}: importing {module_name!r} failed: {_one_line(exc)}") from exc
+    except Exception as exc:
+        raise CommandLineError(f"TARGET {spec!r}: importing {module_name!r} raised {type(exc).__name__}: {_one_line(exc)}") from exc
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise CommandLineError(f"TARGET {spec!r}: {getattr(obj, '__name__', module_name)!r} has no attribute {part!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _is_factory(obj: Any) -> bool:
+    """A plain function callable with no arguments (a mechanism callable needs data and rng)."""
+    if not (inspect.isfunction(obj) or inspect.ismethod(obj)):
+        return False
+    required = [
+        p for p in inspect.signature(obj).parameters.values()
+        if p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    return not required
+
+
+def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *, allow_factory: bool = True) -> Any:
+    from dpaudit.adapters import adapt
+
+    try:
+        adapted = adapt(obj, d0, d1, delta=delta)
+    except DPAuditError as exc:
+        raise CommandLineError(f"TARGET {spec!r}: {_one_line(exc)}") from exc
+    if adapted is not None:
+        return adapted
+    if hasattr(obj, "sample") and hasattr(obj, "claimed_guarantee") and not isinstance(obj, type):
+        return obj
+    if isinstance(obj, type):
+        raise CommandLineError(f"TARGET {spec!r} is a class; point at an instance, or at a factory function returning one")
+    if callable(obj) and allow_factory and _is_factory(obj):
+        try:
+            made = obj()
+        except Exception as exc:
+            raise CommandLineError(f"TARGET {spec!r}: the factory raised {type(exc).__name__}: {_one_line(exc)}") from exc
+        return _as_mechanism(spec, made, d0, d1, delta, allow_factory=False)
+    if callable(obj):
+        return obj
+    raise CommandLineError(
+        f"TARGET {spec!r} is a {type(obj).__name__}, not a mechanism, a callable fn(data, rng, size=None) or a factory"
+    )
+
+
+def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str] | None:
+    given_files = args.d0 is not None or args.d1 is not None
+    pair_options = [o for o, v in (("--shape", args.shape), ("--low", args.low), ("--high", args.high)) if v is not None]
+    if args.pair is not None and given_files:
+        raise CommandLineError("give either --d0 FILE --d1 FILE or --pair NAME, not both")
+    if pair_options and args.pair is None:
+        raise CommandLineError(f"{', '.join(pair_options)} only apply with --pair NAME")
+    if given_files:
+        if args.d0 is None or args.d1 is None:
+            raise CommandLineError(f"give both --d0 FILE and --d1 FILE (only {'--d0' if args.d0 else '--d1'} was given)")
+        return load_dataset(args.d0, "--d0"), load_dataset(args.d1, "--d1"), f"files {args.d0} and {args.d1}"
+    if args.pair is None:
+        return None
+    from dpaudit.neighbors.pairs import PAIR_RELATIONS, worst_case_pair
+
+    if args.pair not in PAIR_RELATIONS:
+        raise CommandLineError(f"--pair must be one of {', '.join(PAIR_RELATIONS)}; got {args.pair!r}")
+    shape = None if args.shape is None else parse_shape(args.shape)
+    low = -1.0 if args.low is None else args.low
+    high = 1.0 if args.high is None else args.high
+    try:
+        d0, d1, relation = worst_case_pair(args.pair, shape=shape, low=low, high=high)
+    except DPAuditError as exc:
+        raise CommandLineError(f"--pair {args.pair}: {_one_line(exc)}") from exc
+    return d0, d1, f"worst-case {relation} pair {args.pair}, d0 shape {d0.shape}, d1 shape {d1.shape}"
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Claim and run options, checked with the project's messages (owner: the sub-command)."""
+    from dpaudit._validation import check_in_range, check_int, check_nonnegative, check_probability
+    from dpaudit.auditor.runner import MIN_TRIALS
+
+    owner = f"dpaudit {args.command}"
+    try:
+        if args.epsilon is not None:
+            check_nonnegative(owner, "--epsilon", args.epsilon)
+        if args.delta is not None:
+            check_probability(owner, "--delta", args.delta)
+        if args.trials is not None:
+            check_int(owner, "--trials", args.trials, minimum=MIN_TRIALS)
+        check_in_range(owner, "--confidence", args.confidence, 0.0, 1.0, low_closed=False, high_closed=False)
+        check_int(owner, "--seed", args.seed, minimum=0)
+        check_int(owner, "--workers", args.workers, minimum=1)
+    except DPAuditError as exc:  # drop the "`dpaudit audit`: " prefix, printed once by the caller
+        raise CommandLineError(str(exc).removeprefix(f"`{owner}`: ")) from exc
+
+
+def prepare_case(args: argparse.Namespace) -> AuditCase:
+    """Resolve the parsed arguments of ``audit``/``report`` into the case to audit.
+
+    A catalogue entry keeps its own pair and claim unless the arguments override them; a
+    ``module:callable`` target becomes a case of the ``command line`` group, not known to be broken.
+    The case's ``note`` says where the pair came from.
+    """
+    _check_numbers(args)
+    spec = args.target
+    pair = _pair_from_args(args)
+    if not _MODULE_TARGET.match(spec):
+        entry = _catalogue_entry(spec)
+        d0, d1, source = pair if pair is not None else (entry.d0, entry.d1, f"the catalogue entry's pair ({entry.name})")
+        return replace(
+            entry,
+            d0=d0,
+            d1=d1,
+            epsilon=entry.epsilon if args.epsilon is None else args.epsilon,
+            delta=entry.delta if args.delta is None else args.delta,
+            trials=entry.trials if args.trials is None else args.trials,
+            note=source,
+        )
+    if pair is None:
+        raise CommandLineError(f"TARGET {spec!r} needs a pair: give --d0 FILE --d1 FILE or --pair NAME")
+    d0, d1, source = pair
+    mechanism = _as_mechanism(spec, _import_attribute(spec), d0, d1, args.delta)
+    if args.epsilon is None and not hasattr(mechanism, "claimed_guarantee"):
+        raise CommandLineError(f"--epsilon is required: TARGET {spec!r} is a plain callable with no claimed_guarantee()")
+    trials = DEFAULT_TRIALS if args.trials is None else args.trials
+    return AuditCase(spec, mechanism, d0, d1, args.epsilon, args.delta, trials, broken=False, note=source,
+                     group="command line")

@@ -1,0 +1,137 @@
+"""Resolved parameters, stated conditions and run records of Ghazi et al. (2025)'s algorithms.
+
+References
+----------
+.. [GKLM25] B. Ghazi, R. Kumar, D. Liu and P. Manurangsi. Linear-time user-level DP-SCO via robust
+   statistics. arXiv:2502.08889v1, 2025.
+.. [DR14] C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy, 2014.
+.. [Note000] dpaudit paper-000 note (``notes/paper_000_robust_stats.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["LEMMA_3_8_SCORE_CEILING", "PRESETS", "Condition", "Ghazi2025Parameters", "Ghazi2025Run"]
+
+
+Preset = Literal["safe", "paper"]
+
+
+PRESETS: tuple[str, ...] = ("safe", "paper")
+
+
+LEMMA_3_8_SCORE_CEILING = 2.0 / 3.0 + 1.0 / (3.0 * math.e)
+"""``c0 = 2/3 + 1/(3e)``: a batch with no ``(1/tau)``-ball holding ``2B/3`` points scores below ``c0 B``
+[GKLM25, proof of Lemma 3.8, read with 2B/3 (Note000 A6)]."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One stated precondition or privacy requirement, evaluated for a configuration.
+
+    ``enforced`` says whether the preset refuses configurations that violate it.
+    """
+
+    name: str
+    citation: str
+    value: float
+    relation: str
+    bound: float
+    holds: bool
+    enforced: bool
+
+    def __str__(self) -> str:
+        mark = "ok" if self.holds else "VIOLATED"
+        return f"[{mark}] {self.name}: {self.value:.6g} {self.relation} {self.bound:.6g}  ({self.citation})"
+
+
+def _condition(name: str, citation: str, value: float, relation: str, bound: float, enforced: bool) -> Condition:
+    # one part in 1e12 of slack: both sides are computed in floating point
+    tol = 1e-12 * max(1.0, abs(bound))
+    holds = value <= bound + tol if relation == "<=" else value >= bound - tol
+    return Condition(name, citation, float(value), relation, float(bound), bool(holds), enforced)
+
+
+@dataclass(frozen=True)
+class Ghazi2025Parameters:
+    """Every resolved parameter of one configuration (per phase where it varies), and its conditions."""
+
+    algorithm: str
+    preset: str
+    n_users: int
+    m_items: int
+    dim: int
+    epsilon: float
+    delta: float
+    radius: float
+    gradient_bound: float
+    smoothness: float
+    batch_size: int
+    phases: int
+    phase_users: tuple[int, ...]
+    phase_steps: tuple[int, ...]
+    step_size: float
+    phase_step_sizes: tuple[float, ...]
+    tau: float
+    varsigma: float
+    alignment_radius: float
+    phase_thresholds: tuple[float, ...]
+    at_epsilon: float
+    at_sensitivity: float
+    threshold_scale: float
+    query_scale: float
+    phase_linf_sensitivities: tuple[float, ...]
+    phase_sigmas: tuple[float, ...]
+    gaussian_epsilon: float
+    gaussian_delta: float
+    project_between_phases: bool
+    project_output: bool
+    conditions: tuple[Condition, ...]
+
+    @property
+    def users_used(self) -> int:
+        return int(sum(self.phase_users))
+
+    @property
+    def gradient_evaluations(self) -> int:
+        """Gradient computations per trial: ``m`` per used user [GKLM25, Thm 3.1: "mn"]."""
+        return self.users_used * self.m_items
+
+    @property
+    def score_pair_terms(self) -> int:
+        """Terms of Eq. (3) evaluated per trial: ``B^2`` per step."""
+        return int(sum(self.phase_steps)) * self.batch_size**2
+
+    def failed_conditions(self) -> tuple[Condition, ...]:
+        return tuple(c for c in self.conditions if not c.holds)
+
+    def report(self) -> str:
+        """Conditions as text, one per line."""
+        return "\n".join(str(c) for c in self.conditions)
+
+
+@dataclass(frozen=True, eq=False)
+class Ghazi2025Run:
+    """Outputs of :meth:`RobustStatsLocalization.sample_with_info` and what the run did.
+
+    ``passed[i, s]``: trial ``i`` passed every concentration test of phase ``s``;
+    ``halt_step[i, s]``: the 0-based step of phase ``s`` at which AboveThreshold answered ⊥, or -1.
+    ``gradient_evaluations`` counts calls of the per-item gradient per trial;
+    ``score_pair_terms`` counts the ``B^2`` terms of Eq. (3) per step per trial (the score's work,
+    counted separately); ``user_gradient_evaluations[u]`` is how many item gradients of user ``u``
+    one trial computed (``None`` when ``shuffle=True``: then it differs per trial).
+    """
+
+    outputs: NDArray[np.float64]
+    passed: NDArray[np.bool_]
+    halt_step: NDArray[np.int64]
+    gradient_evaluations: int
+    score_pair_terms: int
+    user_gradient_evaluations: NDArray[np.int64] | None
+    parameters: Ghazi2025Parameters

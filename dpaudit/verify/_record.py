@@ -1,0 +1,107 @@
+"""The step record shared by the proof steps (:mod:`dpaudit.verify.proof`) and the cross-checks
+(:mod:`dpaudit.verify.crosscheck`)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpaudit.verify.decide import plain
+from dpaudit.verify.verdict import Premise, Verdict
+
+__all__ = ["STEP_KINDS", "Step", "rng_for"]
+
+#: ``proof``: a sub-claim that, with the others, implies the statement (decided symbolically or
+#: exactly); ``cross``: a check on finite instances that can only refute; ``refute``: a
+#: counterexample to the statement, verified exactly.
+STEP_KINDS = ("proof", "cross", "refute")
+
+
+def rng_for(key: str) -> np.random.Generator:
+    """A Generator seeded from ``key`` (sha256), so a check's random points are the same on every run.
+
+    Examples
+    --------
+    >>> float(rng_for("a").random()) == float(rng_for("a").random())
+    True
+    """
+    digest = hashlib.sha256(key.encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One recorded step of a :class:`~dpaudit.verify.Proof`.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`STEP_KINDS`.
+    method : str
+        ``"sympy"``, ``"exact"``, ``"coverage"``, ``"lemmas"``, ``"numeric"``, ``"hypothesis"``...
+    label : str
+        What the step shows, with its citation.
+    verdict : Verdict
+        The step's own outcome (for a cross-check, DISPROVED means it found a violation).
+    cases : int
+        Symbolic cases, points or examples the step tried.
+    note : str
+        Extra information (e.g. the region where a case analysis failed).
+    trivial : bool
+        The step's residual was already 0 (or a non-negative literal) when the step received it:
+        nothing was decided, so it does not count towards PROVED.
+    """
+
+    kind: str
+    method: str
+    label: str
+    verdict: Verdict
+    cases: int
+    note: str = ""
+    trivial: bool = False
+
+    def describe(self) -> str:
+        """``[method] label: outcome, n case(s) (note)``."""
+        if self.kind == "proof":
+            mark = str(self.verdict) + (" (trivial)" if self.trivial else "")
+        elif self.kind == "cross":
+            mark = "VIOLATED" if self.verdict is Verdict.DISPROVED else "ok"
+        else:
+            mark = "counterexample" if self.verdict is Verdict.DISPROVED else "not a counterexample"
+        note = f" ({self.note})" if self.note else ""
+        return f"[{self.method}] {self.label}: {mark}, {self.cases} case(s){note}"
+
+
+class _Record:
+    """Bookkeeping of a proof: steps, residuals, premises, hypotheses and the first counterexample."""
+
+    def __init__(self, key: str) -> None:
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"Proof key must be a non-empty string (use the check's name), got {key!r}")
+        self.key = key
+        self.rng: np.random.Generator = rng_for(key)
+        self._steps: list[Step] = []
+        self._hypotheses: list[str] = []
+        self._premises: list[Premise] = []
+        self._residuals: list[Any] = []
+        self._counterexample: dict[str, Any] | None = None
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The steps recorded so far."""
+        return tuple(self._steps)
+
+    def _add(self, step: Step, residual: Any = None) -> Verdict:
+        self._steps.append(step)
+        if residual is not None:
+            self._residuals.append(residual)
+        return step.verdict
+
+    def _record_counterexample(self, label: str, values: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> None:
+        if self._counterexample is None:
+            shown = values() if callable(values) else values
+            self._counterexample = {"where": label, **{k: plain(v) for k, v in dict(shown).items()}}

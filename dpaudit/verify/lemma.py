@@ -1,0 +1,155 @@
+"""A registered check: :class:`LemmaCheck`, and the :class:`Fact` s a check establishes for others to use.
+
+Examples
+--------
+A user's own check needs no paper (``papers=()``):
+
+>>> import sympy as sp
+>>> from dpaudit.verify import LemmaCheck, Proof, Verdict
+>>> def _run():
+...     proof = Proof("mine/am_gm")
+...     a, b = sp.symbols("a b", nonnegative=True)
+...     proof.certificate("a^2 + b^2 - 2ab = (a - b)^2", a**2 + b**2 - 2*a*b, (a - b)**2)
+...     return proof.result()
+>>> CHECK = LemmaCheck(name="mine/am_gm", source="my notes, eq. 1",
+...                    statement="a^2 + b^2 >= 2ab for all a, b >= 0", expected=Verdict.PROVED, check=_run)
+>>> CHECK.run().verdict
+<Verdict.PROVED: 'proved'>
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+
+from dpaudit.verify.verdict import CheckResult, Verdict
+
+__all__ = ["ROLES", "Fact", "FactInstance", "LemmaCheck"]
+
+#: ``lemma``: a statement (expected PROVED, or UNDECIDED where no exact proof is available);
+#: ``printed`` / ``corrected``: an erratum of a statement, as printed (expected DISPROVED) and
+#: corrected; ``gap``: a step of a published *proof* that fails (expected DISPROVED) although
+#: the statement may hold by another route; ``control``: a negative control marking where a
+#: statement stops being true (expected DISPROVED).
+ROLES = ("lemma", "printed", "corrected", "gap", "control")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A statement in symbolic form, universally quantified over its free symbols.
+
+    A :class:`LemmaCheck` lists the facts its statement establishes (``facts=``); another proof
+    uses them with :meth:`at` and :meth:`dpaudit.verify.Proof.depends`, which checks that the
+    instantiated facts imply its own goal.
+
+    Parameters
+    ----------
+    name : str
+        Short name, unique within its check.
+    relation : sympy relation
+        ``lhs <= rhs`` (or ``<``, ``>=``, ``>``, ``Eq``) in symbols standing for the statement's
+        quantities, e.g. ``gap <= dist`` for "the map is 1-Lipschitz".
+    """
+
+    name: str
+    relation: Any
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.relation, sp.core.relational.Relational):
+            raise TypeError(f"Fact {self.name!r}: relation must be a sympy relation such as a <= b, got {self.relation!r}")
+
+
+@dataclass(frozen=True)
+class FactInstance:
+    """A :class:`Fact` of a check with its symbols replaced (see :meth:`LemmaCheck.fact`)."""
+
+    check: LemmaCheck
+    fact: Fact
+    relation: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class LemmaCheck:
+    """One checked statement (a paper's lemma, or a user's own) with its expected verdict.
+
+    Parameters
+    ----------
+    name : str
+        Unique identifier without spaces, e.g. ``"<package>/<lemma>"``; ``dpaudit prove --only`` filters on it.
+    source : str
+        Citation: where the statement comes from (paper and number, or the user's own reference).
+    statement : str
+        The exact statement checked, with its quantifiers and hypotheses.
+    expected : Verdict
+        The verdict recorded by the last review (a regression snapshot): the runner reports a
+        different verdict as a mismatch, except UNDECIDED -> PROVED, which it reports as an improvement.
+    check : callable
+        Computes the :class:`~dpaudit.verify.CheckResult`; never returns a constant.
+    papers : tuple of str
+        Keys of the papers the statement belongs to; empty for a user's own check.
+    role : str
+        One of :data:`ROLES`.
+    sibling : str or None
+        For ``printed`` / ``gap`` / ``corrected`` checks, the name of the other half of the pair.
+    facts : tuple of Fact
+        The statement in symbolic form, for other checks to build on (see :meth:`fact`).
+    timeout : float or None
+        Seconds this check may run (None: the runner's default).
+    """
+
+    name: str
+    source: str
+    statement: str
+    expected: Verdict
+    check: Callable[[], CheckResult] = field(repr=False, compare=False)
+    papers: tuple[str, ...] = ()
+    role: str = "lemma"
+    sibling: str | None = None
+    facts: tuple[Fact, ...] = field(default=(), repr=False, compare=False)
+    timeout: float | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name or any(ch.isspace() for ch in self.name):
+            raise ValueError(f"LemmaCheck.name must be a non-empty identifier without spaces, got {self.name!r}")
+        if not isinstance(self.source, str) or not self.source.strip():
+            raise ValueError(f"LemmaCheck {self.name!r}: source must say where the statement comes from")
+        if not isinstance(self.statement, str) or not self.statement.strip():
+            raise ValueError(f"LemmaCheck {self.name!r}: statement must state what is checked")
+        if not isinstance(self.expected, Verdict):
+            raise TypeError(f"LemmaCheck {self.name!r}: expected must be a Verdict, got {self.expected!r}")
+        if not callable(self.check):
+            raise TypeError(f"LemmaCheck {self.name!r}: check must be a callable returning a CheckResult")
+        if isinstance(self.papers, str) or any(not isinstance(p, str) or not p for p in self.papers):
+            raise ValueError(f"LemmaCheck {self.name!r}: papers must be a tuple of paper keys (possibly empty), got {self.papers!r}")
+        if self.role not in ROLES:
+            raise ValueError(f"LemmaCheck {self.name!r}: role must be one of {ROLES}, got {self.role!r}")
+        if self.timeout is not None and not self.timeout > 0:
+            raise ValueError(f"LemmaCheck {self.name!r}: timeout must be a positive number of seconds or None, got {self.timeout!r}")
+        names = [f.name for f in self.facts]
+        if len(names) != len(set(names)):
+            raise ValueError(f"LemmaCheck {self.name!r}: fact names must be unique, got {names}")
+
+    def fact(self, name: str, subs: Mapping[Any, Any] | None = None) -> FactInstance:
+        """The fact ``name`` of this check, with its symbols replaced by ``subs`` (all at once).
+
+        Raises
+        ------
+        KeyError
+            If the check declares no such fact.
+        """
+        for fact in self.facts:
+            if fact.name == name:
+                relation = fact.relation.subs(dict(subs or {}), simultaneous=True)
+                return FactInstance(self, fact, relation)
+        raise KeyError(f"{self.name} declares no fact {name!r} (it declares {[f.name for f in self.facts]})")
+
+    def run(self) -> CheckResult:
+        """Run the check; the result carries this check's statement and source."""
+        result = self.check()
+        if not isinstance(result, CheckResult):
+            raise TypeError(f"{self.name}: check returned {type(result).__name__}, not a CheckResult")
+        return dataclasses.replace(result, claim=self.statement, source=self.source)

@@ -1,0 +1,477 @@
+"""The :class:`Proof` builder: record the steps of an argument and compute an honest verdict.
+
+A check records *steps* on a :class:`Proof`:
+
+* **proof steps** (sympy or exact): sub-claims that together imply the statement. sympy decides
+  the sign or zero-ness of a residual under the symbols' declared assumptions (three-valued: its
+  ``None`` stays UNDECIDED); an exact step is a rational or symbolic fact about the *whole*
+  statement, and when it fails it names its counterexample. A case analysis (:meth:`Proof.cases`)
+  also checks that its regions cover the domain; a proof by lemmas (:meth:`Proof.depends`) checks
+  that the lemmas' facts imply its goal.
+* **cross-checks** (finite instances, seeded random points, hypothesis property tests): they can
+  only refute (see :mod:`dpaudit.verify.crosscheck`).
+* **refutations**: a counterexample to the statement whose failing margin (and the hypotheses it
+  must satisfy) are checked exactly.
+
+Premises taken on trust are recorded apart: :meth:`Proof.cite` (a theorem from the literature)
+and :meth:`Proof.assume` (a step of the argument not checked, e.g. a reduction to the plane).
+They are printed beside the verdict: "PROVED given [DR14] Thm A.1".
+
+The verdict (:meth:`Proof.result`): **DISPROVED** iff a counterexample was recorded; **PROVED** iff
+there is at least one proof step that needed deciding (not 0 at construction) and every proof
+step is PROVED; **UNDECIDED** otherwise, with the reason.
+
+Examples
+--------
+>>> import sympy as sp
+>>> from dpaudit.verify import Proof, Region
+>>> proof = Proof("example/abs")
+>>> x, y = sp.symbols("x y", real=True)
+>>> proof.given("x, y real")
+>>> proof.cases("|x| - |y| <= |x - y| (triangle inequality)", sp.Abs(x - y) - (sp.Abs(x) - sp.Abs(y)),
+...             Region.orders([x, y, 0]))          # every ordering of x, y and 0 is a case
+<Verdict.PROVED: 'proved'>
+>>> proof.result().verdict
+<Verdict.PROVED: 'proved'>
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+
+from dpaudit.verify._record import Step
+from dpaudit.verify.crosscheck import CrossChecks
+from dpaudit.verify.decide import decide_nonneg, decide_zero, exact_sign, plain
+from dpaudit.verify.lemma import FactInstance, LemmaCheck
+from dpaudit.verify.regions import Region, coverage
+from dpaudit.verify.verdict import CheckResult, Premise, Verdict, combine_verdicts, unique_premises
+
+__all__ = ["LocalFact", "Proof", "dependency_result"]
+
+
+def _trivial(expr: sp.Expr, zero: bool) -> bool:
+    """A residual handed over as a literal number: the caller decided it before the step did anything."""
+    return bool(expr.is_Number)
+
+
+def _exact_truth(owner: str, holds: Any) -> bool:
+    """``holds`` as a bool, refusing numpy booleans (they come from floating-point comparisons)."""
+    if isinstance(holds, bool):
+        return holds
+    if isinstance(holds, sp.logic.boolalg.BooleanAtom):
+        return bool(holds)
+    raise TypeError(f"{owner}: an exact fact must be a Python bool or a sympy boolean computed exactly "
+                    f"(rationals, sympy), got {type(holds).__name__}; a numpy comparison is floating-point: "
+                    "use Proof.instance or numeric_le for finite-instance checks")
+
+
+@dataclass(frozen=True)
+class LocalFact:
+    """A relation this proof established itself (returned by :meth:`Proof.show`), for :meth:`Proof.depends`."""
+
+    label: str
+    relation: Any
+    verdict: Verdict
+
+
+_DEPENDENCY_RESULTS: dict[int, tuple[LemmaCheck, CheckResult]] = {}
+
+
+def dependency_result(check: LemmaCheck) -> CheckResult:
+    """The result of ``check``, run once per process (results are deterministic) and memoised."""
+    key = id(check)
+    if key not in _DEPENDENCY_RESULTS:
+        _DEPENDENCY_RESULTS[key] = (check, check.run())
+    return _DEPENDENCY_RESULTS[key][1]
+
+
+class Proof(CrossChecks):
+    """Accumulates the steps of one check and turns them into a :class:`~dpaudit.verify.CheckResult`.
+
+    Parameters
+    ----------
+    key : str
+        Seeds :attr:`rng` (use the check's name), so random points are the same on every run.
+    """
+
+    # -- hypotheses and premises ----------------------------------------------------------------
+
+    def given(self, *hypotheses: str) -> None:
+        """Record hypotheses and definitions of the statement (part of what is proved, not trusted)."""
+        self._hypotheses.extend(hypotheses)
+
+    def assume(self, label: str, text: str) -> None:
+        """Record a step of the argument taken on trust (a reduction, a symmetry, a standard fact).
+
+        It is a premise of the verdict, printed beside it ("PROVED given <label>").
+        """
+        self._premises.append(Premise("assumed", label, text))
+
+    def cite(self, reference: str, text: str) -> None:
+        """Record a theorem from the literature used without proof, e.g.
+        ``cite("[DR14] Thm A.1", "for eps in (0, 1) ...")``; printed beside the verdict."""
+        self._premises.append(Premise("cited", reference, text))
+
+    # -- proof steps decided by sympy -----------------------------------------------------------
+
+    def nonneg(self, label: str, expr: Any) -> Verdict:
+        """Proof step: ``expr >= 0`` under the symbols' assumptions (see :func:`~dpaudit.verify.decide_nonneg`)."""
+        expr = sp.sympify(expr)
+        return self._add(Step("proof", "sympy", label, decide_nonneg(expr), 1, trivial=_trivial(expr, False)), expr)
+
+    def zero(self, label: str, expr: Any) -> Verdict:
+        """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``)."""
+        expr = sp.sympify(expr)
+        return self._add(Step("proof", "sympy", label, decide_zero(expr), 1, trivial=_trivial(expr, True)), expr)
+
+    def zeros(self, label: str, exprs: Sequence[Any]) -> Verdict:
+        """Proof step: every expression in ``exprs`` is identically zero (one case each)."""
+        exprs = [sp.sympify(e) for e in exprs]
+        verdict = combine_verdicts(*(decide_zero(e) for e in exprs))
+        trivial = all(_trivial(e, True) for e in exprs)
+        return self._add(Step("proof", "sympy", label, verdict, len(exprs), trivial=trivial), tuple(exprs))
+
+    def equal(self, label: str, lhs: Any, rhs: Any) -> Verdict:
+        """Proof step: the identity ``lhs == rhs`` between two separately computed expressions.
+
+        The step is trivial (it does not count towards PROVED) when both sides are literal
+        numbers: then the caller decided the identity before the step did anything.
+        """
+        left, right = sp.sympify(lhs), sp.sympify(rhs)
+        residual = sp.Add(left, sp.Mul(-1, right, evaluate=False), evaluate=False)
+        trivial = left.is_Number and right.is_Number
+        return self._add(Step("proof", "sympy", label, decide_zero(residual), 1, trivial=bool(trivial)), left - right)
+
+    def certificate(self, label: str, residual: Any, certificate: Any) -> Verdict:
+        """Proof step: ``residual >= 0`` because it equals ``certificate`` (identity checked by
+        sympy) and ``certificate`` is manifestly non-negative (e.g. a sum of squares)."""
+        residual, certificate = sp.sympify(residual), sp.sympify(certificate)
+        verdict = self._certified(residual, certificate)
+        step = Step("proof", "sympy", label, verdict, 1, f"certificate {certificate}", trivial=_trivial(residual, False))
+        return self._add(step, residual)
+
+    @staticmethod
+    def _certified(residual: sp.Expr, certificate: sp.Expr | None) -> Verdict:
+        if certificate is not None and decide_zero(residual - certificate) is Verdict.PROVED \
+                and decide_nonneg(certificate) is Verdict.PROVED:
+            return Verdict.PROVED
+        return decide_nonneg(residual)
+
+    def monotone_nonneg(self, label: str, expr: Any, var: sp.Symbol, lower: Any, depth: int = 3) -> Verdict:
+        """Proof step: ``expr(var) >= 0`` for ``var >= lower`` because ``expr(lower) >= 0`` and
+        ``d expr / d var >= 0`` there (the derivative is handled the same way, ``depth`` deep)."""
+        expr = sp.sympify(expr)
+        verdict = _monotone_nonneg(expr, var, sp.sympify(lower), depth)
+        return self._add(Step("proof", "sympy", label, verdict, 1, f"{var} >= {lower}", trivial=_trivial(expr, False)), expr)
+
+    def concave_nonneg(self, label: str, expr: Any, var: sp.Symbol, lo: Any, hi: Any) -> Verdict:
+        """Proof step: ``expr(var) >= 0`` on ``[lo, hi]`` because it is ``>= 0`` at both ends and
+        concave (second derivative ``<= 0`` for every real ``var``)."""
+        expr = sp.sympify(expr)
+        ends = [decide_nonneg(expr.subs(var, sp.sympify(v))) for v in (lo, hi)]
+        free = sp.Symbol(var.name + "_free", real=True)
+        curvature = decide_nonneg(-sp.diff(expr, var, 2).subs(var, free))
+        verdict = Verdict.PROVED if all(p is Verdict.PROVED for p in (*ends, curvature)) else Verdict.UNDECIDED
+        return self._add(Step("proof", "sympy", label, verdict, 3, f"{var} in [{lo}, {hi}]"), expr)
+
+    def cases(self, label: str, residual: Any, regions: Sequence[Region], *, domain: Sequence[Any] = (),
+              certificates: Mapping[str, Any] | None = None) -> Verdict:
+        """Proof step by case analysis: ``residual >= 0`` on every region, and the regions cover the domain.
+
+        Records two proof steps: the coverage of ``domain`` by ``regions`` (decided exactly by
+        :func:`~dpaudit.verify.coverage`), and the residual's sign in each region (after checking
+        that the region's slack parametrisation reaches all of it).
+
+        Parameters
+        ----------
+        residual : sympy expression
+            In the original variables; ``Min``, ``Max``, ``Abs``, ``Piecewise`` are evaluated per region.
+        regions : sequence of Region
+            The cases (see :meth:`Region.where`, :meth:`Region.chain`).
+        domain : sequence of sympy relations
+            Hypotheses restricting the domain (e.g. ``a <= b``).
+        certificates : mapping, optional
+            Region name -> a manifestly non-negative expression equal to the residual there.
+        """
+        residual = sp.sympify(residual)
+        certificates = dict(certificates or {})
+        unknown = set(certificates) - {r.name for r in regions}
+        if unknown:
+            raise ValueError(f"cases {label!r}: certificates for unknown regions {sorted(unknown)}")
+        covered, cover_note, orderings_seen = coverage(regions, domain)
+        self._add(Step("proof", "coverage", f"coverage: {label}", covered, orderings_seen, cover_note))
+        verdicts, bad, shown = [], [], []
+        for region in regions:
+            ok, why = region.verify()
+            expr = region.apply(residual)
+            shown.append(expr)
+            if not ok:
+                verdicts.append(Verdict.UNDECIDED)
+                bad.append(f"{region.name} ({why})")
+                continue
+            cert = certificates.get(region.name)
+            v = self._certified(expr, None if cert is None else region.apply(cert))
+            verdicts.append(v)
+            if v is not Verdict.PROVED:
+                bad.append(f"{region.name} ({v})")
+        verdict = combine_verdicts(*verdicts) if verdicts else Verdict.UNDECIDED
+        note = ("not proved in: " + "; ".join(bad)) if bad else ""
+        self._add(Step("proof", "sympy", label, verdict, len(regions), note), tuple(shown))
+        return verdict if covered is Verdict.PROVED or verdict is Verdict.DISPROVED else Verdict.UNDECIDED
+
+    def show(self, label: str, relation: Any, where: Mapping[Any, Any] | None = None) -> LocalFact:
+        """Proof step: ``relation`` (``lhs <= rhs`` or ``Eq``) holds, decided by sympy after replacing
+        the quantities it names by their expressions in ``where``.
+
+        Returns the relation, in the named quantities, as a :class:`LocalFact` that
+        :meth:`depends` can combine with other checks' facts. For example
+        ``show("coordinate <= norm", Le(c, n), where={c: Abs(y), n: sqrt(y**2 + r)})`` with ``r >= 0``.
+        """
+        lo, hi, kind = _goal_sides(relation)
+        subs = dict(where or {})
+        residual = sp.sympify(hi - lo).subs(subs, simultaneous=True)
+        verdict = decide_zero(residual) if kind == "eq" else decide_nonneg(residual)
+        trivial = _trivial(residual, kind == "eq")
+        self._add(Step("proof", "sympy", label, verdict, 1, f"{relation}", trivial=trivial), residual)
+        return LocalFact(label, relation, verdict)
+
+    def given_fact(self, text: str, relation: Any) -> LocalFact:
+        """A hypothesis of the statement as a relation, for :meth:`depends` (recorded like :meth:`given`)."""
+        _goal_sides(relation)
+        self._hypotheses.append(f"{text}: {relation}")
+        return LocalFact(text, relation, Verdict.PROVED)
+
+    def assume_fact(self, label: str, text: str, relation: Any) -> LocalFact:
+        """A relation taken on trust (recorded like :meth:`assume`, printed beside the verdict), for :meth:`depends`."""
+        _goal_sides(relation)
+        self._premises.append(Premise("assumed", label, f"{text}: {relation}"))
+        return LocalFact(label, relation, Verdict.PROVED)
+
+    # -- exact steps ----------------------------------------------------------------------------
+
+    def exact(self, label: str, holds: bool, *, counterexample: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
+              cases: int = 1, note: str = "") -> Verdict:
+        """Proof step decided by exact computation, about the *whole* statement (e.g. a finite
+        statement enumerated completely, or an identity in rational arithmetic).
+
+        A failing exact step is a counterexample to the statement, so it must say where: the
+        check becomes DISPROVED. Finitely many instances of an infinite statement are not an
+        exact step; use :meth:`instance` (a cross-check) for them.
+
+        Parameters
+        ----------
+        holds : bool
+            A Python or sympy boolean computed exactly (numpy booleans are refused).
+        counterexample : mapping or callable
+            Where the statement fails; required when ``holds`` is False.
+
+        Raises
+        ------
+        TypeError
+            If ``holds`` is not an exact boolean.
+        ValueError
+            If ``holds`` is False and no counterexample is given.
+        """
+        truth = _exact_truth(f"Proof.exact({label!r})", holds)
+        if not truth:
+            if counterexample is None:
+                raise ValueError(f"Proof.exact({label!r}) failed: an exact step that fails must name its "
+                                 "counterexample (pass counterexample=)")
+            self._record_counterexample(f"exact: {label}", counterexample)
+            return self._add(Step("proof", "exact", label, Verdict.DISPROVED, cases, note or "fails"))
+        return self._add(Step("proof", "exact", label, Verdict.PROVED, cases, note))
+
+    # -- proof by lemmas ------------------------------------------------------------------------
+
+    def depends(self, label: str, goal: Any, premises: Sequence[FactInstance | LocalFact], *,
+                certificate: Any = None) -> Verdict:
+        """Proof step: ``goal`` follows from facts of other checks, and those checks are PROVED.
+
+        The implication is checked, not trusted: the instantiated facts are written in slack
+        form (:meth:`Region.where`: ``a <= b`` becomes ``b = a + s``), and the goal's residual
+        must be non-negative for every slack value (or equal ``certificate``, a manifestly
+        non-negative expression). The dependencies' own premises become premises of this proof.
+
+        Parameters
+        ----------
+        goal : sympy relation
+            ``lhs <= rhs`` (or ``Eq``) in the quantities the facts talk about.
+        premises : sequence of FactInstance or LocalFact
+            From :meth:`LemmaCheck.fact` of each dependency, with its symbols renamed, or
+            relations this proof established with :meth:`show`.
+        """
+        if not premises:
+            raise ValueError(f"depends {label!r}: name the facts the goal follows from")
+        notes = []
+        verdicts = []
+        for inst in premises:
+            if isinstance(inst, LocalFact):
+                if inst.verdict is not Verdict.PROVED:
+                    verdicts.append(Verdict.UNDECIDED)
+                    notes.append(f"local fact {inst.label!r} is {inst.verdict}")
+                continue
+            result = dependency_result(inst.check)
+            self._premises.extend(result.premises)
+            if result.verdict is not Verdict.PROVED:
+                verdicts.append(Verdict.UNDECIDED)
+                notes.append(f"{inst.check.name} is {result.verdict}")
+        names = ", ".join(dict.fromkeys(_premise_name(p) for p in premises))
+        region, ok, why = _slack_form(label, [p.relation for p in premises])
+        residual: Any = None
+        if region is None or not ok:
+            verdicts.append(Verdict.UNDECIDED)
+            notes.append(f"the facts cannot be put in slack form: {why}")
+        else:
+            lo, hi, kind = _goal_sides(goal)
+            residual = region.apply(hi - lo)
+            cert = None if certificate is None else region.apply(certificate)
+            implied = decide_zero(residual) if kind == "eq" else self._certified(residual, cert)
+            verdicts.append(implied if implied is Verdict.PROVED else Verdict.UNDECIDED)
+            if implied is not Verdict.PROVED:
+                notes.append(f"the goal does not follow (residual {residual})")
+        verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
+        note = f"from {names}" + ("; " + "; ".join(notes) if notes else "")
+        return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), residual)
+
+    # -- refutation -----------------------------------------------------------------------------
+
+    def refute(self, label: str, counterexample: Mapping[str, Any], margin: Any, *,
+               conditions: Mapping[str, Any] | None = None, method: str = "exact") -> bool:
+        """Record a counterexample to the statement if ``margin < 0`` is verified exactly.
+
+        ``margin`` is a closed-form number that is ``>= 0`` iff the statement holds at
+        ``counterexample`` (e.g. ``rhs - lhs``); its sign is decided by
+        :func:`~dpaudit.verify.exact_sign` (with ``method="quadrature"``, a float margin already lowered by
+        the integrator's error estimate is accepted, and that estimate becomes a premise). ``conditions`` are the statement's hypotheses at the
+        counterexample, each an exact boolean or a closed-form number that must be ``>= 0``; a
+        refutation whose hypotheses are not all verified is not recorded.
+        """
+        if method == "quadrature":
+            # a margin computed by quadrature, already lowered by the integrator's error estimate: its float value
+            # is taken as the margin, so the refutation rests on that estimate (a premise printed beside the verdict)
+            margin = sp.Rational(float(margin))
+            self._premises.append(Premise("assumed", "quadrature error estimate", "the integrator's error estimate bounds "
+                                          "its error (scipy.integrate.quad / mpmath.quad), so the lowered margin is exact enough"))
+        failed = []
+        for name, value in (conditions or {}).items():
+            if not _condition_holds(f"refute({label!r}) condition {name!r}", value):
+                failed.append(name)
+        sign = exact_sign(margin)
+        if sign is not None and sign < 0 and not failed:
+            values = {k: plain(v) for k, v in counterexample.items()}
+            values["margin (negative = statement fails)"] = plain(sp.N(margin, 12))
+            self._record_counterexample(label, values)
+            self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {sp.N(margin, 6)}"), margin)
+            return True
+        if failed:
+            state = "hypotheses not verified there: " + ", ".join(failed)
+        else:
+            state = "holds there" if sign is not None else "sign undecided"
+        self._add(Step("refute", method, label, Verdict.UNDECIDED, 1, state), margin)
+        return False
+
+    # -- result ---------------------------------------------------------------------------------
+
+    def result(self) -> CheckResult:
+        """Combine the steps (see the module docstring for the rule)."""
+        proof_steps = [s for s in self._steps if s.kind == "proof"]
+        reason = ""
+        if self._counterexample is not None:
+            verdict = Verdict.DISPROVED
+        elif not proof_steps:
+            verdict, reason = Verdict.UNDECIDED, "no proof step: cross-checks and examples can only refute"
+        elif not all(s.verdict is Verdict.PROVED for s in proof_steps):
+            verdict = Verdict.UNDECIDED
+            open_steps = [f"{s.label} ({s.verdict})" for s in proof_steps if s.verdict is not Verdict.PROVED]
+            reason = "not proved: " + "; ".join(open_steps)
+        elif all(s.trivial for s in proof_steps):
+            verdict, reason = Verdict.UNDECIDED, "every proof step was already 0 at construction (nothing was decided)"
+        else:
+            verdict = Verdict.PROVED
+        methods = list(dict.fromkeys(s.method for s in self._steps))
+        residual: Any = None
+        if len(self._residuals) == 1:
+            residual = self._residuals[0]
+        elif self._residuals:
+            residual = tuple(self._residuals)
+        return CheckResult(
+            verdict=verdict,
+            claim="",
+            method="+".join(methods) if methods else "none",
+            residual=residual,
+            assumptions=tuple(self._hypotheses),
+            counterexample=self._counterexample,
+            cases=sum(s.cases for s in self._steps),
+            details="; ".join(s.describe() for s in self._steps),
+            premises=unique_premises(self._premises),
+            reason=reason,
+        )
+
+
+def _premise_name(premise: FactInstance | LocalFact) -> str:
+    if isinstance(premise, LocalFact):
+        return f"this proof:{premise.label}"
+    return f"{premise.check.name}:{premise.fact.name}"
+
+
+def _slack_form(label: str, relations: Sequence[Any]) -> tuple[Region | None, bool, str]:
+    """The premises as one region in slack form; tries their orders until one parametrises."""
+    why = "no premises"
+    for order in itertools.islice(itertools.permutations(relations), 720):
+        try:
+            region = Region.where(label, *order)
+        except (ValueError, TypeError) as exc:
+            why = str(exc)
+            continue
+        ok, why = region.verify()
+        if ok:
+            return region, True, ""
+    return None, False, why
+
+
+def _condition_holds(owner: str, value: Any) -> bool:
+    """A hypothesis at a counterexample: an exact boolean, a relation between closed forms, or a
+    closed-form number that must be ``>= 0``."""
+    if isinstance(value, bool | sp.logic.boolalg.BooleanAtom):
+        return bool(value)
+    if isinstance(value, sp.core.relational.Relational) and not isinstance(value, sp.Equality | sp.Unequality):
+        lo, hi, _ = _goal_sides(value)
+        strict = isinstance(value, sp.StrictLessThan | sp.StrictGreaterThan)
+        sign = exact_sign(hi - lo)
+        return sign is not None and (sign > 0 or (sign == 0 and not strict))
+    if isinstance(value, sp.Equality):
+        return exact_sign(value.lhs - value.rhs) == 0
+    if isinstance(value, int | Fraction | sp.Basic):
+        sign = exact_sign(sp.sympify(value))
+        return sign is not None and sign >= 0
+    return _exact_truth(owner, value)
+
+
+def _goal_sides(goal: Any) -> tuple[sp.Expr, sp.Expr, str]:
+    if isinstance(goal, sp.Equality):
+        return sp.sympify(goal.lhs), sp.sympify(goal.rhs), "eq"
+    if isinstance(goal, (sp.LessThan, sp.StrictLessThan)):
+        return sp.sympify(goal.lhs), sp.sympify(goal.rhs), "le"
+    if isinstance(goal, (sp.GreaterThan, sp.StrictGreaterThan)):
+        return sp.sympify(goal.rhs), sp.sympify(goal.lhs), "le"
+    raise TypeError(f"the goal must be a sympy relation such as a <= b, got {goal!r}")
+
+
+def _monotone_nonneg(expr: sp.Expr, var: sp.Symbol, lower: sp.Expr, depth: int) -> Verdict:
+    shift = sp.Symbol(f"_{var.name}_shift", nonnegative=True)
+    moved = expr.subs(var, lower + shift)
+    start = decide_nonneg(moved.subs(shift, 0))
+    if start is not Verdict.PROVED:
+        return Verdict.UNDECIDED
+    slope = sp.diff(moved, shift)
+    if decide_nonneg(slope) is Verdict.PROVED:
+        return Verdict.PROVED
+    if depth <= 1:
+        return Verdict.UNDECIDED
+    return _monotone_nonneg(slope, shift, sp.Integer(0), depth - 1)

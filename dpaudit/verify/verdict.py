@@ -1,0 +1,207 @@
+"""Three-valued verdicts and the evidence that comes with them.
+
+sympy answers ``True``, ``False`` or ``None`` (unknown); ``None`` is never turned into ``False``.
+A :class:`CheckResult` carries the verdict together with its evidence: the residual expression
+that was tested, the hypotheses of the statement, the premises taken on trust (cited theorems,
+assumed steps), a counterexample when one was found, and how many cases were tried.
+
+The rule every producer of a :class:`CheckResult` follows (``dpaudit.verify``, ``dpaudit.bounds``):
+
+* **PROVED** means a symbolic or exact argument about the whole statement, *given* the premises
+  listed in :attr:`CheckResult.premises`;
+* **DISPROVED** means a counterexample was found and checked exactly; it is in
+  :attr:`CheckResult.counterexample`;
+* **UNDECIDED** is everything else, with the reason in :attr:`CheckResult.reason`. Checks on finite
+  instances, random points or hypothesis examples can only refute, so they never give PROVED.
+
+Examples
+--------
+>>> from dpaudit.verify import CheckResult, Premise, Verdict
+>>> result = CheckResult(Verdict.PROVED, "sigma is (eps, delta)-DP for eps < 1",
+...                      premises=(Premise("cited", "[DR14] Thm A.1", "the classical Gaussian mechanism"),))
+>>> result.verdict_text()
+'PROVED given [DR14] Thm A.1'
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["CheckResult", "Premise", "Verdict", "combine_verdicts", "verdict_from_sympy"]
+
+
+class Verdict(enum.Enum):
+    """Outcome of a check: proved, disproved (with a counterexample), or undecided."""
+
+    PROVED = "proved"
+    DISPROVED = "disproved"
+    UNDECIDED = "undecided"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def verdict_from_sympy(answer: Any) -> Verdict:
+    """Map sympy's three-valued answer (True / False / None or a relational) to a Verdict.
+
+    Examples
+    --------
+    >>> verdict_from_sympy(True), verdict_from_sympy(None)
+    (<Verdict.PROVED: 'proved'>, <Verdict.UNDECIDED: 'undecided'>)
+    """
+    import sympy
+
+    if answer is True or answer is sympy.true:
+        return Verdict.PROVED
+    if answer is False or answer is sympy.false:
+        return Verdict.DISPROVED
+    return Verdict.UNDECIDED
+
+
+def combine_verdicts(*verdicts: Verdict) -> Verdict:
+    """Conjunction of claims: DISPROVED if any part is, PROVED if all parts are, else UNDECIDED.
+
+    Examples
+    --------
+    >>> combine_verdicts(Verdict.PROVED, Verdict.UNDECIDED)
+    <Verdict.UNDECIDED: 'undecided'>
+    """
+    if any(v is Verdict.DISPROVED for v in verdicts):
+        return Verdict.DISPROVED
+    if verdicts and all(v is Verdict.PROVED for v in verdicts):
+        return Verdict.PROVED
+    return Verdict.UNDECIDED
+
+
+@dataclass(frozen=True)
+class Premise:
+    """A premise a verdict rests on without checking it.
+
+    Parameters
+    ----------
+    kind : str
+        ``"cited"`` (a theorem from the literature) or ``"assumed"`` (a step of the argument taken
+        on trust: a reduction, a symmetry, a standard fact).
+    key : str
+        Short name printed beside the verdict, e.g. ``"[DR14] Thm A.1"`` or ``"reduction to the plane"``.
+    text : str
+        The premise in full.
+    """
+
+    kind: str
+    key: str
+    text: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("cited", "assumed"):
+            raise ValueError(f"Premise.kind must be 'cited' or 'assumed', got {self.kind!r}")
+        if not self.key.strip():
+            raise ValueError("Premise.key must be a non-empty short name")
+
+    def __str__(self) -> str:
+        return self.key
+
+
+def unique_premises(premises: Iterable[Premise]) -> tuple[Premise, ...]:
+    """``premises`` without repeats, in first-seen order."""
+    seen: dict[tuple[str, str, str], Premise] = {}
+    for p in premises:
+        seen.setdefault((p.kind, p.key, p.text), p)
+    return tuple(seen.values())
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A verdict with its evidence.
+
+    Parameters
+    ----------
+    verdict : Verdict
+        The outcome.
+    claim : str
+        What was checked, in words.
+    source : str
+        Citation, e.g. ``"[LSAKKMS21, Thm 3]"``.
+    method : str
+        ``"sympy"``, ``"exact"``, ``"hypothesis"``, ``"numeric"``, or a combination such as
+        ``"sympy+numeric"``.
+    residual : Any
+        The expression whose sign or zero-ness decided the check (sympy expression or None).
+    assumptions : tuple of str
+        Hypotheses of the statement (part of what is proved, not taken on trust).
+    counterexample : Mapping or None
+        Parameter values at which the claim fails; present exactly when the verdict is DISPROVED.
+    cases : int
+        Cases tried: symbolic cases plus numerical points or hypothesis examples.
+    details : str
+        Every step with its outcome, for the record.
+    premises : tuple of Premise
+        What the verdict takes on trust: cited theorems and assumed steps. A PROVED verdict reads
+        "PROVED given <premises>".
+    reason : str
+        Why the verdict is UNDECIDED (e.g. a timeout, a step sympy could not decide).
+    evidence : Mapping or None
+        Search statistics of a check that could only refute (pairs searched, the largest ratio seen).
+    """
+
+    verdict: Verdict
+    claim: str
+    source: str = ""
+    method: str = "sympy"
+    residual: Any = None
+    assumptions: tuple[str, ...] = ()
+    counterexample: Mapping[str, Any] | None = None
+    cases: int = 0
+    details: str = field(default="", compare=False)
+    premises: tuple[Premise, ...] = ()
+    reason: str = field(default="", compare=False)
+    evidence: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    @property
+    def proved(self) -> bool:
+        return self.verdict is Verdict.PROVED
+
+    @property
+    def disproved(self) -> bool:
+        return self.verdict is Verdict.DISPROVED
+
+    @property
+    def undecided(self) -> bool:
+        return self.verdict is Verdict.UNDECIDED
+
+    def premises_text(self, kind: str | None = None) -> str:
+        """The premises' short names joined by ``"; "`` (only those of ``kind`` if given)."""
+        return "; ".join(p.key for p in self.premises if kind is None or p.kind == kind)
+
+    def verdict_text(self) -> str:
+        """``"PROVED given [DR14] Thm A.1"``, ``"DISPROVED"``, or ``"UNDECIDED (reason)"``."""
+        text = self.verdict.name
+        if self.verdict is Verdict.PROVED and self.premises:
+            text += " given " + self.premises_text()
+        if self.verdict is Verdict.UNDECIDED and self.reason:
+            text += f" ({self.reason})"
+        return text
+
+    def line(self) -> str:
+        """One-line rendering: verdict (with premises), claim, citation, and the counterexample if any."""
+        text = f"{self.verdict.name:<10} {self.claim}"
+        if self.source:
+            text += f"  {self.source}"
+        if self.verdict is Verdict.PROVED and self.premises:
+            text += f"  [given {self.premises_text()}]"
+        if self.counterexample:
+            shown = ", ".join(f"{k}={_short(v)}" for k, v in self.counterexample.items())
+            text += f"  [counterexample: {shown}]"
+        return text
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)

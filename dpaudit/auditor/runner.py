@@ -139,8 +139,7 @@ def _evaluate(
 
 
 BLOCK_NUMBERS = 1 << 23
-# a scalar mechanism is drawn in one call per 2^23 trials: joining blocks is a copy of every output
-MAX_BLOCK_TRIALS = 1 << 23
+MAX_BLOCK_TRIALS = 1 << 20
 PROBE_STREAM = 2
 
 
@@ -221,8 +220,8 @@ def audit(
     block_size : int, optional
         Trials per random-stream block; part of the seed (changing it changes the draws). By
         default it is chosen from the size of one output (one probe call on a separate stream):
-        about 2**23 output numbers per block, between 2**12 and 2**23 trials, so a scalar mechanism
-        is drawn in one call per 8 million trials.
+        about 2**23 output numbers per block, between 2**12 and 2**20 trials, so a scalar mechanism
+        is drawn in one call per million trials.
     batch_size : int, optional
         Trials per dispatched task (rounded up to whole blocks). Does not change the results.
     executor : concurrent.futures.Executor, optional

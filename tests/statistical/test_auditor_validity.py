@@ -26,7 +26,13 @@ from scipy import stats
 
 import dpaudit
 from dpaudit.errors import NothingToLearnWarning
-from dpaudit.mechanisms import DiscreteLaplaceMechanism, GaussianMechanism, LaplaceMechanism, RandomizedResponse, SparseVector
+from dpaudit.mechanisms import (
+    DiscreteLaplaceMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RandomizedResponse,
+    SparseVector,
+)
 from dpaudit.mechanisms.literature import SnappingLaplace, TruncatedGeometric
 
 FAILURE_PROB = 1e-4

@@ -13,7 +13,6 @@ import pytest
 
 from dpaudit.auditor.stats import epsilon_lower_bound_from_counts
 
-
 # imported at collection: jax's import touches numpy's global random state, which the suite's
 # fixture forbids inside a test; its import-time warnings are not ours to fail on
 with warnings.catch_warnings():

@@ -27,7 +27,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_finite_array, check_int, check_positive, check_real
+from dpaudit._validation import (
+    argument_error,
+    check_finite_array,
+    check_int,
+    check_positive,
+    check_real,
+)
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, UnsafeMechanism, check_size

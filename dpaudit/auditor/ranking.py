@@ -10,7 +10,8 @@ on the estimation split. Two predictors are used, both on selection data only:
   Clopper-Pearson;
 * **tail fit** (scores of scalar outputs, when the whole selection split ranks thresholds): if
   the counts point to an event beyond the pooled ``TAIL_TRIGGER`` quantile, where counts are few
-  and their argmax is noisy, the threshold is re-chosen from smooth fits: the log-survival
+  and their argmax is noisy, a threshold is also proposed from smooth fits, and the one with the
+  larger prediction is kept: the log-survival
   function of each side, fitted by weighted least squares with a quadratic in ``t`` over the
   pooled extreme ``TAIL_FIT_FRACTION`` of the selection scores, shrunk by ``TAIL_FIT_Z`` (less
   than raw counts: the fit pools many thresholds), and evaluated only where both sides still
@@ -233,8 +234,10 @@ def rank_candidates(
                     continue
                 cand = Candidate(score, float(t[i]), upper, numerator, float(objective[i]), (int(c_num[i]), int(c_den[i])))
                 if out is by_epsilon and trigger is not None and (t[i] >= trigger[0] if upper else t[i] <= trigger[1]):
-                    # the counts point to a far-tail event: choose its threshold from smooth tail fits
-                    cand = _tail_fit_candidate(score, s0, s1, upper, numerator, n_est, delta, z) or cand
+                    # the counts point to a far-tail event: try a threshold from smooth tail fits
+                    fitted = _tail_fit_candidate(score, s0, s1, upper, numerator, n_est, delta, z)
+                    if fitted is not None and fitted.predicted > cand.predicted:
+                        cand = fitted
                 out.append(cand)
     by_epsilon.sort(key=lambda c: -c.predicted)
     by_gdp.sort(key=lambda c: -c.predicted)

@@ -128,3 +128,26 @@ def test_audit_evidence_matches_an_independent_computation_with_several_candidat
     assert ev.p_numerator_interval[0] == pytest.approx(float(_mp_cp_lower(ev.count_numerator, ev.n, a)), rel=1e-8)
     assert ev.p_denominator_interval[1] == pytest.approx(float(_mp_cp_upper(ev.count_denominator, ev.n, a)), rel=1e-8)
     assert res.epsilon_lower_bound == pytest.approx(_mp_bound(ev.count_numerator, ev.count_denominator, ev.n, 0.0, 0.05 / 3), rel=1e-8)
+
+
+def test_two_sided_interval_matches_an_independent_computation():
+    lo, hi = clopper_pearson_interval(5, 40, 0.05)
+    assert lo == pytest.approx(float(_mp_cp_lower(5, 40, 0.025)), rel=1e-8)
+    assert hi == pytest.approx(float(_mp_cp_upper(5, 40, 0.025)), rel=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((5, 1, 0, 0.0, 0.05), "`epsilon_lower_bound_from_counts`: `n` must be an integer >= 1; got n=0."),
+        ((5, 1, 4, 0.0, 0.05), "`epsilon_lower_bound_from_counts`: `k_num` must be an integer in [0, 4]; got k_num=5."),
+        ((1, 5, 4, 0.0, 0.05), "`epsilon_lower_bound_from_counts`: `k_den` must be an integer in [0, 4]; got k_den=5."),
+    ],
+)
+def test_bound_refuses_impossible_counts(args, message):
+    import re
+
+    from dpaudit import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match=re.escape(message)):
+        epsilon_lower_bound_from_counts(*args)

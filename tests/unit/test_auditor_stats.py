@@ -151,3 +151,12 @@ def test_bound_refuses_impossible_counts(args, message):
 
     with pytest.raises(InvalidArgument, match=re.escape(message)):
         epsilon_lower_bound_from_counts(*args)
+
+
+@pytest.mark.parametrize(("k_num", "k_den", "n"), [(700, 300, 1000), (90, 3, 400), (1000, 0, 1000)])
+def test_gdp_mu_bound_matches_an_independent_computation(k_num, k_den, n):
+    """mu >= Phi^-1(1 - FPR_hi) - Phi^-1(FNR_hi) [DRS19, Eq. (6)], limits at alpha / 2 from mpmath."""
+    fpr_hi = float(_mp_cp_upper(k_den, n, 0.025))
+    fnr_hi = 1 - float(_mp_cp_lower(k_num, n, 0.025))
+    expected = max(0.0, float(stats.norm.isf(fpr_hi) - stats.norm.ppf(fnr_hi))) if fnr_hi < 1 and fpr_hi < 1 else 0.0
+    assert gdp_mu_lower_bound_from_counts(k_num, k_den, n, 0.05) == pytest.approx(expected, rel=1e-7, abs=1e-12)

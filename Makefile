@@ -2,14 +2,15 @@
 #   make demo   audit the built-in catalogue and print the verdict table
 #   make test   run the default test suite (slow checks are left out; `make test-slow` runs them,
 #               `make crosscheck` installs dp-accounting and runs the cross-checks against it;
-#               `make test-browser` installs Debian's chromium and opens the HTML report in it)
+#               `make test-browser` installs Debian's chromium and opens the HTML report in it;
+#               `make mutation` runs mutation testing of the auditor's statistics: long, not in CI)
 #   make notebooks  re-execute the notebooks in place (full parameters) and regenerate their README thumbnails
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.dpaudit-installed
 
-.PHONY: demo test test-slow test-browser crosscheck prove bounds bench notebooks lint clean
+.PHONY: demo test test-slow test-browser crosscheck prove bounds bench notebooks mutation lint clean
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,6 +46,12 @@ bench: $(STAMP)
 
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/execute.py
+
+# mutation testing of auditor/stats.py, auditor/runner.py and accounting/calibrate.py (long; not in CI)
+mutation: $(STAMP)
+	$(BIN)/python -m pip install --quiet "mutmut>=3.8,<4"
+	$(BIN)/mutmut run --max-children 2 || true
+	$(BIN)/mutmut results
 
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff mypy

@@ -18,14 +18,18 @@ def median_seconds(fn: Callable[[], object], repeats: int = 5) -> float:
     return statistics.median(times)
 
 
-def interleaved(fns: dict[str, Callable[[], object]], repeats: int = 5) -> dict[str, float]:
-    """Median times of several functions measured in alternation, so machine noise hits all alike."""
+def interleaved(fns: dict[str, Callable[[], object]], repeats: int = 5, clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+    """Median times of several functions measured in alternation, so machine noise hits all alike.
+
+    ``clock`` defaults to wall time; ``time.process_time`` (CPU time of this process) is steadier
+    on a machine shared with other work.
+    """
     for fn in fns.values():
         fn()
     samples: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
-            start = time.perf_counter()
+            start = clock()
             fn()
-            samples[name].append(time.perf_counter() - start)
+            samples[name].append(clock() - start)
     return {name: statistics.median(ts) for name, ts in samples.items()}

@@ -42,8 +42,8 @@ _SVT_D0 = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
 _SVT_D1 = [1.0, 1.0, 1.0, 1.0, 1.0, 0.0]
 
 
-def builtin_catalogue(*, userlevel: bool = True) -> list[AuditCase]:
-    """The primitives (correct, then known-broken), then the user-level papers' cases.
+def builtin_catalogue(*, userlevel: bool = True, literature: bool = True) -> list[AuditCase]:
+    """The primitives (correct, then known-broken), the literature suite, then the user-level papers' cases.
 
     Broken mechanisms warn when constructed; the warnings are silenced here, where they are
     expected.
@@ -51,6 +51,10 @@ def builtin_catalogue(*, userlevel: bool = True) -> list[AuditCase]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsoundMechanismWarning)
         entries = _primitive_entries()
+        if literature:
+            from dpaudit.literature_suite import literature_cases
+
+            entries += literature_cases()
         if userlevel:
             from dpaudit.userlevel.ghazi2023.audit_cases import ghazi2023_audit_cases
             from dpaudit.userlevel.ghazi2025.audit_cases import ghazi2025_audit_cases
@@ -140,7 +144,7 @@ def run_demo(
     # seeds follow the full catalogue, so an entry gets the same seed when run alone
     all_seeds = np.random.SeedSequence(seed).spawn(len(everything))
     wanted = [w.strip().lower() for w in (only or "").split(",") if w.strip()]
-    picked = [i for i, e in enumerate(everything) if not wanted or any(w in e.name.lower() for w in wanted)]
+    picked = [i for i, e in enumerate(everything) if not wanted or any(w in e.name.lower() or w in e.group.lower() for w in wanted)]
     chosen = [everything[i] for i in picked]
     seeds = [all_seeds[i] for i in picked]
     header = f"{'mechanism':<48} {'claim':<13} {'relation':<27} {'eps >=':>8}  {'verdict':<9} {'time':>6}"

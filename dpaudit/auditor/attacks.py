@@ -8,11 +8,12 @@ Every attack reduces an output to a real *score*; an *event* is ``{score > t}`` 
 * ``logistic``: logistic regression on engineered features [BSBV21, Sec. V], fitted with
   scipy's L-BFGS on half of the selection split;
 * ``category``: the estimated log-likelihood ratio of each distinct output (or, for mixed
-  outputs, of each pattern of atoms), for discrete outputs [DWWZK18 event search].
+  outputs, of each pattern of atoms), for discrete outputs [DWWZK18 event search];
+* per-column families for vector outputs (:mod:`.columns`) and, when asked for, bit-level
+  families for floating-point outputs (:mod:`.bits`).
 
-Candidate events are ranked by the bound they are *predicted* to give on the estimation split
-(the selection counts scaled to the estimation size, with Wilson limits as a fast stand-in for
-Clopper-Pearson). Nothing here touches the estimation split.
+Threshold events on these scores are ranked in :mod:`.ranking`. Nothing here touches the
+estimation split.
 
 References
 ----------
@@ -24,23 +25,23 @@ References
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize, special
 
+from dpaudit.auditor.bits import bit_scores
+from dpaudit.auditor.columns import column_scores
 from dpaudit.auditor.features import OutputLayout, encode_rows
 
-__all__ = ["Candidate", "Score", "fit_scores", "rank_candidates"]
+__all__ = ["Score", "category_score", "fit_scores", "score_families"]
 
 MAX_COORDINATE_SCORES = 16
-MAX_PATTERNS = 64
-MAX_TRAIN_ROWS = 100_000
-MAX_THRESHOLDS = 4000
+MAX_PATTERNS = 16
+MAX_TRAIN_ROWS = 40_000
 DENSE_CATEGORY_LIMIT = 1 << 22
 MAX_LISTED = 4
 
@@ -52,29 +53,10 @@ class Score:
     name: str
     fn: Callable[[NDArray[Any]], NDArray[np.float64]] = field(repr=False, compare=False)
     members: Callable[[float, bool], str | None] | None = field(default=None, repr=False, compare=False)
+    family: str = field(default="", compare=False)
 
     def __call__(self, x: NDArray[Any]) -> NDArray[np.float64]:
         return np.asarray(self.fn(x), dtype=float)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """An event ``{score > t}`` (``upper``) or ``{score <= t}`` with ``numerator`` dataset 0 or 1."""
-
-    score: Score
-    threshold: float
-    upper: bool
-    numerator: int
-    predicted: float
-
-    def event(self, scores: NDArray[np.float64]) -> NDArray[np.bool_]:
-        return scores > self.threshold if self.upper else scores <= self.threshold
-
-    def describe(self) -> str:
-        op = ">" if self.upper else "<="
-        text = f"{self.score.name} {op} {self.threshold:.6g}"
-        listing = self.score.members(self.threshold, self.upper) if self.score.members else None
-        return text if listing is None else f"{text}, i.e. output in {listing}"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -108,7 +90,7 @@ def _fit_logistic(z0: NDArray[np.float64], z1: NDArray[np.float64], ridge: float
         grad[:-1] += ridge * w[:-1]
         return loss, grad
 
-    res = optimize.minimize(objective, np.zeros(zb.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 200})
+    res = optimize.minimize(objective, np.zeros(zb.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 100})
     return np.asarray(res.x, dtype=float)
 
 
@@ -130,7 +112,7 @@ def _lda_score(v0: NDArray[np.float64], v1: NDArray[np.float64], values: Callabl
     return Score("lda", lambda x: values(x) @ w)
 
 
-def _category_score(
+def category_score(
     name: str,
     codes_fn: Callable[[NDArray[Any]], NDArray[np.int64]],
     a0: NDArray[Any],
@@ -145,7 +127,8 @@ def _category_score(
     c0, c1 = codes_fn(a0), codes_fn(a1)
     both = np.concatenate([c0, c1])
     low, high = both.min(axis=0), both.max(axis=0)
-    extent = (high - low + 1).astype(np.float64)
+    # in floating point: for codes at the int64 limits, high - low + 1 overflows int64
+    extent = high.astype(np.float64) - low.astype(np.float64) + 1.0
     if float(np.prod(extent)) <= DENSE_CATEGORY_LIMIT:
         strides = np.concatenate([np.cumprod(extent[::-1])[::-1][1:], [1.0]]).astype(np.int64)
         size = int(np.prod(extent))
@@ -194,57 +177,109 @@ def _category_score(
     return Score(name, score, members)
 
 
+_BIG = 2.0**62
+
+
 def _discrete_codes(x: NDArray[Any]) -> NDArray[np.int64]:
-    return np.asarray(x).astype(np.int64)
+    """Integer codes of discrete outputs; float infinities get codes of their own.
+
+    Integral floats beyond 2^62 in magnitude are clipped there (merging categories costs power,
+    never validity: the score is fixed before the estimation split is read).
+    """
+    arr = np.asarray(x)
+    if arr.dtype.kind != "f":
+        return arr.astype(np.int64)
+    clipped = np.clip(np.where(np.isfinite(arr), arr, 0.0), -_BIG, _BIG).astype(np.int64)
+    return np.where(np.isposinf(arr), 2**62 + 1, np.where(np.isneginf(arr), -(2**62) - 1, clipped))
 
 
-def fit_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
-    """Fit the score functions for ``layout`` on the training part ``a0``, ``a1`` of the selection split."""
+Family = Callable[[NDArray[Any], NDArray[Any]], list[Score]]
+
+
+def score_families(layout: OutputLayout, *, float_bits: bool = False) -> dict[str, Family]:
+    """The attack families for ``layout``: name -> function fitting that family's scores on (a0, a1).
+
+    ``float_bits`` adds the bit-level families of :mod:`.bits` for floating-point outputs.
+    """
     k = layout.n_columns
-    scores: list[Score] = []
+    fams: dict[str, Family] = {}
     if layout.kind == "discrete":
-        n_categories = len(np.unique(encode_rows(_discrete_codes(np.concatenate([a0, a1])))))
-        if n_categories <= max(2, (len(a0) + len(a1)) // 4):
-            scores.append(_category_score("category", _discrete_codes, a0, a1))
-        values = lambda x: np.asarray(x, dtype=float)  # noqa: E731
-        scores.extend(_continuous_scores(k, a0.astype(float), a1.astype(float), values, "value"))
-        return scores
-    if layout.kind == "mixed":
-        scores.append(_category_score("atom pattern", layout.atom_codes, a0, a1, layout.describe_codes))
-        scores.extend(_mixed_logistic(layout, a0, a1))
-        values = layout.continuous_part
-        scores.extend(_continuous_scores(k, values(a0), values(a1), values, "value", logistic=False))
-        return scores
-    return _continuous_scores(k, a0, a1, lambda x: np.asarray(x, dtype=float), "coordinate")
+        def as_float(x: NDArray[Any]) -> NDArray[np.float64]:
+            return _discrete_codes(x).astype(float)  # finite even for infinite outputs
+
+        fams["category"] = _discrete_category
+        fams.update(_vector_families(k, as_float, "value"))
+    elif layout.kind == "mixed":
+        fams["atom pattern"] = lambda a0, a1: [category_score("atom pattern", layout.atom_codes, a0, a1, layout.describe_codes)]
+        fams["logistic(pattern, values)"] = lambda a0, a1: _mixed_logistic(layout, a0, a1)
+        fams.update(_vector_families(k, layout.continuous_part, "value", logistic=False))
+    else:
+        fams.update(_vector_families(k, lambda x: np.asarray(x, dtype=float), "coordinate"))
+    if k > 1 or layout.kind == "mixed":
+        fams["columns"] = lambda a0, a1: column_scores(layout, a0, a1)
+    if float_bits:
+        fams["float bits"] = lambda a0, a1: bit_scores(layout, a0, a1)
+    return fams
 
 
-def _continuous_scores(
-    k: int,
-    v0: NDArray[np.float64],
-    v1: NDArray[np.float64],
-    values: Callable[[NDArray[Any]], NDArray[np.float64]],
-    label: str,
-    logistic: bool = True,
+def fit_scores(
+    layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any], *, float_bits: bool = False, only: set[str] | None = None
 ) -> list[Score]:
+    """Fit the score functions for ``layout`` on the training part ``a0``, ``a1`` of the selection split.
+
+    ``only`` restricts the fit to the named families (see :func:`score_families`).
+    """
     scores: list[Score] = []
+    for family, fit in score_families(layout, float_bits=float_bits).items():
+        if only is None or family in only:
+            scores.extend(replace(score, family=family) for score in fit(a0, a1))
+    return scores
+
+
+def _discrete_category(a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
+    n_categories = len(np.unique(encode_rows(_discrete_codes(np.concatenate([a0, a1])))))
+    if n_categories > max(2, (len(a0) + len(a1)) // 4):
+        return []  # nearly every output unique: frequencies carry no information
+    return [category_score("category", _discrete_codes, a0, a1)]
+
+
+def _vector_families(
+    k: int, values: Callable[[NDArray[Any]], NDArray[np.float64]], label: str, logistic: bool = True
+) -> dict[str, Family]:
+    """Coordinates and their aggregates, Fisher's discriminant, and a quadratic logistic regression."""
     if k == 1:
-        return [_coordinate(0, values, label)]
-    spread = np.sqrt(0.5 * (v0.var(axis=0) + v1.var(axis=0))) + 1e-300
-    separation = np.abs(v0.mean(axis=0) - v1.mean(axis=0)) / spread
-    for j in np.argsort(separation)[::-1][:MAX_COORDINATE_SCORES]:
-        scores.append(_coordinate(int(j), values, label))
-    scores.append(Score("sum", lambda x: values(x).sum(axis=1)))
-    scores.append(Score("max", lambda x: values(x).max(axis=1)))
-    scores.append(Score("min", lambda x: values(x).min(axis=1)))
-    scores.append(_lda_score(v0, v1, values))
+        return {label: lambda a0, a1: [_coordinate(0, values, label)]}
+    fams: dict[str, Family] = {label: lambda a0, a1: _coordinate_scores(k, values(a0), values(a1), values, label)}
+    fams["lda"] = lambda a0, a1: [_lda_score(values(a0), values(a1), values)] if _all_finite(values(a0), values(a1)) else []
     if logistic:
         def quadratic(x: NDArray[Any]) -> NDArray[np.float64]:
             v = values(x)
             return np.hstack([v, v**2])
 
-        fitted = _logistic_score("logistic(x, x^2)", quadratic, v0, v1)
-        if fitted is not None:
-            scores.append(fitted)
+        def fit_logistic(a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
+            if not _all_finite(values(a0), values(a1)):
+                return []
+            fitted = _logistic_score("logistic(x, x^2)", quadratic, values(a0), values(a1))
+            return [] if fitted is None else [fitted]
+
+        fams["logistic"] = fit_logistic
+    return fams
+
+
+def _all_finite(*arrays: NDArray[np.float64]) -> bool:
+    return all(bool(np.isfinite(a).all()) for a in arrays)
+
+
+def _coordinate_scores(
+    k: int, v0: NDArray[np.float64], v1: NDArray[np.float64], values: Callable[[NDArray[Any]], NDArray[np.float64]], label: str
+) -> list[Score]:
+    with np.errstate(all="ignore"):  # infinite entries make some separations NaN: ranked last
+        spread = np.sqrt(0.5 * (v0.var(axis=0) + v1.var(axis=0))) + 1e-300
+        separation = np.nan_to_num(np.abs(v0.mean(axis=0) - v1.mean(axis=0)) / spread, nan=-1.0)
+    scores = [_coordinate(int(j), values, label) for j in np.argsort(separation)[::-1][:MAX_COORDINATE_SCORES]]
+    scores.append(Score("sum", lambda x: values(x).sum(axis=1)))
+    scores.append(Score("max", lambda x: values(x).max(axis=1)))
+    scores.append(Score("min", lambda x: values(x).min(axis=1)))
     return scores
 
 
@@ -263,96 +298,3 @@ def _mixed_logistic(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) ->
 
     fitted = _logistic_score("logistic(pattern, values)", featurize, a0, a1)
     return [] if fitted is None else [fitted]
-
-
-# ----------------------------------------------------------------------------------------------
-# threshold selection
-
-
-def _wilson(p: NDArray[np.float64], n: float, z: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * np.sqrt(np.maximum(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denom
-    return np.maximum(centre - half, 0.0), np.minimum(centre + half, 1.0)
-
-
-# Selection-side shrinkage: each frequency is first moved one standard error towards the
-# unfavourable side. Without it the argmax over thousands of thresholds lands on far-tail events
-# whose few selection counts look extreme by chance (the winner's curse).
-SELECTION_Z = 2.0
-
-
-def _conservative_rates(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    p_num, _ = _wilson(c_num / n_sel, n_sel, SELECTION_Z)
-    _, p_den = _wilson(c_den / n_sel, n_sel, SELECTION_Z)
-    return p_num, p_den
-
-
-def predicted_bounds(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int, n_est: int, delta: float, z: float) -> NDArray[np.float64]:
-    """Bound each event would give on ``n_est`` fresh samples, from shrunken selection frequencies."""
-    p_num, p_den = _conservative_rates(c_num, c_den, n_sel)
-    lo, _ = _wilson(p_num, n_est, z)
-    _, hi = _wilson(p_den, n_est, z)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(np.maximum(lo - delta, 0.0)) - np.log(hi)
-    return np.where(lo > delta, out, -np.inf)
-
-
-def predicted_gdp(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int, n_est: int, z: float) -> NDArray[np.float64]:
-    """mu lower bound each event would give on ``n_est`` fresh samples (see ``gdp_mu_lower_bound_from_counts``)."""
-    p_num, p_den = _conservative_rates(c_num, c_den, n_sel)
-    lo, _ = _wilson(p_num, n_est, z)
-    _, hi = _wilson(p_den, n_est, z)
-    fpr = np.clip(hi, 1e-300, 1 - 1e-16)
-    fnr = np.clip(1.0 - lo, 1e-300, 1 - 1e-16)
-    return special.ndtri(1.0 - fpr) - special.ndtri(fnr)
-
-
-def _threshold_grid(s0: NDArray[np.float64], s1: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Candidate thresholds: every order statistic near both tails, a geometric grid in between."""
-    grid: list[NDArray[np.float64]] = []
-    for s in (s0, s1):
-        n = len(s)
-        if n == 0:
-            continue
-        half = max(n // 2, 1)
-        steps = np.unique(np.geomspace(1, half, num=min(half, MAX_THRESHOLDS // 4)).astype(np.int64)) - 1
-        grid.extend([s[steps], s[n - 1 - steps]])
-    thresholds = np.unique(np.concatenate(grid)) if grid else np.zeros(1)
-    return thresholds[np.isfinite(thresholds)] if np.any(np.isfinite(thresholds)) else thresholds[:1]
-
-
-def rank_candidates(
-    scores: list[Score],
-    b0: NDArray[Any],
-    b1: NDArray[Any],
-    *,
-    n_est: int,
-    delta: float,
-    z: float,
-) -> tuple[list[Candidate], list[Candidate]]:
-    """Best (score, threshold, side, numerator) candidates per score, best first.
-
-    Returns two lists: ranked by the predicted epsilon bound, and by the predicted GDP mu.
-    Each score is evaluated and sorted once.
-    """
-    by_epsilon: list[Candidate] = []
-    by_gdp: list[Candidate] = []
-    n_sel = len(b0)
-    for score in scores:
-        s0 = np.sort(score(b0))
-        s1 = np.sort(score(b1))
-        t = _threshold_grid(s0, s1)
-        le0 = np.searchsorted(s0, t, side="right").astype(float)
-        le1 = np.searchsorted(s1, t, side="right").astype(float)
-        gt0, gt1 = n_sel - le0, len(s1) - le1
-        options = [(True, 0, gt0, gt1), (True, 1, gt1, gt0), (False, 0, le0, le1), (False, 1, le1, le0)]
-        for upper, numerator, c_num, c_den in options:
-            for objective, out in ((predicted_bounds(c_num, c_den, n_sel, n_est, delta, z), by_epsilon),
-                                   (predicted_gdp(c_num, c_den, n_sel, n_est, z), by_gdp)):
-                i = int(np.argmax(objective))
-                if math.isfinite(float(objective[i])):
-                    out.append(Candidate(score, float(t[i]), upper, numerator, float(objective[i])))
-    by_epsilon.sort(key=lambda c: -c.predicted)
-    by_gdp.sort(key=lambda c: -c.predicted)
-    return by_epsilon, by_gdp

@@ -9,7 +9,8 @@ sees the mechanism's outputs on ``d0`` and ``d1``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from dpaudit.auditor.result import AuditResult
@@ -43,6 +44,9 @@ class AuditCase:
         Why the pair exposes the mechanism, or what is correct about it.
     group : str
         Where the case comes from (for grouped reports).
+    options : mapping
+        Further :func:`audit` arguments the case is audited with (for example
+        ``float_bits=True``); explicit keyword arguments to :meth:`audit` take precedence.
     """
 
     name: str
@@ -56,10 +60,13 @@ class AuditCase:
     bug: str | None = None
     note: str = ""
     group: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def audit(self, *, seed: Any, scale: float = 1.0, **kwargs: Any) -> AuditResult:
-        """Audit the case (``scale`` multiplies its trial count; other arguments go to :func:`audit`)."""
+        """Audit the case (``scale`` multiplies its trial count, ``trials=`` replaces it; other
+        arguments go to :func:`audit`)."""
+        kwargs = {**self.options, **kwargs}
         kwargs.setdefault("epsilon", self.epsilon)
         kwargs.setdefault("delta", self.delta)
-        trials = max(100, round(self.trials * scale))
+        trials = kwargs.pop("trials", max(100, round(self.trials * scale)))
         return audit(self.mechanism, self.d0, self.d1, trials=trials, seed=seed, **kwargs)

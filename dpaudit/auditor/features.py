@@ -12,7 +12,7 @@ Everything here is fitted on the selection split only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ __all__ = ["OutputLayout", "detect_layout", "encode_rows", "flatten_outputs"]
 _HASH_MULTIPLIERS = (np.random.default_rng(0x5EED5EED).integers(1, 2**62, size=4096, dtype=np.int64) * 2 + 1).astype(np.uint64)
 
 MAX_ATOMS_PER_COLUMN = 8
+CODES_CACHE = 4
 LAYOUT_ROWS = 10_000
 
 
@@ -59,13 +60,27 @@ class OutputLayout:
     kind: str
     n_columns: int
     atoms: tuple[NDArray[np.float64], ...] = ()
+    # the last few (array, codes) pairs: every score of a mixed layout reads the same splits' codes
+    _codes_cache: list[tuple[NDArray[Any], NDArray[np.int64]]] = field(default_factory=list, compare=False, repr=False)
 
     def atom_codes(self, x: NDArray[Any]) -> NDArray[np.int64]:
         """Per entry: 1 + index of the atom it equals, or 0 for a continuous value."""
+        for seen, codes in self._codes_cache:
+            if seen is x:  # identity, with a strong reference held: never a recycled id
+                return codes
+        codes = self._atom_codes(x)
+        self._codes_cache.insert(0, (x, codes))
+        del self._codes_cache[CODES_CACHE:]
+        return codes
+
+    def _atom_codes(self, x: NDArray[Any]) -> NDArray[np.int64]:
         codes = np.zeros(x.shape, dtype=np.int64)
         for j, atoms in enumerate(self.atoms):
-            for a, value in enumerate(atoms):
-                codes[:, j][x[:, j] == value] = a + 1
+            if atoms.size == 0:
+                continue
+            column = x[:, j]
+            idx = np.minimum(np.searchsorted(atoms, column), atoms.size - 1)  # atoms are sorted
+            codes[:, j] = np.where(atoms[idx] == column, idx + 1, 0)
         return codes
 
     def describe_codes(self, codes: NDArray[np.int64]) -> str:

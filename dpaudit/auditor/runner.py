@@ -5,16 +5,18 @@ Procedure (SPEC, auditor contract):
 1. draw ``trials`` outputs on each dataset, in blocks on spawned streams (:mod:`.sampling`);
 2. split the trials: the first ``selection_fraction`` are the *selection split*, the rest the
    *estimation split*. Trials are i.i.d., so the splits are independent;
-3. on the selection split only: classify the outputs, fit score functions (:mod:`.attacks`) on
-   its first half and rank events ``{score > t}`` / ``{score <= t}`` in both directions on its
-   second half (scalar continuous outputs use the whole selection split, as nothing is fitted);
-4. on the estimation split: evaluate the best ``candidates`` events, each at level
-   ``alpha / candidates`` (Bonferroni), with one-sided Clopper-Pearson limits at half that level
-   for the numerator and denominator probabilities, and
-   ``eps_lb = ln((p_num_lo - delta) / p_den_hi)``; report the largest.
+3. on the selection split only: classify the outputs (:mod:`.features`), fit score functions
+   (:mod:`.attacks`, :mod:`.columns`, :mod:`.bits`) and rank events ``{score > t}`` /
+   ``{score <= t}`` in both directions (:mod:`.ranking`), in the rounds of :mod:`.selection`;
+4. on the estimation split: evaluate the best ``candidates`` events; if ``m`` of them exist,
+   each at level ``alpha / m`` (Bonferroni over the events actually evaluated), with one-sided
+   Clopper-Pearson limits at half that level for the numerator and denominator probabilities,
+   and ``eps_lb = ln((p_num_lo - delta) / p_den_hi)``; report the largest.
 
 For any fixed event E an (epsilon, delta)-DP mechanism has ``P_num(E) <= e^epsilon P_den(E) + delta``,
-and E is fixed before the estimation split is read, so ``P[eps_lb > epsilon] <= 1 - confidence``.
+and the events (and their number ``m``) are fixed before the estimation split is read, so
+conditionally on the selection split, and hence overall, ``P[eps_lb > epsilon] <= 1 - confidence``.
+This needs the rows to be independent draws (see :func:`audit`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
+from threadpoolctl import threadpool_limits
 
 from dpaudit._rng import TrialStreams
 from dpaudit._validation import (
@@ -39,19 +42,21 @@ from dpaudit._validation import (
     check_probability,
 )
 from dpaudit.accounting.conversions import gdp_epsilon
-from dpaudit.auditor.attacks import Candidate, fit_scores, rank_candidates
 from dpaudit.auditor.checkpoint import recorded_seed
-from dpaudit.auditor.features import LAYOUT_ROWS, OutputLayout, detect_layout, flatten_outputs
+from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
+from dpaudit.auditor.independence import check_row_independence
+from dpaudit.auditor.ranking import Candidate
 from dpaudit.auditor.result import AuditResult, EventEvidence
 from dpaudit.auditor.sampling import as_sampler, draw_block, draw_outputs
+from dpaudit.auditor.selection import SCALAR_FRACTION, choose_candidates, default_selection_fraction
 from dpaudit.auditor.stats import (
     clopper_pearson_lower,
     clopper_pearson_upper,
     epsilon_lower_bound_from_counts,
     gdp_mu_lower_bound_from_counts,
 )
-from dpaudit.errors import NothingToLearnWarning
-from dpaudit.guarantees import ApproxDP
+from dpaudit.errors import MechanismError, NothingToLearnWarning
+from dpaudit.guarantees import GDP, ApproxDP
 
 __all__ = ["MIN_TRIALS", "audit"]
 
@@ -86,8 +91,28 @@ def _resolve_claim(sampler: Any, epsilon: Any, delta: Any) -> tuple[float, float
         if claim is None:
             raise argument_error(OWNER, "epsilon", "given for a plain callable (it has no claimed_guarantee())", None)
         epsilon = claim.epsilon_at(delta)
+        if math.isinf(epsilon):
+            raise _no_finite_claim(claim, delta)
     epsilon = check_nonnegative(OWNER, "epsilon", epsilon)
     return epsilon, delta, claim
+
+
+def _no_finite_claim(claim: Any, delta: float) -> Exception:
+    """The error for a claim that promises no finite epsilon at the audited delta."""
+    if isinstance(claim, GDP):
+        return argument_error(
+            OWNER, "delta", f"in (0, 1) to audit the {claim} claim (a GDP claim promises no finite epsilon at delta = 0)",
+            delta, fix="pass delta=..., e.g. delta=1e-5; the audit then checks the claim's epsilon at that delta.",
+        )
+    if isinstance(claim, ApproxDP):
+        return argument_error(
+            OWNER, "delta", f"at least the claim's own delta {claim.delta:g} (the {claim} claim promises nothing at a smaller delta)",
+            delta, fix=f"leave delta out (it defaults to {claim.delta:g}) or pass a larger one.",
+        )
+    return argument_error(
+        OWNER, "epsilon", f"finite: the claim {claim} promises no finite epsilon at delta = {delta:g}, so nothing can violate it",
+        math.inf, fix="pass the epsilon to audit against explicitly.",
+    )
 
 
 def _evaluate(
@@ -115,26 +140,15 @@ def _evaluate(
     )
 
 
-def _select(layout: OutputLayout, sel0: NDArray[Any], sel1: NDArray[Any], n_est: int, delta: float, z: float) -> tuple[list[Candidate], list[Candidate]]:
-    learned = not (layout.kind == "continuous" and layout.n_columns == 1)
-    if learned:
-        half = len(sel0) // 2
-        scores = fit_scores(layout, sel0[:half], sel1[:half])
-        b0, b1 = sel0[half:], sel1[half:]
-    else:
-        scores = fit_scores(layout, sel0, sel1)
-        b0, b1 = sel0, sel1
-    return rank_candidates(scores, b0, b1, n_est=n_est, delta=delta, z=z)
-
-
 BLOCK_NUMBERS = 1 << 23
+MAX_BLOCK_TRIALS = 1 << 20
 PROBE_STREAM = 2
 
 
 def _auto_block_size(sampler: Any, d0: Any, streams: TrialStreams) -> int:
     """Block size from the size of one output, probed on a stream the audit never uses otherwise."""
     per_output = max(1, int(np.prod(draw_block(sampler, d0, streams, PROBE_STREAM, 0, 1, "on d0 (probe call)").shape[1:])))
-    return int(min(1 << 20, max(1 << 12, BLOCK_NUMBERS // per_output)))
+    return int(min(MAX_BLOCK_TRIALS, max(1 << 12, BLOCK_NUMBERS // per_output)))
 
 
 def audit(
@@ -150,6 +164,8 @@ def audit(
     selection_fraction: float | None = None,
     candidates: int = 1,
     check_neighbors: bool = True,
+    float_bits: bool = False,
+    spot_check: int = 0,
     block_size: int | None = None,
     batch_size: int | None = None,
     executor: Executor | None = None,
@@ -157,6 +173,12 @@ def audit(
     checkpoint: str | os.PathLike[str] | None = None,
 ) -> AuditResult:
     """Lower-bound the epsilon of ``mechanism`` on the pair ``(d0, d1)``; flag it if above the claim.
+
+    **Precondition: the rows of one ``sample(size)`` call are independent draws.** The bound
+    treats the outputs of one call as ``size`` independent trials; a sampler that reuses
+    randomness across the rows of a call (one noise draw for all rows, a shared offset per call)
+    makes the bound meaningless, and a correct mechanism can then be flagged every time.
+    ``spot_check`` offers a cheap check of this precondition.
 
     Parameters
     ----------
@@ -170,7 +192,9 @@ def audit(
     epsilon : float, optional
         The claimed epsilon, in [0, inf). Defaults to the mechanism's claim at ``delta``.
     delta : float, optional
-        The claimed delta, in [0, 1). Defaults to the mechanism's claimed delta, else 0.
+        The claimed delta, in [0, 1). Defaults to the mechanism's claimed delta, else 0. A GDP
+        claim needs ``delta > 0`` (it promises no finite epsilon at 0); an (epsilon, delta) claim
+        cannot be audited below its own delta.
     trials : int
         Outputs drawn per dataset, at least 100.
     confidence : float
@@ -180,12 +204,23 @@ def audit(
         Root of all randomness; the same seed gives the same result whatever ``executor``. With
         ``seed=None`` and an existing ``checkpoint``, the seed recorded there is used.
     selection_fraction : float, optional
-        Fraction of the trials used to choose the attack, in (0, 1). Default: 0.2 for scalar
-        real outputs (nothing is fitted) and 0.3 otherwise.
+        Fraction of the trials used to choose the attack, in (0, 1). Default: 0.1 for scalar
+        outputs (real or discrete) and 0.3 otherwise (see :mod:`dpaudit.auditor.selection`).
     candidates : int
-        Number of best events evaluated on the estimation split (Bonferroni-corrected).
+        Number of best events evaluated on the estimation split; each is paid for
+        (Bonferroni over the number actually evaluated, which can be smaller).
     check_neighbors : bool
         Check ``d0``, ``d1`` against the claim's neighbour relation.
+    float_bits : bool
+        Also attack the IEEE-754 representation of floating-point outputs (exponents, low-order
+        bits, the dyadic grid each value lies on; :mod:`dpaudit.auditor.bits`). A mechanism that
+        is private over the reals but sampled naively in floating point leaks there [Mironov
+        2012]. Off by default: the textbook samplers (numpy's ``laplace``, ``normal``) all leak
+        this way, including dpaudit's own, so it asks a different question from the default.
+    spot_check : int
+        If positive, this many further trials per dataset are drawn one call each and the chosen
+        event's frequency among them is compared with the estimation split's (Fisher's exact
+        test); a clear disagreement raises :class:`MechanismError` (rows not independent).
     block_size : int, optional
         Trials per random-stream block; part of the seed (changing it changes the draws). By
         default it is chosen from the size of one output (one probe call on a separate stream):
@@ -222,8 +257,9 @@ def audit(
     NotNeighborsError
         When ``d0`` and ``d1`` are not neighbours under the mechanism's claimed relation.
     MechanismError
-        When the mechanism raises, returns NaN, or changes its output shape between calls, or a
-        worker dies; it names the block and its seed.
+        When the mechanism raises, returns NaN, returns outputs with no entries, changes its
+        output shape between calls, fails the spot check, or a worker dies; a sampling failure
+        names the block and its seed.
     CheckpointError
         When ``checkpoint`` belongs to another audit, or is corrupt or truncated.
 
@@ -240,6 +276,7 @@ def audit(
     trials = check_int(OWNER, "trials", trials, minimum=MIN_TRIALS)
     confidence = check_in_range(OWNER, "confidence", confidence, 0.0, 1.0, low_closed=False, high_closed=False)
     candidates = check_int(OWNER, "candidates", candidates, minimum=1)
+    spot_check = check_int(OWNER, "spot_check", spot_check, minimum=0)
     if selection_fraction is not None:
         selection_fraction = check_in_range(OWNER, "selection_fraction", selection_fraction, 0.0, 1.0, low_closed=False, high_closed=False)
     epsilon, delta, claim = _resolve_claim(sampler, epsilon, delta)
@@ -262,19 +299,41 @@ def audit(
         sampler, [d0, d1], trials, streams, batch_size=batch_size, executor=executor, progress=progress,
         checkpoint=checkpoint, claim=(epsilon, delta), notes=notes,
     )
+    # the fits and scores below are small matrix products: one BLAS thread is faster, and on a
+    # shared machine many times faster, than a pool of them
+    with threadpool_limits(1, user_api="blas"):
+        return _select_and_estimate(
+            sampler, (d0, d1), (out0, out1), streams, notes, started=started, sampling_seconds=sampling_seconds,
+            epsilon=epsilon, delta=delta, confidence=confidence, trials=trials, candidates=candidates,
+            selection_fraction=selection_fraction, float_bits=float_bits, spot_check=spot_check,
+        )
+
+
+def _select_and_estimate(
+    sampler: Any, datasets: tuple[Any, Any], outputs: tuple[NDArray[Any], NDArray[Any]], streams: TrialStreams, notes: list[str], *,
+    started: float, sampling_seconds: float, epsilon: float, delta: float, confidence: float, trials: int, candidates: int,
+    selection_fraction: float | None, float_bits: bool, spot_check: int,
+) -> AuditResult:
+    """Steps 3 and 4 of the procedure (see the module docstring)."""
+    (d0, d1), (out0, out1) = datasets, outputs
     t_sel = time.perf_counter()
     x0, x1 = flatten_outputs(out0), flatten_outputs(out1)
-    probe = max(2, trials // 10)
-    layout = detect_layout(x0[:probe], x1[:probe])
+    if x0.shape[1] == 0:
+        raise MechanismError(f"the mechanism returned outputs with no entries (shape {out0.shape}); there is nothing to audit.")
+    # the layout is read from rows every possible selection split contains, never estimation rows
+    n_sel_min = _selection_size(trials, SCALAR_FRACTION if selection_fraction is None else selection_fraction)
+    layout = detect_layout(x0[: min(n_sel_min, LAYOUT_ROWS)], x1[: min(n_sel_min, LAYOUT_ROWS)])
     if selection_fraction is None:
-        selection_fraction = 0.2 if (layout.kind == "continuous" and layout.n_columns == 1) else 0.3
-    n_sel = min(max(2, round(selection_fraction * trials)), trials - 1)
-    if n_sel > probe and probe < LAYOUT_ROWS:  # the probe already saw every row detection reads
+        selection_fraction = default_selection_fraction(layout, float_bits)
+    n_sel = _selection_size(trials, selection_fraction)
+    if n_sel > n_sel_min and n_sel_min < LAYOUT_ROWS:
         layout = detect_layout(x0[:n_sel], x1[:n_sel])
     n_est = trials - n_sel
     alpha = 1.0 - confidence
     z = float(stats.norm.isf(alpha / (2 * candidates)))
-    eps_cands, gdp_cands = _select(layout, x0[:n_sel], x1[:n_sel], n_est, delta, z)
+    eps_cands, gdp_cands = choose_candidates(
+        layout, x0[:n_sel], x1[:n_sel], n_est=n_est, delta=delta, z=z, float_bits=float_bits
+    )
     selection_seconds = time.perf_counter() - t_sel
 
     t_est = time.perf_counter()
@@ -282,7 +341,8 @@ def audit(
     chosen = eps_cands[:candidates]
     cache: dict[int, Any] = {}
     if chosen:
-        evaluated = [_evaluate(c, e0, e1, delta, alpha / candidates, cache) for c in chosen]
+        # Bonferroni over the events actually evaluated (fixed by the selection split)
+        evaluated = [_evaluate(c, e0, e1, delta, alpha / len(chosen), cache) for c in chosen]
         best = max(evaluated, key=lambda ev: ev.value)
     else:
         best = EventEvidence("none", "no event separates the outputs", "d0", 0, 0, n_est, (0.0, 1.0), (0.0, 1.0), 0.0)
@@ -294,6 +354,9 @@ def audit(
         gdp_ev = _evaluate(cand, e0, e1, delta, alpha, cache)
         gdp_mu = gdp_mu_lower_bound_from_counts(gdp_ev.count_numerator, gdp_ev.count_denominator, n_est, alpha)
         gdp_eps = gdp_epsilon(gdp_mu, delta) if delta > 0 and math.isfinite(gdp_mu) else None
+    if spot_check and chosen:
+        winner = chosen[[ev.value for ev in evaluated].index(best.value)]
+        notes.extend(check_row_independence(sampler, (d0, d1), streams, spot_check, winner, (e0, e1)))
     estimation_seconds = time.perf_counter() - t_est
 
     return AuditResult(
@@ -320,3 +383,8 @@ def audit(
         gdp_evidence=gdp_ev,
         notes=tuple(notes),
     )
+
+
+def _selection_size(trials: int, fraction: float) -> int:
+    """Selection rows for ``fraction`` of ``trials``: at least 2, leaving at least 1 for estimation."""
+    return min(max(2, round(fraction * trials)), trials - 1)

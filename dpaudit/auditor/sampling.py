@@ -82,8 +82,11 @@ def _validate_block(out: Any, size: int, where: str) -> NDArray[Any]:
         raise MechanismError(
             f"the mechanism returned shape {arr.shape} {where}; expected {size} outputs stacked on axis 0."
         )
-    # the sum is NaN whenever an entry is; only then pay for the element-wise check
-    if arr.dtype.kind == "f" and np.isnan(arr.sum()) and np.isnan(arr).any():
+    # the sum is NaN whenever an entry is; only then pay for the element-wise check (+inf and
+    # -inf also sum to NaN, silently: they are valid outputs)
+    with np.errstate(invalid="ignore"):
+        suspicious = arr.dtype.kind == "f" and np.isnan(arr.sum())
+    if suspicious and np.isnan(arr).any():
         raise MechanismError(f"the mechanism returned NaN {where}; outputs must be numbers.")
     return arr
 

@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from dpaudit._validation import (
     check_finite_array,
     check_int,
+    check_one_of,
     check_positive,
     check_probability,
     check_real,
@@ -43,6 +44,7 @@ __all__ = [
     "GaussianAddRemoveUnderReplace",
     "HistogramWrongScale",
     "MeanTrueCount",
+    "NoisyMaxValue",
     "NoisyMaxWithValue",
     "SparseVectorLyu3",
     "SparseVectorLyu4",
@@ -159,6 +161,37 @@ class NoisyMaxWithValue(UnsafeMechanism):
         noisy = q + rng.laplace(0.0, laplace_scale(2.0, self.epsilon), size=(size, q.shape[0]))
         idx = np.argmax(noisy, axis=1)
         return np.column_stack([idx.astype(float), noisy[np.arange(size), idx]])
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.epsilon, QueryDistance(1.0, "linf"))
+
+
+@dataclass(frozen=True)
+class NoisyMaxValue(UnsafeMechanism):
+    """The maximum *value* of ``q + noise`` with noise of scale ``2/eps`` [DWWZK18, Alg. 7 and 8; BSBV21 RNM3/4].
+
+    ``noise="laplace"`` (Alg. 7): with ``k`` queries all shifted by one, the lower tail of the
+    maximum moves by ``k`` noise terms at once, about ``k eps / 2``-DP. ``noise="exponential"``
+    (Alg. 8): the maximum's support starts at the largest answer, so a shift gives outputs that
+    one dataset cannot produce: not DP for any epsilon.
+    """
+
+    epsilon: float
+    noise: str = "laplace"
+    flaw = "releases the noisy maximum value, which the index's proof does not cover"
+
+    def __post_init__(self) -> None:
+        check_positive("NoisyMaxValue", "epsilon", self.epsilon)
+        check_one_of("NoisyMaxValue", "noise", self.noise, ("laplace", "exponential"))
+        super().__post_init__()
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        q = check_finite_array("NoisyMaxValue.sample", "data", data, ndim=1)
+        size = check_size("NoisyMaxValue.sample", size)
+        scale = laplace_scale(2.0, self.epsilon)
+        shape = (size, q.shape[0])
+        noise = rng.laplace(0.0, scale, size=shape) if self.noise == "laplace" else rng.exponential(scale, size=shape)
+        return np.max(q + noise, axis=1)
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(1.0, "linf"))

@@ -6,6 +6,14 @@ most ``1 - c`` per audit, so the number of false alarms is stochastically below
 ``Binomial(AUDITS, 1 - c)``; the test allows up to that distribution's ``1 - FAILURE_PROB``
 quantile. A negative control shows the count can fail: a plug-in estimate maximised over
 thresholds on the samples it reports on exceeds that limit.
+
+The counts cover every attack family: scalar and vector continuous outputs, discrete ones, mixed
+ones (atoms and values: the per-column and column-group families), floating-point outputs read
+bit by bit (``float_bits=True``: a snapping sampler and a lattice sampler, both correct in
+IEEE-754 arithmetic), a mechanism that is tight *through its delta* (randomized response that
+leaks the input with probability delta: a bound that forgot to subtract delta is flagged), and
+several candidates evaluated at once (``candidates=8``). The default run uses small trial
+counts; ``-m slow`` repeats the counts with ten times more trials per audit.
 """
 
 from __future__ import annotations
@@ -18,7 +26,14 @@ from scipy import stats
 
 import dpaudit
 from dpaudit.errors import NothingToLearnWarning
-from dpaudit.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse, SparseVector
+from dpaudit.mechanisms import (
+    DiscreteLaplaceMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RandomizedResponse,
+    SparseVector,
+)
+from dpaudit.mechanisms.literature import SnappingLaplace, TruncatedGeometric
 
 FAILURE_PROB = 1e-4
 CONFIDENCE = 0.95
@@ -40,20 +55,75 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_false_alarm_rate_of_correct_mechanisms(name):
-    mech, d0, d1, trials = CASES[name]
-    seeds = np.random.SeedSequence([ROOT_SEED, len(name)]).spawn(AUDITS)
-    bounds = np.array([dpaudit.audit(mech, d0, d1, trials=trials, confidence=CONFIDENCE, seed=s).epsilon_lower_bound for s in seeds])
-    claimed = mech.claimed_guarantee().epsilon
-    alarms = int(np.count_nonzero(bounds > claimed))
+LEAK_EPSILON, LEAK_DELTA = 0.5, 0.05
+
+
+def leaky_randomized_response(data, rng, size=None):
+    """Randomized response at LEAK_EPSILON that, with probability LEAK_DELTA, outputs ``2 + data``.
+
+    Exactly (LEAK_EPSILON, LEAK_DELTA)-DP and tight through delta: the event ``{2}`` has
+    ``P_0 = delta`` and ``P_1 = 0``, and ``{0, 2}`` has ``P_0 - e^eps P_1 = delta``.
+    """
+    d = int(np.asarray(data).ravel()[0])
+    keep = rng.random(size) < np.exp(LEAK_EPSILON) / (1 + np.exp(LEAK_EPSILON))
+    leak = rng.random(size) < LEAK_DELTA
+    return np.where(leak, 2 + d, np.where(keep, d, 1 - d))
+
+
+def censored_laplace(data, rng, size=None):
+    """Laplace(1) noise, values at most 0.5 replaced by the atom -1: post-processing, so 1-DP, tight above 1."""
+    x = data + rng.laplace(scale=1.0, size=size)
+    return np.where(x > 0.5, x, -1.0)
+
+
+_LATTICE = DiscreteLaplaceMechanism(2.0**-10)
+
+
+def lattice_laplace(data, rng, size=None):
+    """Discrete Laplace on the grid 2^-10 Z, shift 1 = 2^10 steps: exactly 1-DP in floating point."""
+    return _LATTICE.sample(int(data) * 2**10, size, rng=rng) * 2.0**-10
+
+
+# name: (mechanism, d0, d1, trials, audit arguments); every claim is tight or nearly so on its pair
+FAMILY_CASES = {
+    "mixed: censored Laplace": (censored_laplace, 0.0, 1.0, 4_000, dict(epsilon=1.0)),
+    "float bits: snapping Laplace": (SnappingLaplace(1.0, 10.0), 0.0, 1.0, 4_000, dict(float_bits=True)),
+    "float bits: lattice Laplace": (lattice_laplace, 0, 1, 4_000, dict(epsilon=1.0, float_bits=True)),
+    "discrete: truncated geometric": (TruncatedGeometric(1, 5), 2, 1, 4_000, {}),
+    "tight through delta: leaky randomized response": (leaky_randomized_response, [0], [1], 4_000, dict(epsilon=LEAK_EPSILON, delta=LEAK_DELTA)),
+    "eight candidates: Laplace": (LaplaceMechanism(1.0), 0.0, 1.0, 2_000, dict(candidates=8)),
+}
+
+
+def _count(name, mech, d0, d1, trials, kwargs, scale=1):
+    seeds = np.random.SeedSequence([ROOT_SEED, len(name), scale]).spawn(AUDITS)
+    results = [dpaudit.audit(mech, d0, d1, trials=trials * scale, confidence=CONFIDENCE, seed=s, **kwargs) for s in seeds]
+    bounds = np.array([r.epsilon_lower_bound for r in results])
+    alarms = int(sum(r.violation for r in results))
     limit = _limit(AUDITS)
     assert alarms <= limit, (
-        f"{name}: {alarms} false alarms in {AUDITS} audits > {limit} (binomial {1 - CONFIDENCE}, "
-        f"failure prob {FAILURE_PROB}); root seed {ROOT_SEED}"
+        f"{name}: {alarms} false alarms in {AUDITS} audits of {trials * scale} trials > {limit} (binomial "
+        f"{1 - CONFIDENCE}, failure prob {FAILURE_PROB}); root seed {ROOT_SEED}; claim {results[0].claimed_epsilon}"
     )
     # not trivially loose: at least half of the audits learn something on these pairs
     assert np.median(bounds) > 0.0, f"{name}: median bound {np.median(bounds):.3f} is uninformative"
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_false_alarm_rate_of_correct_mechanisms(name):
+    mech, d0, d1, trials = CASES[name]
+    _count(name, mech, d0, d1, trials, {})
+
+
+@pytest.mark.parametrize("name", list(FAMILY_CASES))
+def test_false_alarm_rate_with_every_attack_family(name):
+    _count(name, *FAMILY_CASES[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(FAMILY_CASES))
+def test_false_alarm_rate_with_every_attack_family_at_ten_times_the_trials(name):
+    _count(name, *FAMILY_CASES[name], scale=10)
 
 
 def test_identical_datasets_give_zero_for_the_bound_and_the_gdp_estimate():

@@ -1,0 +1,112 @@
+"""Compositions from DP-Sniper's suite [BSBV21, Sec. VI]: parallel releases and prefix sums.
+
+* :class:`LaplaceParallel`: ``n`` independent ``Lap(1/eps_each)`` releases of one value; by basic
+  composition ``n eps_each``-DP [DR14, Thm 3.14], tight only for events of vanishing probability.
+* :class:`SVT34Parallel`: Lyu et al.'s Alg. 3 and Alg. 4 run side by side on the same queries,
+  claimed ``eps_3 + eps_4``-DP by composition; Alg. 3 is not DP for any epsilon [LSL17].
+* :class:`PrefixSum`: ``Lap(1/eps)`` on each of ``k`` answers, released as running sums
+  [WDWKZ19]. The sums are post-processing of the noisy answers, so under the component-wise
+  relation DP-Sniper audits it with (every answer may change by 1) it is ``k eps``-DP by basic
+  composition.
+
+References
+----------
+.. [BSBV21] B. Bichsel, S. Steffen, I. Bogunovic and M. Vechev. DP-Sniper. IEEE S&P 2021.
+.. [DR14] C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy, 2014.
+.. [LSL17] M. Lyu, D. Su and N. Li. Understanding the sparse vector technique. PVLDB 10(6), 2017.
+.. [WDWKZ19] Y. Wang, Z. Ding, G. Wang, D. Kifer and D. Zhang. Proving differential privacy with
+   shadow execution. PLDI 2019 (PrefixSum).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit._validation import (
+    argument_error,
+    check_finite_array,
+    check_int,
+    check_positive,
+    check_real,
+)
+from dpaudit.errors import UnsoundMechanismWarning
+from dpaudit.guarantees import PureDP
+from dpaudit.mechanisms.base import MechanismBase, UnsafeMechanism, check_size
+from dpaudit.mechanisms.faulty import SparseVectorLyu3, SparseVectorLyu4
+from dpaudit.neighbors.relations import QueryDistance
+
+__all__ = ["LaplaceParallel", "PrefixSum", "SVT34Parallel"]
+
+
+@dataclass(frozen=True)
+class LaplaceParallel(MechanismBase):
+    """``copies`` independent ``Lap(1/eps_each)`` releases of a scalar; ``copies * eps_each``-DP."""
+
+    eps_each: float = 0.005
+    copies: int = 20
+
+    def __post_init__(self) -> None:
+        check_positive("LaplaceParallel", "eps_each", self.eps_each)
+        check_int("LaplaceParallel", "copies", self.copies, minimum=1)
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        x = check_finite_array("LaplaceParallel.sample", "data", data, ndim=0)
+        size = check_size("LaplaceParallel.sample", size)
+        return x + rng.laplace(0.0, 1.0 / self.eps_each, size=(size, self.copies))
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.copies * self.eps_each, QueryDistance(1.0, "l1"))
+
+
+@dataclass(frozen=True)
+class SVT34Parallel(UnsafeMechanism):
+    """[LSL17] Alg. 3 and Alg. 4 on the same queries, outputs side by side; claimed ``2 eps``-DP."""
+
+    epsilon: float = 0.1
+    threshold: float = 1.0
+    cutoff: int = 2
+    flaw = "contains Lyu et al.'s Alg. 3, which is not DP for any epsilon"
+
+    def __post_init__(self) -> None:
+        check_positive("SVT34Parallel", "epsilon", self.epsilon)
+        check_real("SVT34Parallel", "threshold", self.threshold)
+        check_int("SVT34Parallel", "cutoff", self.cutoff, minimum=1)
+        super().__post_init__()
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        with warnings.catch_warnings():  # both halves warn on construction; this one already did
+            warnings.simplefilter("ignore", UnsoundMechanismWarning)
+            alg3 = SparseVectorLyu3(self.epsilon, self.threshold, self.cutoff)
+            alg4 = SparseVectorLyu4(self.epsilon, self.threshold, self.cutoff)
+        return np.hstack([alg3.sample(data, size, rng=rng), alg4.sample(data, size, rng=rng).astype(float)])
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(2 * self.epsilon, QueryDistance(1.0, "linf"))
+
+
+@dataclass(frozen=True)
+class PrefixSum(MechanismBase):
+    """Running sums of ``q + Lap(1/eps)`` over ``length`` answers [WDWKZ19]; ``length * eps``-DP when
+    every answer may change by 1 (basic composition, [DR14, Thm 3.14])."""
+
+    epsilon: float = 0.1
+    length: int = 10
+
+    def __post_init__(self) -> None:
+        check_positive("PrefixSum", "epsilon", self.epsilon)
+        check_int("PrefixSum", "length", self.length, minimum=1)
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        q = check_finite_array("PrefixSum.sample", "data", data, ndim=1)
+        if q.shape[0] != self.length:
+            raise argument_error("PrefixSum.sample", "data", f"a vector of {self.length} answers", data)
+        size = check_size("PrefixSum.sample", size)
+        return np.cumsum(q + rng.laplace(0.0, 1.0 / self.epsilon, size=(size, self.length)), axis=1)
+
+    def claimed_guarantee(self) -> PureDP:
+        return PureDP(self.length * self.epsilon, QueryDistance(1.0, "linf"))

@@ -208,7 +208,7 @@ def _norm_word(p: float) -> str:
 
 def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.ndarray | None, high: np.ndarray | None,
                seed: int | None, budget: int, tol: Fraction) -> CheckResult:
-    where = "R^%d" % dim if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
+    where = f"R^{dim}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
     claim = f"||f(x) - f(y)||_{_norm_word(p)} <= {L} ||x - y||_{_norm_word(p)} for all x, y in {where} (f = {getattr(f, '__name__', repr(f))})"
     key = f"{_SOURCE}/callable/{dim}/{p}/{L}"
     proof = Proof(key)

@@ -37,7 +37,15 @@ import sympy as sp
 
 from dpaudit.verify.decide import exact_sign
 from dpaudit.verify.proof import Proof
-from dpaudit.verify.regions import MAX_COVERAGE_TERMS, Region, _known_relations, eq, le, lt, orderings
+from dpaudit.verify.regions import (
+    MAX_COVERAGE_TERMS,
+    Region,
+    _known_relations,
+    eq,
+    le,
+    lt,
+    orderings,
+)
 from dpaudit.verify.verdict import Verdict
 
 __all__ = [

@@ -42,7 +42,13 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 from scipy.optimize import minimize
 
-from dpaudit._validation import argument_error, check_finite_array, check_int, check_nonnegative, check_positive
+from dpaudit._validation import (
+    argument_error,
+    check_finite_array,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 from dpaudit.neighbors import (
     ItemAddRemove,
     ItemReplace,

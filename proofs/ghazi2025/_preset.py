@@ -5,7 +5,12 @@ Only public names are used: :class:`dpaudit.userlevel.RobustStatsLocalization` a
 
 from __future__ import annotations
 
-from dpaudit.userlevel import DiagonallyDominantQuadratic, LinearLoss, RobustStatsLocalization, SeparableHuberLoss
+from dpaudit.userlevel import (
+    DiagonallyDominantQuadratic,
+    LinearLoss,
+    RobustStatsLocalization,
+    SeparableHuberLoss,
+)
 
 #: (n, m, d, eps, delta, loss) spanning small and large n, m = 1 and m > e, beta = 0 and beta > 0.
 CONFIGS = (

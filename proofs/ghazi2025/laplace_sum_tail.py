@@ -42,7 +42,7 @@ def prove_tail(proof: Proof) -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Expr]:
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    b1, b2, t, target = prove_tail(proof)
+    b1, b2, _t, _target = prove_tail(proof)
     tail_y = lambda s: sp.exp(-s / b2) / 2  # P(Y > s) for s >= 0  # noqa: E731
     lg = sp.Symbol("ell", positive=True)  # ell = ln(1/delta_1)
     proof.equal("union bound: P(X >= b1 ell) + P(Y >= b2 ell) = e^{-ell}/2 + e^{-ell}/2 = delta_1",

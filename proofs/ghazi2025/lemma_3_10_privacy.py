@@ -90,7 +90,7 @@ def _run() -> CheckResult:
                           1 - sp.exp(1 / (2 * (1 + w))) / 2, w, 0)
     proof.monotone_nonneg("aligned: delta_G = delta/(2 e^eps) <= delta, eps >= 0", delta - delta / (2 * sp.exp(eps)), eps, 0)
     for cfg, p in safe_parameters():
-        n, m, dim, e, dl, _ = cfg
+        n, _m, dim, e, dl, _ = cfg
         c0 = 2 / 3 + 1 / (3 * math.e)
         tol = 1e-9
         checks = {

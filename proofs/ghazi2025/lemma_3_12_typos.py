@@ -72,7 +72,7 @@ def _noise_corrected() -> CheckResult:
     return proof.result()
 
 
-def _pair(name: str, source: str, statement: str, expected: Verdict, check, role: str, sibling: str) -> LemmaCheck:  # noqa: ANN001
+def _pair(name: str, source: str, statement: str, expected: Verdict, check, role: str, sibling: str) -> LemmaCheck:
     return LemmaCheck(name=name, source=source, statement=statement, expected=expected, papers=("ghazi2025",), check=check,
                       role=role, sibling=sibling)
 

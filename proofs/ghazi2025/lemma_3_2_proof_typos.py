@@ -64,7 +64,7 @@ def _corrected() -> CheckResult:
     proof.assume("integrals keep diagonal dominance", "|int a| <= int |a| (triangle inequality for integrals), so the segment average "
                  "of DD Hessians with non-negative diagonal and row sums <= beta is again DD with row sums <= beta")
     proof.cite("chain rule", "for a C^2 map, d/dt grad f(y + t(x - y)) = grad^2 f(y + t(x - y)) (x - y)")
-    x1, x2, y1, y2 = sp.symbols("x1 x2 y1 y2", real=True)
+    x1, _x2, y1, y2 = sp.symbols("x1 x2 y1 y2", real=True)
     eta = sp.Symbol("eta", positive=True)
     gx, gy, hbar = sp.symbols("g_x g_y Hbar_dx", real=True)
     proof.zero("(x - eta grad f(x)) - (y - eta grad f(y)) = (x - y) - eta Hbar (x - y) when grad f(x) - grad f(y) = Hbar (x - y)",

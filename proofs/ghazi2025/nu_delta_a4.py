@@ -46,7 +46,7 @@ def _corrected() -> CheckResult:
     proof.nonneg("the pass probability P(L_q + L_th >= t) decreases in t >= 0 (a larger nu passes less; t = 2b ln(1 + v))",
                  sp.simplify((-sp.diff(tail, t)).subs(t, 2 * b * sp.log(1 + v))))
     for cfg, params in safe_parameters():
-        n, m, d, e, dl, _ = cfg
+        _n, _m, _d, e, dl, _ = cfg
         b_count = params.batch_size
         floor = 2.0 / 3.0 + 1.0 / (3.0 * math.e)
         ok = all(nu_s >= 0.9 * b_count + 2 * math.log(t_s / dl) / e - 1e-9 and

@@ -8,7 +8,18 @@ import numpy as np
 import sympy as sp
 from dpaudit.proofs.ghazi2025._alg2 import score
 
-from dpaudit.verify import NUMERIC_RTOL, CheckResult, Fact, LemmaCheck, Proof, Verdict, Violation, le, st, vectors
+from dpaudit.verify import (
+    NUMERIC_RTOL,
+    CheckResult,
+    Fact,
+    LemmaCheck,
+    Proof,
+    Verdict,
+    Violation,
+    le,
+    st,
+    vectors,
+)
 
 PRINTED = "ghazi2025/score_sensitivity_one"
 CORRECTED = "ghazi2025/score_sensitivity_eq4"

@@ -4,6 +4,8 @@ the steps decrease for every m >= 1 (PROVED) and the safe preset's steps satisfy
 
 from __future__ import annotations
 
+import itertools
+
 import sympy as sp
 from dpaudit.proofs.ghazi2025._preset import safe_parameters
 
@@ -35,7 +37,7 @@ def _corrected() -> CheckResult:
     proof.nonneg("eta_s <= eta_1 <= eta/4 <= eta (so 6 beta eta_1 B <= 1 covers every phase)", eta - eta * (4 + w) ** -1)
     for cfg, params in safe_parameters():
         steps, b, beta = params.phase_step_sizes, params.batch_size, params.smoothness
-        ok = all(a >= c for a, c in zip(steps, steps[1:], strict=False)) and all(6 * beta * e * b <= 1 + 1e-12 for e in steps)
+        ok = all(a >= c for a, c in itertools.pairwise(steps)) and all(6 * beta * e * b <= 1 + 1e-12 for e in steps)
         proof.instance(f"implementation at {cfg}: eta_s non-increasing and 6 beta eta_s B <= 1 in every phase", ok,
                        point={"config": cfg, "eta_s": steps, "B": b, "beta": beta})
     return proof.result()

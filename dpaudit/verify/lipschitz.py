@@ -56,9 +56,10 @@ import numpy as np
 import sympy as sp
 
 from dpaudit._validation import argument_error, check_int, check_nonnegative
-from dpaudit.verify.decide import exact_sign, plain
-from dpaudit.verify.piecewise import CaseSplitError, case_split, cell_points, has_kinks
+from dpaudit.verify.decide import exact_sign
+from dpaudit.verify.piecewise import CaseSplitError, case_split, has_kinks
 from dpaudit.verify.proof import Proof
+from dpaudit.verify.refute import as_fraction, refute_lipschitz
 from dpaudit.verify.regions import Region, le, lt
 from dpaudit.verify.search import DEFAULT_BUDGET, search_pairs
 from dpaudit.verify.verdict import CheckResult, Verdict
@@ -91,12 +92,6 @@ def _exact_constant(owner: str, constant: Any) -> sp.Expr:
     if not value.is_number or value.free_symbols or exact_sign(value) != 1 or value.is_finite is not True:
         raise argument_error(owner, "constant", "a finite positive number (int, float, Fraction or sympy number)", constant)
     return value
-
-
-def _fraction(value: sp.Expr) -> Fraction:
-    if value.is_Rational:
-        return Fraction(int(value.p), int(value.q))
-    return Fraction(float(sp.N(value, 30)))
 
 
 def _seeded(seed: int | None, key: str) -> np.random.Generator:
@@ -213,7 +208,7 @@ def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.nd
     key = f"{_SOURCE}/callable/{dim}/{p}/{L}"
     proof = Proof(key)
     proof.given(claim)
-    search = search_pairs(f, dim, norm=p, constant=_fraction(L), rng=_seeded(seed, key), budget=budget,
+    search = search_pairs(f, dim, norm=p, constant=as_fraction(L), rng=_seeded(seed, key), budget=budget,
                           low=low, high=high, tolerance=tol)
     label = f"counterexample search ({search.pairs} pairs, tolerance {float(tol):g})"
     if search.violation is not None:
@@ -234,7 +229,7 @@ def _evidence(search: Any, tol: Fraction) -> dict[str, Any]:
     out: dict[str, Any] = {
         "pairs searched": search.pairs,
         "largest ratio (after the tolerance)": search.best_ratio,
-        "largest ratio (pairs at least 1e-6 of the values' size apart)": search.best_raw_ratio,
+        "largest ratio (well-separated pairs)": search.best_raw_ratio,
         "tolerance": float(tol),
         "pairs per strategy": dict(search.strategies),
     }
@@ -303,9 +298,10 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
         else:
             _by_gradient(proof, exprs, xs, L, p, hypotheses, low, high)
     except CaseSplitError as exc:
-        reason = f"no exact proof attempted: {exc}"
+        proof.unproved("the case split or the Jacobian bound", str(exc))
+        reason = f"no exact proof: {exc}"
     rng = _seeded(seed, key)
-    evidence = _refute(proof, split, exprs, xs, ys, params, L, p, low, high, where, pair_domain, rng, budget, tol)
+    evidence = refute_lipschitz(proof, split, exprs, xs, ys, params, L, p, low, high, where, pair_domain, rng, budget, tol)
     result = proof.result()
     if result.verdict is Verdict.UNDECIDED:
         reason = "; ".join(r for r in (reason, result.reason) if r)
@@ -355,11 +351,10 @@ def _by_cases(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Map
               L: sp.Expr, p: float, pair_domain: list[Any]) -> list[tuple[sp.Expr, list[Any]]]:
     """Case split of each pair residual; returns the residuals with their cells (for the refutation)."""
     residuals = _pair_residuals(exprs, xs, to_y, L, p)
-    if len(exprs) > 1:
+    if len(residuals) > 1:
         deps = {i: sorted(str(v) for v in xs if v in e.free_symbols) for i, e in enumerate(exprs)}
         why = ("the l-infinity claim is the claim for every component against the largest input gap"
-               if p == math.inf else "the components depend on disjoint inputs, so the norms add up component by component"
-               if len(residuals) > 1 else "one joint residual")
+               if p == math.inf else "the components depend on disjoint inputs, so the norms add up component by component")
         proof.exact(f"split per component: {why} (inputs per component: {deps})", True)
     split = []
     for label, residual in residuals:
@@ -398,6 +393,15 @@ def _by_gradient(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], L: sp.
         steps.append((f"{L}^2 I - J^T J is PSD: determinant >= 0", gram.det()))
     else:
         steps.append((f"||J||_2 <= ||J||_F <= {L} (Frobenius bound, sufficient)", L**2 - sp.Add(*(g**2 for row in jac for g in row))))
+    constant = [(label, r) for label, r in steps if sp.sympify(r).is_number]
+    for label, residual in constant:  # a constant Jacobian: the bound is a fact about numbers, decided exactly
+        if exact_sign(sp.sympify(residual)) is not None and exact_sign(sp.sympify(residual)) >= 0:
+            proof.exact(f"{label} (constant Jacobian)", True)
+        else:
+            proof.nonneg(f"{label} (constant Jacobian)", residual)
+    steps = [(label, r) for label, r in steps if not sp.sympify(r).is_number]
+    if not steps:
+        return
     if low is None and not hypotheses:
         for label, residual in steps:
             proof.nonneg(label, residual)
@@ -413,140 +417,3 @@ def _by_gradient(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], L: sp.
         raise CaseSplitError(f"the domain cannot be parametrised ({exc})") from exc
     for label, residual in steps:
         proof.cases(label, residual, [region], domain=conditions)
-
-
-# -- refutation --------------------------------------------------------------------------------
-
-
-def _exact_values(values: Iterable[float], simplify: bool) -> list[sp.Rational]:
-    out = []
-    for v in values:
-        exact = sp.Rational(float(v))
-        out.append(sp.Rational(Fraction(float(v)).limit_denominator(1000)) if simplify else exact)
-    return out
-
-
-def _margin(exprs: list[sp.Expr], xs: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr, p: float,
-            xv: Sequence[sp.Expr], yv: Sequence[sp.Expr], pv: Mapping[sp.Symbol, sp.Expr]) -> tuple[sp.Expr, list[sp.Expr], list[sp.Expr]]:
-    """``L ||x - y|| - ||f(x) - f(y)||`` (squared norms for l2), exactly, and ``f`` at both points."""
-    at_x = {**dict(zip(xs, xv, strict=True)), **pv}
-    at_y = {**dict(zip(xs, yv, strict=True)), **pv}
-    fx = [sp.sympify(e).xreplace(at_x) for e in exprs]
-    fy = [sp.sympify(e).xreplace(at_y) for e in exprs]
-    dx = [a - b for a, b in zip(xv, yv, strict=True)]
-    df = [a - b for a, b in zip(fx, fy, strict=True)]
-    if p == 1:
-        margin = L * sp.Add(*map(sp.Abs, dx)) - sp.Add(*map(sp.Abs, df))
-    elif p == math.inf:
-        margin = L * sp.Max(*map(sp.Abs, dx)) - sp.Max(*map(sp.Abs, df))
-    else:
-        margin = L**2 * sp.Add(*(d**2 for d in dx)) - sp.Add(*(d**2 for d in df))
-    return margin, fx, fy
-
-
-def _try_pair(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
-              p: float, xv: Sequence[sp.Expr], yv: Sequence[sp.Expr], pv: Mapping[sp.Symbol, sp.Expr], pair_domain: list[Any],
-              how: str) -> bool:
-    margin, fx, fy = _margin(exprs, xs, params, L, p, xv, yv, pv)
-    sign = exact_sign(margin) if not margin.free_symbols else None
-    if sign is None or sign >= 0:
-        return False
-    at = {**dict(zip(xs, xv, strict=True)), **dict(zip(ys, yv, strict=True)), **pv}
-    conditions = {str(h): h.xreplace(at) for h in pair_domain}
-    dx = [a - b for a, b in zip(xv, yv, strict=True)]
-    df = [a - b for a, b in zip(fx, fy, strict=True)]
-    norm_dx = _exact_norm_value(dx, p)
-    norm_df = _exact_norm_value(df, p)
-    counterexample = {"x": [plain(v) for v in xv], "y": [plain(v) for v in yv], **{str(k): plain(v) for k, v in pv.items()},
-                      "f(x)": [plain(v) for v in fx], "f(y)": [plain(v) for v in fy],
-                      "|f(x) - f(y)|": float(sp.N(norm_df, 17)), "L |x - y|": float(sp.N(L * norm_dx, 17))}
-    return proof.refute(f"pair found by {how}: ||f(x) - f(y)|| > {L} ||x - y||", counterexample, margin, conditions=conditions)
-
-
-def _exact_norm_value(d: Sequence[sp.Expr], p: float) -> sp.Expr:
-    if p == 1:
-        return sp.Add(*map(sp.Abs, d))
-    if p == math.inf:
-        return sp.Max(*map(sp.Abs, d))
-    return sp.sqrt(sp.Add(*(t**2 for t in d)))
-
-
-def _parameter_settings(params: list[sp.Symbol], where: list[Any], rng: np.random.Generator, count: int = 3) -> list[dict[sp.Symbol, sp.Expr]]:
-    if not params:
-        return [{}]
-    settings: list[dict[sp.Symbol, sp.Expr]] = []
-    for _ in range(200):
-        raw = rng.standard_normal(len(params)) * 10.0 ** rng.integers(-1, 3, size=len(params))
-        vals = {}
-        for s, v in zip(params, raw, strict=True):
-            v = abs(v) if (s.is_nonnegative or s.is_positive) else v
-            vals[s] = sp.Rational(Fraction(float(v)).limit_denominator(100)) + (sp.Rational(1, 100) if s.is_positive and v == 0 else 0)
-            if s.is_integer:
-                vals[s] = sp.Integer(max(1, round(abs(float(v))))) if s.is_positive else sp.Integer(round(float(v)))
-        if all(_holds_exactly(w.xreplace(vals)) for w in where if not (w.free_symbols - set(params))):
-            settings.append(vals)
-        if len(settings) >= count:
-            break
-    return settings
-
-
-def _holds_exactly(relation: Any) -> bool:
-    if relation in (sp.true, True):
-        return True
-    if relation in (sp.false, False) or not isinstance(relation, sp.core.relational.Relational):
-        return False
-    sign = exact_sign(relation.lhs - relation.rhs) if not (relation.lhs - relation.rhs).free_symbols else None
-    if sign is None:
-        return False
-    if isinstance(relation, sp.Equality):
-        return sign == 0
-    strict = isinstance(relation, (sp.StrictLessThan, sp.StrictGreaterThan))
-    below = isinstance(relation, (sp.LessThan, sp.StrictLessThan))
-    s = sign if below else -sign
-    return s < 0 or (s == 0 and not strict)
-
-
-def _refute(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
-            p: float, low: np.ndarray | None, high: np.ndarray | None, where: list[Any], pair_domain: list[Any],
-            rng: np.random.Generator, budget: int | None, tol: Fraction) -> dict[str, Any]:
-    """Look for an exact counterexample pair: points of the cells that were not proved, then a numerical
-    search on the lambdified map, each candidate re-checked in exact arithmetic."""
-    result_so_far = proof.result()
-    if result_so_far.verdict is not Verdict.PROVED:
-        for residual, cells in split:
-            for cell in cells:
-                for point in cell_points(cell, [*xs, *ys, *params], rng, count=2):
-                    if residual.xreplace(point).free_symbols:
-                        continue
-                    value = residual.xreplace(point)
-                    if value.is_number and exact_sign(value) == -1:
-                        pv = {s: point[s] for s in params}
-                        if _try_pair(proof, exprs, xs, ys, params, L, p, [point[v] for v in xs], [point[v] for v in ys], pv,
-                                     pair_domain, f"the case {cell.name}"):
-                            return {"found in": f"the case {cell.name}"}
-    fn = sp.lambdify([*xs, *params], exprs, modules="numpy")
-    per = budget or (600 if result_so_far.verdict is not Verdict.PROVED else 200)
-    evidence: dict[str, Any] = {"parameter settings": 0, "pairs searched": 0, "largest ratio (after the tolerance)": 0.0}
-    for pv in _parameter_settings(params, where, rng):
-        pvals = [float(pv[s]) for s in params]
-        inputs_where = [w.xreplace(pv) for w in where if w.free_symbols & set(xs)]
-
-        def f(v: np.ndarray, _pvals: list[float] = pvals) -> np.ndarray:
-            with np.errstate(all="ignore"):
-                return np.asarray(fn(*v, *_pvals), dtype=float)
-
-        search = search_pairs(f, len(xs), norm=p, constant=_fraction(L), rng=rng, budget=per, low=low, high=high, tolerance=tol)
-        evidence["parameter settings"] += 1
-        evidence["pairs searched"] += search.pairs
-        evidence["largest ratio (after the tolerance)"] = max(evidence["largest ratio (after the tolerance)"], search.best_ratio)
-        if search.violation is None:
-            continue
-        for simplify in (True, False):
-            xv = _exact_values(search.violation["x"], simplify)
-            yv = _exact_values(search.violation["y"], simplify)
-            ok_inputs = all(_holds_exactly(w.xreplace(dict(zip(xs, xv, strict=True)))) and
-                            _holds_exactly(w.xreplace(dict(zip(xs, yv, strict=True)))) for w in inputs_where)
-            if ok_inputs and _try_pair(proof, exprs, xs, ys, params, L, p, xv, yv, pv, pair_domain, "the numerical search"):
-                evidence["found in"] = "the numerical search"
-                return evidence
-    return evidence

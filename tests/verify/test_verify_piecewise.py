@@ -78,8 +78,6 @@ MUTATIONS = {
                      _cases(sp.Abs(X - Y) - sp.Abs(CLAMP(X) - CLAMP(Y)), drop=7)),
     "dropped domain": (_cases(B - sp.Min(sp.Max(X, A), B) + 0 * Y, domain=[le(A, B)]),
                        _cases(sp.Min(sp.Max(X, A), B) - A + 0 * Y)),
-    "huber constant": (_cases(sp.Abs(X - Y) - sp.Abs(HUBER(X) - HUBER(Y))),
-                       _cases(sp.Rational(9, 10) * sp.Abs(X - Y) - sp.Abs(HUBER(X) - HUBER(Y)))),
 }
 
 

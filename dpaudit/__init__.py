@@ -9,6 +9,7 @@ Three parts, side by side:
 
 from dpaudit.auditor import AuditCase, AuditResult, audit
 from dpaudit.errors import (
+    CheckpointError,
     DPAuditError,
     InvalidArgument,
     MechanismError,
@@ -27,6 +28,7 @@ __all__ = [
     "ApproxDP",
     "AuditCase",
     "AuditResult",
+    "CheckpointError",
     "DPAuditError",
     "Guarantee",
     "InvalidArgument",

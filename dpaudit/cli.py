@@ -75,6 +75,8 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     run.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
     run.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
     run.add_argument("--workers", type=int, default=1, help="processes drawing trials; results do not depend on it (default 1)")
+    run.add_argument("--scheduler", metavar="ADDRESS", help="draw trials on this Dask cluster instead (tcp://host:port)")
+    run.add_argument("--checkpoint", metavar="FILE", help="record finished blocks in this SQLite file; rerun to resume")
     run.add_argument("--json", action="store_true", help="print the result as JSON (it carries schema_version)")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar (shown only on a terminal)")
     return run
@@ -154,24 +156,25 @@ def _prove_argv(args: argparse.Namespace) -> list[str]:
 
 @contextlib.contextmanager
 def _open_executor(args: argparse.Namespace, mechanism: Any) -> Iterator[Executor | None]:
-    """The executor the audit draws trials on: none (serial) or a process pool of ``--workers``."""
-    if args.workers <= 1:
+    """The executor the audit draws trials on: none (serial), a process pool of ``--workers``, or Dask."""
+    if args.workers <= 1 and args.scheduler is None:
         yield None
         return
     import pickle
-    from concurrent.futures import ProcessPoolExecutor
 
     from dpaudit._cli_inputs import CommandLineError
+    from dpaudit.auditor.executors import make_executor
 
-    try:
-        pickle.dumps(mechanism)
-    except Exception as exc:
-        raise CommandLineError(
-            f"--workers {args.workers} needs a mechanism that can be sent to other processes (a module-level "
-            f"function or a picklable object); this one cannot ({type(exc).__name__}: {exc}); use --workers 1"
-        ) from exc
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        yield pool
+    if args.workers > 1:
+        try:
+            pickle.dumps(mechanism)
+        except Exception as exc:
+            raise CommandLineError(
+                f"--workers {args.workers} needs a mechanism that can be sent to other processes (a module-level "
+                f"function or a picklable object); this one cannot ({type(exc).__name__}: {exc}); use --workers 1"
+            ) from exc
+    with make_executor(workers=args.workers if args.workers > 1 else None, scheduler=args.scheduler) as executor:
+        yield executor
 
 
 def _show_progress(args: argparse.Namespace) -> bool:
@@ -204,7 +207,8 @@ def _run_audit(args: argparse.Namespace) -> int:
 
     case = prepare_case(args)
     with _open_executor(args, case.mechanism) as executor:
-        result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args))
+        result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
+                            checkpoint=args.checkpoint)
     if args.command == "report":
         from dpaudit.report import write_report
 

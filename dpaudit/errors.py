@@ -7,6 +7,9 @@ The hierarchy is small on purpose (house style, convention 7):
   so that ``except ValueError`` keeps working.
 * :class:`MechanismError` wraps a failure of a user-supplied mechanism (it raised, returned NaN,
   changed its output shape between calls).
+* :class:`CheckpointError` is raised when an audit checkpoint cannot be used: it was written by a
+  different audit (mechanism, seed, pair, claim, block size, trial count), or it is corrupt or
+  truncated.
 * :class:`NotNeighborsError` is raised when a pair of datasets that must be neighbours under a
   relation is not.
 * :class:`UnsoundMechanismWarning` is emitted when a deliberately broken mechanism is constructed.
@@ -17,6 +20,7 @@ The hierarchy is small on purpose (house style, convention 7):
 from __future__ import annotations
 
 __all__ = [
+    "CheckpointError",
     "DPAuditError",
     "InvalidArgument",
     "MechanismError",
@@ -39,7 +43,25 @@ class InvalidArgument(DPAuditError, ValueError):
 
 
 class MechanismError(DPAuditError, RuntimeError):
-    """A mechanism under audit misbehaved: it raised, returned NaN, or changed output shape."""
+    """A mechanism under audit misbehaved: it raised, returned NaN, or changed output shape.
+
+    When the failure belongs to one block of trials (or a worker died while drawing it), the
+    attributes name that block so it can be replayed: ``dataset`` (0 for ``d0``, 1 for ``d1``),
+    ``block`` (its index), ``seed_entropy`` and ``block_size``; they are ``None`` otherwise.
+    """
+
+    dataset: int | None = None
+    block: int | None = None
+    seed_entropy: int | None = None
+    block_size: int | None = None
+
+
+class CheckpointError(DPAuditError, ValueError):
+    """An audit checkpoint cannot be used: it belongs to another audit, or it is corrupt or truncated.
+
+    Nothing from such a file is ever mixed into an audit. The message says which recorded fields
+    differ, or what is damaged.
+    """
 
 
 class NotNeighborsError(InvalidArgument):

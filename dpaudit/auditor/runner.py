@@ -20,6 +20,7 @@ and E is fixed before the estimation split is read, so ``P[eps_lb > epsilon] <= 
 from __future__ import annotations
 
 import math
+import os
 import time
 import warnings
 from concurrent.futures import Executor
@@ -39,6 +40,7 @@ from dpaudit._validation import (
 )
 from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.attacks import Candidate, fit_scores, rank_candidates
+from dpaudit.auditor.checkpoint import recorded_seed
 from dpaudit.auditor.features import LAYOUT_ROWS, OutputLayout, detect_layout, flatten_outputs
 from dpaudit.auditor.result import AuditResult, EventEvidence
 from dpaudit.auditor.sampling import as_sampler, draw_block, draw_outputs
@@ -152,6 +154,7 @@ def audit(
     batch_size: int | None = None,
     executor: Executor | None = None,
     progress: bool = False,
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> AuditResult:
     """Lower-bound the epsilon of ``mechanism`` on the pair ``(d0, d1)``; flag it if above the claim.
 
@@ -174,7 +177,8 @@ def audit(
         In (0, 1). The false-alarm probability on a correct mechanism is at most
         ``1 - confidence``.
     seed : None, int, SeedSequence or Generator
-        Root of all randomness; the same seed gives the same result whatever ``executor``.
+        Root of all randomness; the same seed gives the same result whatever ``executor``. With
+        ``seed=None`` and an existing ``checkpoint``, the seed recorded there is used.
     selection_fraction : float, optional
         Fraction of the trials used to choose the attack, in (0, 1). Default: 0.2 for scalar
         real outputs (nothing is fitted) and 0.3 otherwise.
@@ -191,9 +195,20 @@ def audit(
         Trials per dispatched task (rounded up to whole blocks). Does not change the results.
     executor : concurrent.futures.Executor, optional
         Draw blocks in parallel (for example a ``ProcessPoolExecutor`` or a Dask
-        ``Client.get_executor()``); results are identical to the serial run.
+        ``Client.get_executor()``; :func:`dpaudit.auditor.executors.make_executor` builds either);
+        results are identical to the serial run. Work is spread by blocks, so an expensive
+        mechanism needs a ``block_size`` giving many blocks. A worker that dies stops the audit
+        with a :class:`MechanismError` naming the block (a Dask cluster reruns the block itself,
+        with the identical draws).
     progress : bool
         Show a progress bar (needs the ``progress`` extra, tqdm).
+    checkpoint : str or PathLike, optional
+        An SQLite file recording every block of outputs as it finishes; rerunning the same audit
+        with the same file loads the recorded blocks and draws only the rest, to the identical
+        result. A file written by another audit (mechanism, seed, pair, claim, block size or
+        trials), or a corrupt or truncated one, is refused. For a plain callable the fingerprint
+        covers its code and parameters but not the functions it calls
+        (:mod:`dpaudit.auditor.checkpoint` lists what it covers).
 
     Returns
     -------
@@ -207,7 +222,10 @@ def audit(
     NotNeighborsError
         When ``d0`` and ``d1`` are not neighbours under the mechanism's claimed relation.
     MechanismError
-        When the mechanism raises, returns NaN, or changes its output shape between calls.
+        When the mechanism raises, returns NaN, or changes its output shape between calls, or a
+        worker dies; it names the block and its seed.
+    CheckpointError
+        When ``checkpoint`` belongs to another audit, or is corrupt or truncated.
 
     Examples
     --------
@@ -232,6 +250,8 @@ def audit(
         notes.append("d0 and d1 are identical: nothing can be learned")
     elif check_neighbors and claim is not None and claim.relation is not None:
         claim.relation.check_neighbors(d0, d1, owner=OWNER)
+    if checkpoint is not None and seed is None:
+        seed = recorded_seed(checkpoint, OWNER)
     streams = TrialStreams.from_seed(seed, block_size=1 if block_size is None else block_size, owner=OWNER)
     if block_size is None:
         streams = TrialStreams(streams.entropy, _auto_block_size(sampler, d0, streams))
@@ -239,7 +259,8 @@ def audit(
         batch_size = check_int(OWNER, "batch_size", batch_size, minimum=1)
 
     (out0, out1), sampling_seconds = draw_outputs(
-        sampler, [d0, d1], trials, streams, batch_size=batch_size, executor=executor, progress=progress
+        sampler, [d0, d1], trials, streams, batch_size=batch_size, executor=executor, progress=progress,
+        checkpoint=checkpoint, claim=(epsilon, delta), notes=notes,
     )
     t_sel = time.perf_counter()
     x0, x1 = flatten_outputs(out0), flatten_outputs(out1)

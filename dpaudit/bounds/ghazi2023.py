@@ -38,6 +38,8 @@ __all__ = [
     "check_thm51_corrected",
     "check_thm51_generalisation",
     "check_thm51_last_phase",
+    "check_thm51_last_phase_corrected",
+    "threshold_union",
 ]
 
 KEY = "GKKMMZ23"
@@ -76,6 +78,20 @@ ALG1 = Theorem(
 
 THRESHOLD_ALG2 = 10 * L * sp.sqrt(sp.log(1 / gamma)) / (mu * n * sp.sqrt(m))
 """Delta = 10 G sqrt(log(1/beta))/(mu n sqrt(m)) as printed [GKKMMZ23, Alg 2, line 1] (erratum E3: no union bound)."""
+THM36_BOUND = 5 * L * sp.sqrt(sp.log(1 / gamma)) / (mu * (n - 1) * sp.sqrt(m))
+"""||theta*(x^pi) - theta*(x^pi_{-n})|| <= 5 G sqrt(log(1/beta))/(mu (n - 1) sqrt(m)) w.p. 1 - beta [GKKMMZ23, Thm 3.6]
+(its proof needs grad L(theta*) = 0: an interior minimiser, erratum E5)."""
+THM36_CONSTRAINED = 10 * L * sp.sqrt(sp.log(1 / gamma)) / (mu * (n - 1) * sp.sqrt(m))
+"""Thm 3.6 for a minimiser over K (first-order optimality, Lemma 3.8 on the centred gradients of norm <= 2G; E5)."""
+
+
+def threshold_union(kappa: sp.Expr) -> sp.Expr:
+    """Delta* = 5 G sqrt((4 kappa + 1) ln(n + 1) + ln(1/beta)) / (mu (n - 4 kappa - 1) sqrt(m)) for a given kappa."""
+    return 5 * L * sp.sqrt((4 * kappa + 1) * sp.log(n + 1) + sp.log(1 / gamma)) / (mu * (n - 4 * kappa - 1) * sp.sqrt(m))
+
+
+THRESHOLD_UNION = threshold_union(KAPPA)
+"""Delta* with the union bound over deletion sets that Cor 3.7 needs (note ALG-2; 10 G when K may bind, E5)."""
 
 THM31 = Theorem(
     key="ghazi2023.thm31",
@@ -243,6 +259,23 @@ def check_thm51_last_phase(*, rng: np.random.Generator, claim: Bound | None = No
     return CheckResult(verdict, "Thm 5.1's proof (last-phase noise, N_0 users) gives the stated rate", str(bound.citation),
                        "sympy+rates+numeric", rate.residual, ("last batch has >= N_0 users",), rate.counterexample,
                        ident.cases + rate.cases, f"identity: {ident.verdict.name}; rate: {rate.verdict.name} ({rate.details})")
+
+
+THM51_WITH_LAST_PHASE = Bound(
+    "ghazi2023.thm51.risk_with_last_phase", Quantity.EXCESS_RISK,
+    R * L * (sp.sqrt(d) / (n * sp.sqrt(m)) + 1 / sp.sqrt(n * m) + sp.log(1 / delta) / (epsilon * n)),
+    Kind.UPPER_O_TILDE, _cite("Thm 5.1, proof"), conditions=(_N_COND,), hidden=_HIDES,
+    notes="Thm 5.1's rate plus the last phase's G sqrt(d) sigma_T ~ G R N_0/n, N_0 = C log(1/delta)/eps (erratum E8(c)).")
+
+
+def check_thm51_last_phase_corrected(*, rng: np.random.Generator) -> CheckResult:
+    """With the last-phase term ``G R N_0/n`` kept, the chain of :func:`check_thm51_last_phase` is covered:
+    Thm 5.1's proof gives ``RG(sqrt(d)/(n sqrt(m)) + 1/sqrt(nm) + log(1/delta)/(eps n))`` (erratum E8(c))."""
+    n_zero = c * sp.log(1 / delta) / epsilon
+    sigma_last = SIGMA_PHASE.subs(4**k, 4**T).subs(n, n / 2**T)
+    term = sp.simplify((L * sp.sqrt(d) * sigma_last).subs(lam, LAMBDA_THM41)).subs(2**T, n / n_zero)
+    return check_rate(term, THM51_WITH_LAST_PHASE, claim="last-phase term is covered once N_0/n is in the rate",
+                      source=str(_cite("Alg 4, proof of Thm 5.1")), rng=rng)
 
 
 # ------------------------------------------------------------------------------------------------

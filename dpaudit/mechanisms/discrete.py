@@ -87,17 +87,26 @@ def tdlap_kappa(epsilon: float, delta: float) -> int:
     return kappa
 
 
-def tdlap_pmf(epsilon: float, delta: float) -> NDArray[np.float64]:
-    """pmf of TDLap(epsilon, delta) on ``{0, ..., 2 kappa}``: ``∝ exp(-epsilon |x - kappa|)`` [GKKMMZ23, Def 3.4]."""
-    kappa = tdlap_kappa(epsilon, delta)
+def tdlap_pmf(epsilon: float, delta: float, *, kappa: int | None = None) -> NDArray[np.float64]:
+    """pmf of TDLap(epsilon, delta) on ``{0, ..., 2 kappa}``: ``∝ exp(-epsilon |x - kappa|)`` [GKKMMZ23, Def 3.4].
+
+    ``kappa`` overrides ``kappa(epsilon, delta)`` (structure tests at tiny sizes; the end-point mass
+    is then ``pmf[0]``, which may exceed ``delta``).
+    """
+    if kappa is None:
+        kappa = tdlap_kappa(epsilon, delta)
+    else:
+        epsilon = check_positive("tdlap_pmf", "epsilon", epsilon)
+        kappa = check_int("tdlap_pmf", "kappa", kappa, minimum=1)
     support = np.arange(2 * kappa + 1)
     weights = np.exp(-epsilon * np.abs(support - kappa))
     return weights / weights.sum()
 
 
-def sample_tdlap(epsilon: float, delta: float, size: int | tuple[int, ...], *, rng: np.random.Generator) -> NDArray[np.int64]:
-    """Draw from TDLap(epsilon, delta) (support ``{0..2 kappa}``) by inverse CDF."""
-    pmf = tdlap_pmf(epsilon, delta)
+def sample_tdlap(epsilon: float, delta: float, size: int | tuple[int, ...], *, rng: np.random.Generator,
+                 kappa: int | None = None) -> NDArray[np.int64]:
+    """Draw from TDLap(epsilon, delta) (support ``{0..2 kappa}``) by inverse CDF (``kappa`` as in :func:`tdlap_pmf`)."""
+    pmf = tdlap_pmf(epsilon, delta, kappa=kappa)
     cdf = np.cumsum(pmf)
     cdf[-1] = 1.0
     u = rng.random(size)

@@ -134,6 +134,36 @@ class AboveThreshold(MechanismBase):
     def query_scale(self) -> float:
         return laplace_scale(4.0 * self.sensitivity, self.epsilon)
 
+    def start(self, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """Streaming use, step 1: one noisy threshold per trial, drawn once (``T +/- Lap(2s/eps)``).
+
+        With :meth:`answer` this runs the mechanism on queries chosen adaptively, one per step
+        (``T_hat = T + Lap`` for ``"lowy2024"``, ``T - Lap`` for ``"ghazi2025"``, as :meth:`sample`).
+        """
+        size = check_size("AboveThreshold.start", size)
+        lap = rng.laplace(0.0, self.threshold_scale, size=size)
+        return self.threshold + lap if self.variant == "lowy2024" else self.threshold - lap
+
+    def answer(
+        self, queries: Any, noisy_threshold: NDArray[np.float64], halted: NDArray[np.bool_], *, rng: np.random.Generator
+    ) -> tuple[NDArray[np.int8], NDArray[np.bool_]]:
+        """Streaming use, step 2: answer one query per trial with fresh ``nu ~ Lap(4s/eps)``; returns ``(codes, halted)``.
+
+        ``"lowy2024"``: ⊤ and halt at ``q + nu >= T_hat``; ``"ghazi2025"``: ⊥ and halt at ``q + nu < T_hat``.
+        Trials that halted earlier get ``NOT_REACHED``. Query noise is drawn for every trial so the
+        stream of draws does not depend on the data.
+        """
+        q = np.asarray(queries, dtype=float)
+        noisy = q + rng.laplace(0.0, self.query_scale, size=q.shape)
+        if self.variant == "lowy2024":
+            stop = noisy >= noisy_threshold
+            codes = np.where(stop, np.int8(TOP), np.int8(BOTTOM))
+        else:
+            stop = noisy < noisy_threshold
+            codes = np.where(stop, np.int8(BOTTOM), np.int8(TOP))
+        codes = np.where(halted, np.int8(NOT_REACHED), codes).astype(np.int8)
+        return codes, halted | stop
+
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
         q = _queries("AboveThreshold.sample", data)
         size = check_size("AboveThreshold.sample", size)

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error, check_nonnegative
 
-__all__ = ["clamp", "project_box", "project_l2_ball", "project_linf_ball"]
+__all__ = ["clamp", "project_box", "project_l2_ball", "project_linf_ball", "projected_step"]
 
 
 def clamp(x: Any, low: Any, high: Any) -> NDArray[np.float64]:
@@ -43,13 +43,38 @@ def project_linf_ball(x: Any, center: Any, radius: Any) -> NDArray[np.float64]:
 
 
 def project_l2_ball(x: Any, radius: float, center: Any = 0.0) -> NDArray[np.float64]:
-    """Euclidean projection onto ``{y : ||y - center||_2 <= radius}`` along the last axis."""
+    """Euclidean projection onto ``{y : ||y - center||_2 <= radius}`` along the last axis.
+
+    Overflow-safe for every finite ``x - center``: the norm is taken of ``v / max|v|`` (entries in
+    ``[-1, 1]``), so vectors with entries near ``1.8e308`` (whose plain norm overflows to inf) and
+    subnormal vectors (whose squares underflow to 0) are projected as exactly as any other.
+    """
     radius = check_nonnegative("project_l2_ball", "radius", radius, allow_inf=True)
     v = np.asarray(x, dtype=float) - np.asarray(center, dtype=float)
     if np.isinf(radius):
         return v + center
-    norm = np.linalg.norm(v, axis=-1, keepdims=True)
-    # divide only where outside the ball; inside, the factor is 1 (avoids 0/0 at the centre).
-    # The factor is rounded down one ulp so that rounding in the product cannot land outside.
-    factor = np.where(norm > radius, np.nextafter(radius / np.where(norm > 0, norm, 1.0), 0.0), 1.0)
-    return v * factor + center
+    big = np.max(np.abs(v), axis=-1, keepdims=True) if v.shape[-1] else np.zeros((*v.shape[:-1], 1))
+    scale = np.where(big > 0, big, 1.0)
+    unit = v / scale  # entries in [-1, 1]
+    norm_unit = np.linalg.norm(unit, axis=-1, keepdims=True)  # in [1, sqrt(d)] where v != 0
+    with np.errstate(over="ignore", under="ignore"):  # radius / scale may round to inf or 0: still the right side
+        outside = norm_unit > radius / scale  # ||v|| > radius, without forming ||v|| (which can overflow)
+    # outside the ball: radius * v / ||v|| = unit * (radius / ||unit||); the factor is rounded down one
+    # ulp so that rounding in the product cannot land outside. Inside, v is returned unchanged.
+    factor = np.nextafter(radius / np.where(norm_unit > 0, norm_unit, 1.0), 0.0)
+    return np.where(outside, unit * factor, v) + center
+
+
+def projected_step(theta: Any, step: float, direction: Any, radius: float) -> NDArray[np.float64]:
+    """``Pi_{B_2(0, radius)}(theta - step * direction)`` without overflow, for finite inputs.
+
+    ``theta`` lies in the ball, so for ``step <= 1`` nothing can overflow; for ``step > 1`` the
+    product ``step * direction`` might, and the identity ``Pi_R(eta u) = eta Pi_{R/eta}(u)`` (the
+    ball scales with ``eta``) gives the same point from ``u = theta / eta - direction``.
+    """
+    th = np.asarray(theta, dtype=float)
+    g = np.asarray(direction, dtype=float)
+    eta = float(step)
+    if eta <= 1.0:
+        return project_l2_ball(th - eta * g, radius)
+    return eta * project_l2_ball(th / eta - g, radius / eta)

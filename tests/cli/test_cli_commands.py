@@ -154,15 +154,16 @@ def test_files_in_each_format_give_the_same_audit(tmp_path, monkeypatch, capsys)
 def test_workers_give_the_serial_result(capsys, monkeypatch):
     import concurrent.futures
 
+    from dpaudit.auditor import executors
+
     pools = []
 
     class RecordingPool(concurrent.futures.ProcessPoolExecutor):
-        def map(self, fn, *iterables, **kwargs):
-            tasks = list(zip(*iterables, strict=True))
-            pools.append((self._max_workers, len(tasks)))
-            return super().map(fn, *zip(*tasks, strict=True), **kwargs)
+        def submit(self, fn, /, *args, **kwargs):
+            pools.append((self._max_workers, 1))
+            return super().submit(fn, *args, **kwargs)
 
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(executors, "ProcessPoolExecutor", RecordingPool)
     # two blocks per dataset (block size 2**20 for a scalar output), so the pool really splits work
     argv = ["audit", "Laplace", "--trials", str(2**21), "--json"]
     assert main(argv) == EXIT_OK
@@ -170,7 +171,7 @@ def test_workers_give_the_serial_result(capsys, monkeypatch):
     assert pools == []
     assert main([*argv, "--workers", "2"]) == EXIT_OK
     parallel = json.loads(capsys.readouterr().out)
-    assert pools == [(2, 4)]  # four blocks drawn in a pool of two processes
+    assert pools == [(2, 1)] * 4  # four blocks drawn in a pool of two processes, one task each
     timing = {k for k in serial if k.endswith("seconds")}
     assert {k: v for k, v in serial.items() if k not in timing} == {k: v for k, v in parallel.items() if k not in timing}
 

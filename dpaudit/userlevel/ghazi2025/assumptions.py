@@ -40,19 +40,24 @@ def _linear_predictor_constants(loss: Loss, items: NDArray[np.float64], radius: 
     non-zero ``|x_i|`` is at least ``sum_{j != i} |x_j|``, i.e. ``2 |x_i| >= ||x||_1``.
     """
     x, y = items[..., :-1], items[..., -1]
-    l1 = np.abs(x).sum(axis=-1)
-    linf = np.abs(x).max(axis=-1)
-    nz = x != 0
-    dd = np.all(~nz | (2 * np.abs(x) >= l1[..., None] * (1 - 1e-12)), axis=-1)
-    if isinstance(loss, SquaredLoss):
-        slope_sup = radius * l1 + np.abs(y)  # |<theta, x> - y| over the box
-        curv_sup = np.ones(y.shape)
-    else:  # LogisticLoss: |phi'| <= |y| expit(radius ||x||_1 |y|) <= |y|, phi'' <= 1/4
-        slope_sup = np.abs(y)
-        curv_sup = np.full(y.shape, 0.25)
+    # Items near 1.8e308 make these suprema overflow to inf, the right value of a supremum (never NaN:
+    # every term is non-negative), which the comparisons against G and beta then report.
+    with np.errstate(over="ignore"):
+        l1 = np.abs(x).sum(axis=-1)
+        linf = np.abs(x).max(axis=-1)
+        nz = x != 0
+        dd = np.all(~nz | (2 * np.abs(x) >= l1[..., None] * (1 - 1e-12)), axis=-1)
+        if isinstance(loss, SquaredLoss):
+            slope_sup = radius * l1 + np.abs(y)  # |<theta, x> - y| over the box
+            curv_sup = np.ones(y.shape)
+        else:  # LogisticLoss: |phi'| <= |y| expit(radius ||x||_1 |y|) <= |y|, phi'' <= 1/4
+            slope_sup = np.abs(y)
+            curv_sup = np.full(y.shape, 0.25)
+        gradient_sup = slope_sup * linf
+        rowsum_sup = curv_sup * linf * l1
     return {
-        "gradient_sup": slope_sup * linf,
-        "rowsum_sup": curv_sup * linf * l1,
+        "gradient_sup": gradient_sup,
+        "rowsum_sup": rowsum_sup,
         "diagonally_dominant": dd,
         "convex": np.ones(y.shape, dtype=bool),
         "in_universe": np.ones(y.shape, dtype=bool),
@@ -170,7 +175,8 @@ def check_ghazi2025_assumptions(
         raise argument_error(owner, "loss", "a Ghazi2025Loss, SquaredLoss or LogisticLoss", loss)
     g = g_default if gradient_bound is None else check_nonnegative(owner, "gradient_bound", gradient_bound)
     b = b_default if smoothness is None else check_nonnegative(owner, "smoothness", smoothness)
-    # one part in 1e12 of slack below: the suprema are computed in floating point
+    # one part in 1e12 of slack below: the suprema are computed in floating point (an infinite G or
+    # beta, from data near 1.8e308 with no bound given, makes g * (1 + 1e-12) inf, not an overflow)
     def per_user(flags: Any) -> NDArray[np.bool_]:
         return np.asarray(np.asarray(flags).all(axis=1), dtype=bool)
 

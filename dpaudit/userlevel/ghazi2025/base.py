@@ -78,6 +78,8 @@ from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.conditions import evaluate_condition
+from dpaudit.userlevel.domain import MAX_MAGNITUDE, check_magnitude, check_public_constant
 from dpaudit.userlevel.ghazi2025.assumptions import check_ghazi2025_assumptions
 from dpaudit.userlevel.ghazi2025.concentration import StreamingAboveThreshold
 from dpaudit.userlevel.ghazi2025.losses import DiagonallyDominantQuadratic, Ghazi2025Loss
@@ -87,7 +89,6 @@ from dpaudit.userlevel.ghazi2025.parameters import (
     Condition,
     Ghazi2025Parameters,
     Ghazi2025Run,
-    _condition,
 )
 from dpaudit.userlevel.ghazi2025.sgd import _sgd_step
 from dpaudit.userlevel.robust_stats import CoordinateMedian, RobustStatistic
@@ -140,16 +141,17 @@ class _Ghazi2025Base(MechanismBase):
                                  self.loss)
         check_in_range(owner, "epsilon", self.epsilon, 0.0, 1.0, low_closed=False)
         check_probability(owner, "delta", self.delta, allow_zero=False)
-        check_positive(owner, "radius", self.radius)
+        check_magnitude(owner, "radius", self.radius)
         check_one_of(owner, "preset", self.preset, PRESETS)
         if self.batch_size is not None:
             check_int(owner, "batch_size", self.batch_size, minimum=4 if self.preset == "safe" else 2)
         if self.step_size is not None:
-            check_positive(owner, "step_size", self.step_size)
+            check_magnitude(owner, "step_size", self.step_size)
         if self.tau is not None:
-            check_positive(owner, "tau", self.tau)
-        if self.threshold is not None:
-            check_real(owner, "threshold", self.threshold)
+            check_magnitude(owner, "tau", self.tau)
+        if self.threshold is not None and not abs(check_real(owner, "threshold", self.threshold)) <= MAX_MAGNITUDE:
+            raise argument_error(owner, "threshold", "in [-2^960, 2^960] (so that no noisy comparison overflows)",
+                                 self.threshold)
         check_positive(owner, "tau_constant", self.tau_constant)
         if not isinstance(self.statistic, RobustStatistic):
             raise argument_error(owner, "statistic", "a RobustStatistic", self.statistic)
@@ -237,6 +239,7 @@ class _Ghazi2025Base(MechanismBase):
         g_eps, g_delta = eps / 2.0, delta / (2.0 * math.exp(eps))
         sens_inf = tuple(e_s * (4.0 * varsigma + 2.0 * varsigma) for e_s in etas)  # [GKLM25, Lemma 3.6]: eta(4 rho + 2 vs)
         sigmas = tuple(gaussian_sigma_classical(math.sqrt(d) * s_inf, g_eps, g_delta) for s_inf in sens_inf)
+        self._check_magnitudes(g_lip, beta, tau, etas, varsigma, b_th, b_q, nus, sigmas)
         project_out = safe if self.project_output is None else bool(self.project_output)
         conds = self._conditions(n, m, d, b, steps, eta, eta_thm, etas, beta, g_lip, nus, nu_min, at_sens, safe)
         params = Ghazi2025Parameters(
@@ -252,32 +255,53 @@ class _Ghazi2025Base(MechanismBase):
             self._enforce(params, nu_min)
         return params
 
+    def _check_magnitudes(self, g_lip: float, beta: float, tau: float, etas: tuple[float, ...], varsigma: float,
+                          b_th: float, b_q: float, nus: list[float], sigmas: tuple[float, ...]) -> None:
+        """Refuse resolved public constants above 2^960 (:mod:`dpaudit.userlevel.domain`), naming the parameter.
+
+        With the box, ``G``, ``beta``, the step, the score exponent ``2 tau G``, the thresholds and
+        the noise scales all at most 2^960, every user gradient of an item in the universe is finite,
+        and no step, score, comparison or output draw can overflow.
+        """
+        owner = self._owner
+        checks = (
+            ("radius", self.radius, "the gradient bound G of the loss on the box", g_lip),
+            ("loss", self.loss, "the smoothness beta of the loss", beta),
+            ("tau", self.tau, "the score exponent 2 tau G", 2.0 * tau * g_lip),
+            ("step_size", self.step_size, "the largest step eta_s (G + varsigma)", max(etas) * (g_lip + varsigma)),
+            ("epsilon", self.epsilon, "the AboveThreshold noise scales", max(b_th, b_q)),
+            ("threshold", self.threshold, "the largest threshold nu_s", max(abs(v) for v in nus)),
+            ("step_size", self.step_size, "the largest output-noise sigma_s", max(sigmas)),
+        )
+        for name, value, what, quantity in checks:
+            check_public_constant(owner, name, value, what, quantity)
+
     def _conditions(self, n: int, m: int, d: int, b: int, steps: tuple[int, ...], eta: float, eta_thm: float,
                     etas: tuple[float, ...], beta: float, g_lip: float, nus: list[float], nu_min: float,
                     at_sens: float, safe: bool) -> tuple[Condition, ...]:
         eps, delta, big_d = float(self.epsilon), float(self.delta), float(self.radius)
         nmd = n * m * d
         out = [
-            _condition("n >= ln^2(nd/delta)/epsilon", "GKLM25 Thm 3.1", n, ">=", math.log(n * d / delta) ** 2 / eps, False),
-            _condition("beta <= (G/D)(sqrt(n) eps/(sqrt(m) ln(nmd/delta)) + sqrt(d ln(1/delta) ln(nmd))/(sqrt(m) eps))",
+            evaluate_condition("n >= ln^2(nd/delta)/epsilon", "GKLM25 Thm 3.1", n, ">=", math.log(n * d / delta) ** 2 / eps, False),
+            evaluate_condition("beta <= (G/D)(sqrt(n) eps/(sqrt(m) ln(nmd/delta)) + sqrt(d ln(1/delta) ln(nmd))/(sqrt(m) eps))",
                        "GKLM25 Thm 3.1", beta, "<=",
                        (g_lip / big_d) * (math.sqrt(n) * eps / (math.sqrt(m) * math.log(nmd / delta))
                                           + math.sqrt(d * math.log(1 / delta) * math.log(nmd)) / (math.sqrt(m) * eps)), False),
-            _condition("eta <= (D/G) min{B sqrt(m)/sqrt(n), sqrt(m) eps/sqrt(d ln(1/delta) ln(nmd))}", "GKLM25 Thm 3.1",
+            evaluate_condition("eta <= (D/G) min{B sqrt(m)/sqrt(n), sqrt(m) eps/sqrt(d ln(1/delta) ln(nmd))}", "GKLM25 Thm 3.1",
                        eta, "<=", eta_thm, False),
-            _condition("B >= 4", "Note000 A13 (Lemma 3.6 needs a common good point)", b, ">=", 4, safe),
-            _condition(f"AboveThreshold calibrated for score sensitivity (s = {at_sens:g})",
+            evaluate_condition("B >= 4", "Note000 A13 (Lemma 3.6 needs a common good point)", b, ">=", 4, safe),
+            evaluate_condition(f"AboveThreshold calibrated for score sensitivity (s = {at_sens:g})",
                        "GKLM25 Eq. (4), Lemma 3.9 vs Alg. 4 (Note000 A3)", at_sens, ">=", 2.0, safe),
-            _condition("robust statistic keeps the (2B/3)-break point (i')", "GKLM25 Assumption 3.3(i), Remark 3.4",
+            evaluate_condition("robust statistic keeps the (2B/3)-break point (i')", "GKLM25 Assumption 3.3(i), Remark 3.4",
                        float(self.statistic.satisfies_alignment_break_point(b)), ">=", 1.0, safe),
         ]
         for s, (t_s, e_s, nu) in enumerate(zip(steps, etas, nus, strict=True), start=1):
-            out.append(_condition(f"phase {s}: B >= 100 ln(T_s/delta)/eps", "GKLM25 Lemma 3.10", b, ">=",
+            out.append(evaluate_condition(f"phase {s}: B >= 100 ln(T_s/delta)/eps", "GKLM25 Lemma 3.10", b, ">=",
                                   100 * math.log(t_s / delta) / eps, False))
-            out.append(_condition(f"phase {s}: beta * eta_s <= 2", "GKLM25 Lemma 3.2", beta * e_s, "<=", 2.0, safe))
-            out.append(_condition(f"phase {s}: 6 beta eta_s B <= 1", "GKLM25 Lemma 3.9 (Note000 A2)", 6 * beta * e_s * b,
+            out.append(evaluate_condition(f"phase {s}: beta * eta_s <= 2", "GKLM25 Lemma 3.2", beta * e_s, "<=", 2.0, safe))
+            out.append(evaluate_condition(f"phase {s}: 6 beta eta_s B <= 1", "GKLM25 Lemma 3.9 (Note000 A2)", 6 * beta * e_s * b,
                                   "<=", 1.0, safe))
-            out.append(_condition(f"phase {s}: nu_s >= c0 B + (b_q + b_th) ln(2 e^eps/delta)",
+            out.append(evaluate_condition(f"phase {s}: nu_s >= c0 B + (b_q + b_th) ln(2 e^eps/delta)",
                                   "GKLM25 Lemma 3.8 with 2B/3 (Note000 A6, Sec. 2.8)", nu, ">=", nu_min, safe))
         return tuple(out)
 

@@ -34,6 +34,8 @@ from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.mechanisms.sparse_vector import BOTTOM, NOT_REACHED, TOP, AboveThreshold
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.domain import MAX_MAGNITUDE, check_magnitude, check_public_constant
+from dpaudit.userlevel.ghazi2025.assumptions import check_ghazi2025_assumptions
 from dpaudit.userlevel.ghazi2025.losses import Ghazi2025Loss
 from dpaudit.userlevel.ghazi2025.parameters import PRESETS
 
@@ -174,7 +176,14 @@ class ConcentrationTest(MechanismBase):
     Output: codes ``(size, T)`` (``TOP = 1``, ``BOTTOM = 0``, ``NOT_REACHED = -1``).
 
     Replacing one user changes one batch's score, by at most ``2 - 2/B`` (Eq. (4)), so with the
-    safe calibration (sensitivity 2) the output is ``epsilon/2``-DP. With the paper's
+    safe calibration (sensitivity 2) the output is ``epsilon/2``-DP.
+
+    Data must lie in the loss's declared universe and satisfy Assumptions 2.4-2.5 on the smallest
+    box ``[-r, r]^d`` holding the query point (:func:`check_ghazi2025_assumptions`); otherwise the
+    call is refused before any noise is drawn. Inside it every user gradient is finite (at most
+    ``G`` in l_inf), so no finite input makes a score NaN (a user whose items are ``1e308`` under
+    :class:`LinearLoss` would otherwise have an infinite gradient, and ``inf - inf = NaN`` in Eq. (3)
+    would answer every query ⊤: a one-run distinguisher). With the paper's
     sensitivity-1 calibration a single changed query still costs at most ``2/b_q = epsilon/4``;
     the factor 2 of erratum A3 only bites when every later score moves (Lemma 3.9), i.e. inside
     Algorithm 1.
@@ -192,14 +201,27 @@ class ConcentrationTest(MechanismBase):
         owner = "ConcentrationTest"
         if not isinstance(self.loss, Ghazi2025Loss):
             raise argument_error(owner, "loss", "a Ghazi2025Loss", self.loss)
-        check_positive(owner, "epsilon", self.epsilon)
-        check_real(owner, "threshold", self.threshold)
-        check_positive(owner, "tau", self.tau)
+        check_magnitude(owner, "epsilon", self.epsilon)
+        if not abs(check_real(owner, "threshold", self.threshold)) <= MAX_MAGNITUDE:
+            raise argument_error(owner, "threshold", "in [-2^960, 2^960] (so that no noisy comparison overflows)",
+                                 self.threshold)
+        check_magnitude(owner, "tau", self.tau)
         check_int(owner, "batch_size", self.batch_size, minimum=1)
         check_one_of(owner, "preset", self.preset, PRESETS)
+        check_public_constant(owner, "epsilon", self.epsilon, "the query-noise scale 8 s / epsilon (s = 2)",
+                              16.0 / self.epsilon)
         if self.query_point is not None:
             qp = check_finite_array(owner, "query_point", self.query_point, ndim=1)
             object.__setattr__(self, "query_point", tuple(float(v) for v in qp))
+            check_public_constant(owner, "query_point", self.query_point, "the gradient bound G on the box holding it",
+                                  float(self.loss.gradient_bound(self._box_radius())))
+        check_public_constant(owner, "tau", self.tau, "tau times the largest l_inf distance 2G of two gradients",
+                              2.0 * self.tau * float(self.loss.gradient_bound(self._box_radius())))
+
+    def _box_radius(self) -> float:
+        """``r = ||query_point||_inf`` (at least the smallest positive float): the smallest box holding the query point."""
+        qp = np.zeros(1) if self.query_point is None else np.asarray(self.query_point)
+        return max(float(np.abs(qp).max(initial=0.0)), float(np.finfo(float).tiny))
 
     @property
     def above_threshold(self) -> StreamingAboveThreshold:
@@ -216,6 +238,8 @@ class ConcentrationTest(MechanismBase):
         x = np.zeros(d) if self.query_point is None else np.asarray(self.query_point)
         if x.size != d:
             raise argument_error(owner, "query_point", f"of length d = {d}", self.query_point)
+        # refuse data outside the declared domain up front [GKLM25, Assumptions 2.4-2.5]
+        check_ghazi2025_assumptions(self.loss, z, self._box_radius()).raise_if_violated(owner, data)
         batches = z.reshape(n // self.batch_size, self.batch_size, *z.shape[1:])
         q = self.loss.mean_gradient(np.broadcast_to(x, (batches.shape[0], 1, d)), batches)
         return concentration_score(q, self.tau)

@@ -208,28 +208,32 @@ class SeparableHuberLoss(Ghazi2025Loss):
 
     def value(self, theta: Any, items: Any) -> NDArray[np.float64]:
         th, x, y = _theta_items(theta, items)
-        u = np.abs(th[..., None, :] - x)
+        with np.errstate(over="ignore"):  # a location near 1.8e308 is in the universe: the loss is then inf
+            u = np.abs(th[..., None, :] - x)
         k = self.knee
         h = np.where(u <= k, 0.5 * self.beta * u**2, self.gradient_cap * u - 0.5 * self.gradient_cap * k)
         return y * h.sum(axis=-1)
 
     def gradient(self, theta: Any, items: Any) -> NDArray[np.float64]:
         th, x, y = _theta_items(theta, items)
-        g = np.clip(self.beta * (th[..., None, :] - x), -self.gradient_cap, self.gradient_cap)
+        with np.errstate(over="ignore"):  # beta (theta - x) may round to +-inf for |x| near 1.8e308: the clip gives +-G
+            g = np.clip(self.beta * (th[..., None, :] - x), -self.gradient_cap, self.gradient_cap)
         return y[..., None] * g
 
     def mean_gradient(self, theta: Any, items: Any) -> NDArray[np.float64]:
         """``(1/m) sum_z grad f(theta; z)``, computed in place (one ``(..., k, d)`` temporary)."""
         th, x, y = _theta_items(theta, items)
-        u = np.subtract(th[..., None, :], x)
-        np.multiply(u, self.beta, out=u)
+        with np.errstate(over="ignore"):  # +-inf for |x| near 1.8e308 (x is unrestricted): the clip gives +-G exactly
+            u = np.subtract(th[..., None, :], x)
+            np.multiply(u, self.beta, out=u)
         np.clip(u, -self.gradient_cap, self.gradient_cap, out=u)
         np.multiply(u, y[..., None], out=u)
         return np.asarray(u.mean(axis=-2))
 
     def hessian(self, theta: Any, items: Any) -> NDArray[np.float64]:
         th, x, y = _theta_items(theta, items)
-        curv = np.where(np.abs(th[..., None, :] - x) < self.knee, self.beta, 0.0) * y[..., None]
+        with np.errstate(over="ignore"):  # an infinite distance is beyond the knee, as it should be
+            curv = np.where(np.abs(th[..., None, :] - x) < self.knee, self.beta, 0.0) * y[..., None]
         return curv[..., :, None] * np.eye(th.shape[-1])
 
     def gradient_bound(self, radius: float) -> float:
@@ -241,11 +245,14 @@ class SeparableHuberLoss(Ghazi2025Loss):
 
     def item_constants(self, items: NDArray[np.float64], radius: float) -> dict[str, NDArray[Any]]:
         x, w = items[..., :-1], items[..., -1]
-        reach = self.beta * (radius + np.abs(x)).max(axis=-1)  # largest |beta (theta_j - x_j)| on the box
-        grad = np.abs(w) * np.minimum(self.gradient_cap, reach)
+        # suprema over the box; an out-of-universe weight near 1.8e308 makes them inf (then refused), never NaN
+        with np.errstate(over="ignore"):
+            reach = self.beta * (radius + np.abs(x)).max(axis=-1)  # largest |beta (theta_j - x_j)| on the box
+            grad = np.abs(w) * np.minimum(self.gradient_cap, reach)  # the clip caps the gradient at G
+            rowsum = np.abs(w) * self.beta
         return {
             "gradient_sup": grad,
-            "rowsum_sup": np.abs(w) * self.beta,
+            "rowsum_sup": rowsum,
             "diagonally_dominant": np.ones(w.shape, dtype=bool),
             "convex": w >= 0,
             "in_universe": (w >= 0) & (w <= 1),
@@ -315,13 +322,20 @@ class DiagonallyDominantQuadratic(Ghazi2025Loss):
     def item_constants(self, items: NDArray[np.float64], radius: float) -> dict[str, NDArray[Any]]:
         x, w = items[..., :-1], items[..., -1]
         # sup over theta in the box of |(H (theta - x))_i| = radius sum_j |H_ij| + |(H x)_i|
-        # (take theta_j = -s sign(H_ij) radius for the sign s of -(H x)_i)
-        grad = np.abs(w) * (radius * np.abs(self.H).sum(axis=1) + np.abs(x @ self.H.T)).max(axis=-1)
+        # (take theta_j = -s sign(H_ij) radius for the sign s of -(H x)_i). H x is formed from x / max|x|
+        # (entries in [-1, 1]), so a finite x can make it inf but never inf - inf = NaN.
+        big = np.abs(x).max(axis=-1, keepdims=True)
+        scale = np.where(big > 0, big, 1.0)
+        with np.errstate(over="ignore"):  # out-of-universe items near 1.8e308: an infinite sup, refused below
+            hx = np.abs((x / scale) @ self.H.T) * scale
+            sup = (radius * np.abs(self.H).sum(axis=1) + hx).max(axis=-1)
+            grad = np.multiply(np.abs(w), sup, out=np.zeros(w.shape), where=w != 0)  # y = 0 is the zero loss: 0, not 0 * inf
+            rowsum = np.abs(w) * self.smoothness_constant
         dd = np.full(w.shape, self.is_diagonally_dominant) | (w == 0)
         convex = (w >= 0) & (np.full(w.shape, self.is_psd) | (w == 0))
         return {
             "gradient_sup": grad,
-            "rowsum_sup": np.abs(w) * self.smoothness_constant,
+            "rowsum_sup": rowsum,
             "diagonally_dominant": dd,
             "convex": convex,
             "in_universe": (w >= 0) & (w <= 1) & (np.abs(x).max(axis=-1) <= self.location_bound),

@@ -17,6 +17,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit.userlevel.conditions import Condition
+
 __all__ = ["LEMMA_3_8_SCORE_CEILING", "PRESETS", "Condition", "Ghazi2025Parameters", "Ghazi2025Run"]
 
 
@@ -29,33 +31,6 @@ PRESETS: tuple[str, ...] = ("safe", "paper")
 LEMMA_3_8_SCORE_CEILING = 2.0 / 3.0 + 1.0 / (3.0 * math.e)
 """``c0 = 2/3 + 1/(3e)``: a batch with no ``(1/tau)``-ball holding ``2B/3`` points scores below ``c0 B``
 [GKLM25, proof of Lemma 3.8, read with 2B/3 (Note000 A6)]."""
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One stated precondition or privacy requirement, evaluated for a configuration.
-
-    ``enforced`` says whether the preset refuses configurations that violate it.
-    """
-
-    name: str
-    citation: str
-    value: float
-    relation: str
-    bound: float
-    holds: bool
-    enforced: bool
-
-    def __str__(self) -> str:
-        mark = "ok" if self.holds else "VIOLATED"
-        return f"[{mark}] {self.name}: {self.value:.6g} {self.relation} {self.bound:.6g}  ({self.citation})"
-
-
-def _condition(name: str, citation: str, value: float, relation: str, bound: float, enforced: bool) -> Condition:
-    # one part in 1e12 of slack: both sides are computed in floating point
-    tol = 1e-12 * max(1.0, abs(bound))
-    holds = value <= bound + tol if relation == "<=" else value >= bound - tol
-    return Condition(name, citation, float(value), relation, float(bound), bool(holds), enforced)
 
 
 @dataclass(frozen=True)

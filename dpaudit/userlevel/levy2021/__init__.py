@@ -13,7 +13,8 @@ module                        what it holds
 :mod:`.first_order`           Algorithm 3, Winsorized first-order optimisation
 :mod:`.phased_erm`            Algorithm 4, Phased ERM
 :mod:`.parameters`            budget splits, radii and trial batching shared by the above
-:mod:`.faulty`                the paper note's bugs B1-B18, built as broken variants
+:mod:`.faulty`                the paper note's bugs B1-B18 (and the old overflow), built as broken variants
+:mod:`.exact_laws`            exact output laws from the paper's formulas: the budget a pair spends
 :mod:`.audit_cases`           the pairs that audit each component and expose each variant
 ============================  ===========================================================
 

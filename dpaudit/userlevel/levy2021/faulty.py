@@ -32,6 +32,11 @@ Built (the bug number, then what changes):
 * B17 :class:`LevyNoClip` - noise calibrated to ``tau`` but no clipping.
 * B18 :class:`LevyAddRemoveClaim` - calibrated for replacement (``n`` public) but claimed under
   user add/remove, where ``n`` changes and with it the noise scale.
+* overflow :class:`LevyOverflowingMean` - Corollary 1's estimator averaging each user's items
+  *before* mapping them into the support ball (and Algorithm 2 without its clamp to ``[-B, B]^d``):
+  a user whose items are all ``1e308`` (finite) has an infinite mean, the rotation computes
+  ``inf - inf = NaN``, and the release is NaN on that dataset and finite on its neighbour. This was
+  the code before the clamp; it is kept to show that the overflow audit case catches it.
 
 Not built as variants, and why:
 
@@ -58,17 +63,19 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.accounting.calibrate import laplace_scale, round_up
+from dpaudit.data import as_user_dataset
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import UnsafeMechanism
 from dpaudit.neighbors.relations import UserAddRemove
 from dpaudit.userlevel.levy2021.first_order import WinsorizedFirstOrder, user_mean_gradients
+from dpaudit.userlevel.levy2021.mean_estimation import UserMeanEstimator
 from dpaudit.userlevel.levy2021.parameters import round_down
 from dpaudit.userlevel.levy2021.phased_erm import PhasedERM, PhaseRound
 from dpaudit.userlevel.levy2021.private_range import PrivateRange
@@ -76,7 +83,7 @@ from dpaudit.userlevel.levy2021.winsorized_1d import WinsorizedMean1D
 from dpaudit.userlevel.levy2021.winsorized_highd import WinsorizedMeanHighD
 from dpaudit.userlevel.projections import project_l2_ball
 
-__all__ = ["LevyAddRemoveClaim", "LevyBestIterate", "LevyDataDependentTau", "LevyFullBudgetStage", "LevyItemLevelMean", "LevyLaplaceRate", "LevyNoClip", "LevyNoLogCoordinateBudget", "LevyNonPrivateStart", "LevyRangeArgmaxFallback", "LevyRangeItemCounts", "LevyRangeNoClamp", "LevyRangeNoHalf", "LevyReusedUsers", "LevyWidenOnMiss", "LevyWrongWidthLaplace"]
+__all__ = ["LevyAddRemoveClaim", "LevyBestIterate", "LevyDataDependentTau", "LevyFullBudgetStage", "LevyItemLevelMean", "LevyLaplaceRate", "LevyNoClip", "LevyNoLogCoordinateBudget", "LevyNonPrivateStart", "LevyOverflowingMean", "LevyRangeArgmaxFallback", "LevyRangeItemCounts", "LevyRangeNoClamp", "LevyRangeNoHalf", "LevyReusedUsers", "LevyWidenOnMiss", "LevyWrongWidthLaplace"]
 
 
 @dataclass(frozen=True)
@@ -145,6 +152,10 @@ class LevyRangeNoClamp(UnsafeMechanism, PrivateRange):
     def __post_init__(self) -> None:
         PrivateRange.__post_init__(self)
         UnsafeMechanism.__post_init__(self)
+
+    def _user_values(self, data: Any) -> NDArray[np.float64]:
+        PrivateRange._user_values(self, data)  # same validation as the correct mechanism
+        return np.asarray(data, dtype=np.float64).mean(axis=1)  # BUG: the items are not clamped to [-B, B]
 
     def bin_index(self, values: Any) -> NDArray[np.float64]:
         return np.floor((np.asarray(values, dtype=np.float64) + self.bound) * (0.5 / self.tau))  # BUG: no clip
@@ -324,3 +335,39 @@ class LevyReusedUsers(UnsafeMechanism, PhasedERM):
     def _round_users(self, phase: PhaseRound, xy: tuple[NDArray[np.float64], NDArray[np.float64]]
                      ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return xy  # BUG: all users in every round
+
+
+class _UnclampedHighD(WinsorizedMeanHighD):
+    """Algorithm 2 without its clamp to ``[-B, B]^d`` (used by :class:`LevyOverflowingMean` only)."""
+
+    def _to_domain(self, vectors: NDArray[np.float64]) -> NDArray[np.float64]:
+        return vectors  # BUG: a non-finite user mean reaches the rotation
+
+
+@dataclass(frozen=True)
+class LevyOverflowingMean(UnsafeMechanism, UserMeanEstimator):
+    """Corollary 1 with the user means taken before the items are mapped into ``B_2(0, B)`` (the old code).
+
+    Numpy's overflow warnings are silenced, as a caller who does not turn warnings into errors
+    never sees them: the release is simply NaN.
+    """
+
+    flaw = ("overflow: user means taken before the items are mapped into the support ball; a user at 1e308 "
+            "makes the mean inf and the rotation NaN (inf - inf), so NaN on one dataset and a number on its "
+            "neighbour tell them apart in one run")
+
+    def __post_init__(self) -> None:
+        UserMeanEstimator.__post_init__(self)
+        UnsafeMechanism.__post_init__(self)
+
+    def _user_means(self, owner: str, data: Any) -> NDArray[np.float64]:
+        means: NDArray[np.float64] = as_user_dataset(data, owner, "data", item_ndim=1).mean(axis=1)  # BUG
+        return means
+
+    def estimator(self, n_users: int, m_items: int, dim: int) -> WinsorizedMeanHighD:
+        correct = UserMeanEstimator.estimator(self, n_users, m_items, dim)
+        return _UnclampedHighD(**{f.name: getattr(correct, f.name) for f in fields(correct)})  # BUG: no clamp
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return UserMeanEstimator.sample(self, data, size, rng=rng)

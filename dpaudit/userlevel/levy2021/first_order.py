@@ -50,13 +50,18 @@ from dpaudit._validation import (
     check_int,
     check_nonnegative,
     check_one_of,
-    check_positive,
     check_probability,
 )
 from dpaudit.data import as_user_dataset
 from dpaudit.guarantees import ApproxDP, Guarantee
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.domain import (
+    check_magnitude,
+    check_public_constant,
+    clamp_items,
+    project_items,
+)
 from dpaudit.userlevel.hadamard import next_power_of_two
 from dpaudit.userlevel.levy2021.parameters import (
     alg2_coordinate_epsilon,
@@ -69,7 +74,7 @@ from dpaudit.userlevel.levy2021.private_range import RangeMode
 from dpaudit.userlevel.levy2021.winsorized_1d import TauRule
 from dpaudit.userlevel.levy2021.winsorized_highd import RotatedCoordinate, WinsorizedMeanHighD
 from dpaudit.userlevel.losses import Loss
-from dpaudit.userlevel.projections import project_l2_ball
+from dpaudit.userlevel.projections import projected_step
 
 __all__ = ["GradientQuery", "WinsorizedFirstOrder", "gradient_concentration_radius", "user_mean_gradients"]
 
@@ -135,9 +140,18 @@ def user_mean_gradients(loss: Loss, theta: NDArray[np.float64], x: NDArray[np.fl
     return out.transpose(2, 0, 1)
 
 
-def _split(items: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Contiguous features ``(n, m, d)`` and labels ``(n, m)`` of a user-level item array."""
-    return np.ascontiguousarray(items[..., :-1]), np.ascontiguousarray(items[..., -1])
+def _split(items: NDArray[np.float64], opt: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Features ``(n, m, d)`` and labels ``(n, m)`` of a user-level item array, mapped into the declared domain.
+
+    Every feature vector is projected onto ``B_2(0, opt.feature_bound)`` and every label clamped to
+    ``[-opt.label_bound, opt.label_bound]``: the item domain on which ``G = loss.lipschitz(radius,
+    feature_bound, label_bound)`` bounds every gradient [LSA+21, Sec 2: ``||grad l(theta; z)||_2 <= G``
+    for all ``z``], so no finite item can overflow a margin or a gradient. The map is fixed and acts on
+    each item alone (sensitivities are unchanged) and is the identity on data inside the domain.
+    """
+    x = project_items(np.ascontiguousarray(items[..., :-1]), opt.feature_bound)
+    y = clamp_items(np.ascontiguousarray(items[..., -1]), opt.label_bound)
+    return x, y
 
 
 def _check_items(owner: str, data: Any) -> NDArray[np.float64]:
@@ -155,14 +169,21 @@ def _check_point(owner: str, name: str, value: Any, dim: int) -> NDArray[np.floa
 
 
 def _check_problem(owner: str, opt: Any) -> None:
-    """Validate what every optimiser here shares: the loss, the budget and the problem's bounds."""
+    """Validate what every optimiser here shares: the loss, the budget and the problem's bounds.
+
+    The bounds are public and at most ``2^960``, and so is ``G`` (:mod:`dpaudit.userlevel.domain`):
+    with items in the declared domain every margin is at most ``radius * feature_bound <= max(G,
+    radius)`` and every gradient at most ``G``, so nothing downstream can overflow.
+    """
     if not isinstance(opt.loss, Loss):
         raise argument_error(owner, "loss", "a dpaudit.userlevel.losses.Loss", opt.loss)
-    check_positive(owner, "epsilon", opt.epsilon)
+    check_magnitude(owner, "epsilon", opt.epsilon)
     check_probability(owner, "delta", opt.delta, allow_zero=False)
-    check_positive(owner, "radius", opt.radius)
-    check_positive(owner, "feature_bound", opt.feature_bound)
-    check_positive(owner, "label_bound", opt.label_bound)
+    check_magnitude(owner, "radius", opt.radius)
+    check_magnitude(owner, "feature_bound", opt.feature_bound)
+    check_magnitude(owner, "label_bound", opt.label_bound)
+    check_public_constant(owner, "feature_bound", opt.feature_bound, "the Lipschitz constant G",
+                          float(opt.loss.lipschitz(opt.radius, opt.feature_bound, opt.label_bound)))
 
 
 @dataclass(frozen=True)
@@ -182,7 +203,9 @@ class WinsorizedFirstOrder(MechanismBase):
     feature_bound, label_bound : float
         Public data bounds ``||x||_2 <= feature_bound`` and ``|y| <= label_bound``; they give the
         Lipschitz constant ``G = loss.lipschitz(radius, feature_bound, label_bound)``, which is the
-        range ``B`` of Algorithm 2 (line 6). Data outside them stay private (clamped and clipped).
+        range ``B`` of Algorithm 2 (line 6). Every item is mapped into them before any arithmetic
+        (features projected onto ``B_2(0, feature_bound)``, labels clamped), a fixed per-item map,
+        so data outside them stay private and every finite input gives a finite output.
     steps : int
         ``T``, the number of private gradient queries.
     step_size : float, optional
@@ -247,11 +270,11 @@ class WinsorizedFirstOrder(MechanismBase):
         _check_problem(owner, self)
         check_int(owner, "steps", self.steps, minimum=1)
         if self.step_size is not None:
-            check_positive(owner, "step_size", self.step_size)
+            check_magnitude(owner, "step_size", self.step_size)
         if self.tau is not None:
-            check_positive(owner, "tau", self.tau)
+            check_magnitude(owner, "tau", self.tau)
         if self.sigma is not None:
-            check_positive(owner, "sigma", self.sigma)
+            check_magnitude(owner, "sigma", self.sigma)
         check_probability(owner, "gamma", self.gamma, allow_zero=False)
         check_one_of(owner, "aggregate", self.aggregate, ("average", "last"))
         check_one_of(owner, "mode", self.mode, ("safe", "paper"))
@@ -358,7 +381,7 @@ class WinsorizedFirstOrder(MechanismBase):
             gbar = estimator.release(grads, rows, rng=rng)  # line 6: private mean at (eps', delta')
             if lam:
                 gbar = gbar + lam * (theta - centre)  # gradient of (lambda/2)||theta - c||^2: post-processing
-            theta = project_l2_ball(theta - eta * gbar, self.radius)  # line 7: projected gradient step
+            theta = projected_step(theta, eta, gbar, self.radius)  # line 7: Pi_Theta(theta - eta gbar)
             iterates[:, t + 1] = theta
         return iterates
 
@@ -372,7 +395,7 @@ class WinsorizedFirstOrder(MechanismBase):
         size = check_size(owner, size)
         items = _check_items(owner, data)
         n_users, m_items, dim = items.shape[0], items.shape[1], items.shape[2] - 1
-        xy = _split(items)
+        xy = _split(items, self)
         out = np.empty((size, self.steps + 1, dim))
         for start, stop in trial_chunks(size, self._per_trial_elements(n_users, m_items, dim)):
             out[start:stop] = self._run(xy, stop - start, rng)
@@ -384,7 +407,7 @@ class WinsorizedFirstOrder(MechanismBase):
         size = check_size(owner, size)
         items = _check_items(owner, data)
         n_users, m_items, dim = items.shape[0], items.shape[1], items.shape[2] - 1
-        xy = _split(items)
+        xy = _split(items, self)
         out = np.empty((size, dim))
         for start, stop in trial_chunks(size, self._per_trial_elements(n_users, m_items, dim)):
             out[start:stop] = self._aggregate(self._run(xy, stop - start, rng), xy)
@@ -431,7 +454,7 @@ class GradientQuery(MechanismBase):
         th = np.asarray(self.theta, dtype=float)
         if items.shape[2] - 1 != th.shape[0]:
             raise argument_error("GradientQuery.sample", "data", f"shaped (n_users, m_items, {th.shape[0] + 1})", data)
-        grads: NDArray[np.float64] = self.parent._user_gradients(th[None, :], _split(items))[0][:, None, :]
+        grads: NDArray[np.float64] = self.parent._user_gradients(th[None, :], _split(items, self.parent))[0][:, None, :]
         return grads
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:

@@ -14,7 +14,7 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from dpaudit._validation import (
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.domain import check_magnitude
 from dpaudit.userlevel.levy2021.parameters import (
     check_alg2_region,
     user_means,
@@ -59,7 +60,10 @@ class UserMeanEstimator(MechanismBase):
     epsilon, delta : float
         Privacy parameters (``delta`` in (0, 1)).
     bound : float
-        ``B``: the support of ``P_0`` is the l2 ball ``B_2(0, B)``.
+        ``B``: the support of ``P_0`` is the l2 ball ``B_2(0, B)`` [LSA+21, Cor 1], in (0, 2^960].
+        Every item is projected onto that ball before the user's mean (a fixed per-item map, the
+        identity on the support), so any finite input gives a finite output and the privacy
+        argument is Theorem 2's, unchanged.
     gamma : float, optional
         Failure probability of the concentration event. Default ``1 / (m (d n + n^2 eps^2))``,
         inferred from the log factor in Corollary 1's condition on ``n`` [paper_004 note, ALG-3, PROP].
@@ -70,6 +74,9 @@ class UserMeanEstimator(MechanismBase):
     project : bool
         Project the estimate on ``B_2(0, B)`` (post-processing; bounds the error on the failure
         event by ``4 B^2``) [paper_004 note, ALG-3 step 3, PROP].
+    signs : tuple of float, optional
+        Fix the rotation signs of Algorithm 2 (for audits; DP holds conditionally on them); by
+        default they are drawn afresh for every trial (see :class:`WinsorizedMeanHighD`).
 
     Notes
     -----
@@ -92,12 +99,13 @@ class UserMeanEstimator(MechanismBase):
     mode: RangeMode = "safe"
     tau_rule: TauRule = "paper"
     project: bool = True
+    signs: tuple[float, ...] | None = field(default=None)
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
-        check_positive(owner, "epsilon", self.epsilon)
+        check_magnitude(owner, "epsilon", self.epsilon)
         check_probability(owner, "delta", self.delta, allow_zero=False)
-        check_positive(owner, "bound", self.bound)
+        check_magnitude(owner, "bound", self.bound)
         if self.gamma is not None:
             check_probability(owner, "gamma", self.gamma, allow_zero=False)
         if self.tau is not None:
@@ -121,13 +129,18 @@ class UserMeanEstimator(MechanismBase):
     def estimator(self, n_users: int, m_items: int, dim: int) -> WinsorizedMeanHighD:
         """Algorithm 2 as run on ``n_users`` means of ``m_items`` items in dimension ``dim``."""
         return WinsorizedMeanHighD(self.epsilon, self.delta, self.radius(n_users, m_items, dim), self.bound,
-                                   self.failure_probability(n_users, m_items, dim), self.mode, self.tau_rule)
+                                   self.failure_probability(n_users, m_items, dim), self.mode, self.tau_rule,
+                                   self.signs)
+
+    def _user_means(self, owner: str, data: Any) -> NDArray[np.float64]:
+        """Every user's mean after each item is projected onto ``B_2(0, B)`` [LSA+21, Cor 1], shape ``(n, d)``."""
+        return user_means(owner, data, item_ndim=1, bound=self.bound, domain="ball")
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         """``size`` runs on ``data`` of shape ``(n_users, m_items, d)``; returns ``(size, d)``."""
         owner = f"{type(self).__name__}.sample"
         size = check_size(owner, size)
-        means = user_means(owner, data, item_ndim=1)
+        means = self._user_means(owner, data)
         n_users, dim = means.shape
         m_items = np.shape(data)[1]
         out = self.estimator(n_users, m_items, dim).release(means[None], size, rng=rng)
@@ -136,3 +149,7 @@ class UserMeanEstimator(MechanismBase):
     def claimed_guarantee(self) -> ApproxDP:
         """``(eps, delta)``-DP under user replacement [LSA+21, Cor 1]."""
         return ApproxDP(self.epsilon, self.delta, UserReplace())
+
+    def tight_guarantee(self, dim: int) -> ApproxDP:
+        """The smaller of basic and advanced composition in dimension ``dim`` (Algorithm 2's, [paper_004 note, P2'])."""
+        return self.estimator(1, 1, dim).tight_guarantee(dim)

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error
 from dpaudit.data import as_user_dataset
+from dpaudit.userlevel.domain import clamp_items, project_items
 
 __all__ = [
     "ELEMENT_BUDGET",
@@ -69,14 +70,24 @@ def trial_chunks(size: int, per_trial: int, budget: int = ELEMENT_BUDGET) -> lis
     return [(start, min(start + step, size)) for start in range(0, size, step)]
 
 
-def user_means(owner: str, data: Any, item_ndim: int) -> NDArray[np.float64]:
-    """Validate a user-level dataset and reduce every user to the mean of their items.
+def user_means(owner: str, data: Any, item_ndim: int, bound: float, *,
+               domain: Literal["box", "ball"] = "box") -> NDArray[np.float64]:
+    """Validate a user-level dataset, map every item into the declared domain, and average per user.
 
     Each user then contributes exactly one value (or vector), so user-level replace neighbours
     become replace-one neighbours on the means [LSA+21, Sec 3, Cor 1; paper_004 note, P3].
+
+    The domain is the box ``[-bound, bound]^d`` (``"box"``: Algorithms 1-2 take ``X in [-B, B]``
+    and ``X_i in [-B, B]^d`` [LSA+21, Alg 1-2]) or the ball ``B_2(0, bound)`` (``"ball"``:
+    Corollary 1's support). Items are mapped *before* the mean, so no finite input can overflow it
+    (a user whose items are all ``1e308`` would otherwise have an infinite mean, and ``inf - inf``
+    in the rotation is NaN: a one-run distinguisher). The map is fixed and acts on each item alone,
+    so sensitivities are unchanged, and it is the identity on data inside the domain
+    (:mod:`dpaudit.userlevel.domain`).
     """
     x = as_user_dataset(data, owner, "data", item_ndim=item_ndim)
-    means: NDArray[np.float64] = x.mean(axis=1)
+    x = project_items(x, bound) if domain == "ball" else clamp_items(x, bound)
+    means: NDArray[np.float64] = x.mean(axis=1)  # |entries| <= bound <= 2^960: the sum cannot overflow
     return means
 
 

@@ -44,12 +44,12 @@ from dpaudit._validation import (
     check_int,
     check_nonnegative,
     check_one_of,
-    check_positive,
     check_probability,
 )
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.domain import check_magnitude
 from dpaudit.userlevel.hadamard import next_power_of_two
 from dpaudit.userlevel.levy2021.first_order import (
     _MIN_BLOCK_USERS,
@@ -74,7 +74,7 @@ from dpaudit.userlevel.levy2021.round_length import (
 )
 from dpaudit.userlevel.levy2021.winsorized_1d import TauRule
 from dpaudit.userlevel.losses import Loss
-from dpaudit.userlevel.projections import project_l2_ball
+from dpaudit.userlevel.projections import projected_step
 
 __all__ = ["PhaseRound", "PhasedERM", "PhasedERMRound", "StepRule", "localization_steps"]
 
@@ -248,7 +248,7 @@ class PhasedERM(MechanismBase):
         owner = type(self).__name__
         _check_problem(owner, self)
         if self.sigma is not None:
-            check_positive(owner, "sigma", self.sigma)
+            check_magnitude(owner, "sigma", self.sigma)
         if self.smoothness is not None:
             check_nonnegative(owner, "smoothness", self.smoothness, allow_inf=True)
         if self.rounds is not None:
@@ -259,7 +259,7 @@ class PhasedERM(MechanismBase):
         if self.max_steps is not None:
             check_int(owner, "max_steps", self.max_steps, minimum=1)
         if self.tau is not None:
-            check_positive(owner, "tau", self.tau)
+            check_magnitude(owner, "tau", self.tau)
         if self.gamma is not None:
             check_probability(owner, "gamma", self.gamma, allow_zero=False)
         check_one_of(owner, "mode", self.mode, ("safe", "paper"))
@@ -414,7 +414,7 @@ class PhasedERM(MechanismBase):
         for k in range(phase.steps):
             gbar = estimator.release(opt._user_gradients(theta, users), rows, rng=rng)
             gbar = gbar + phase.lam * (theta - centre)
-            theta = project_l2_ball(theta - 2.0 / (phase.lam * (k + 2)) * gbar, self.radius)
+            theta = projected_step(theta, 2.0 / (phase.lam * (k + 2)), gbar, self.radius)
             acc += (k + 1) * theta
             total += k + 1
         return acc / total
@@ -432,7 +432,7 @@ class PhasedERM(MechanismBase):
         if n_users < 2:
             raise argument_error(owner, "data", "shaped (n_users >= 2, m_items, d + 1) (a round needs a user)", data)
         plan = self.schedule(n_users, m_items, dim)
-        xy = _split(items)
+        xy = _split(items, self)  # every item mapped into the declared domain first
         per_trial = n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * _MIN_BLOCK_USERS * m_items
         out = np.empty((size, len(plan), dim))
         for start, stop in trial_chunks(size, per_trial):
@@ -482,7 +482,7 @@ class PhasedERMRound(MechanismBase):
         c = np.asarray(self.centre, dtype=float)
         if items.shape[2] - 1 != c.shape[0]:
             raise argument_error(owner, "data", f"shaped (n_users, m_items, {c.shape[0] + 1})", data)
-        xy = _split(items)
+        xy = _split(items, self.parent)  # every item mapped into the declared domain first
         out = np.empty((size, c.shape[0]))
         per_trial = items.shape[0] * (c.shape[0] + _TEMPS_PER_COORD * next_power_of_two(c.shape[0]))
         for start, stop in trial_chunks(size, per_trial + 2 * _MIN_BLOCK_USERS * items.shape[1]):

@@ -5,7 +5,8 @@ Levy et al. 2021 call ``PrivateRange(X^n, eps/2, tau, B)`` in Algorithm 1 and sa
 (their Algorithm 6, Appendix D.1) is **not in the seed text**. This module implements the
 reconstruction of the paper_004 note (ALG-A) **[RECON]**:
 
-1. clamp every value to ``[-B, B]`` (public and deterministic);
+1. clamp every value to ``[-B, B]`` (public and deterministic; every *item* is clamped before a
+   user's items are averaged, so no finite input overflows the mean);
 2. tile ``[-B, B]`` with ``K = ceil(B / tau)`` bins of width ``2 tau``,
    ``I_k = [-B + 2 k tau, -B + 2 (k + 1) tau)`` (``k = 0 .. K-1``, the last one closed);
 3. count the values in each bin;
@@ -62,10 +63,11 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from dpaudit._validation import argument_error, check_finite_array, check_one_of, check_positive
+from dpaudit._validation import argument_error, check_finite_array, check_one_of
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.domain import check_magnitude
 from dpaudit.userlevel.levy2021.parameters import trial_chunks, user_means
 
 __all__ = ["PrivateRange", "RangeMode"]
@@ -83,11 +85,14 @@ class PrivateRange(MechanismBase):
     Parameters
     ----------
     epsilon : float
-        The budget ``eps_r`` of this call, in (0, inf). Algorithm 1 passes ``eps / 2``.
+        The budget ``eps_r`` of this call, in (0, 2^960]. Algorithm 1 passes ``eps / 2``.
     tau : float
-        Concentration radius, in (0, inf); public, never estimated from the data.
+        Concentration radius, in (0, 2^960]; public, never estimated from the data.
     bound : float
-        Range ``B`` of the values, in (0, inf); values outside ``[-B, B]`` are clamped first.
+        Range ``B`` of the values, in (0, 2^960]; every item outside ``[-B, B]`` is clamped to it
+        before the user's items are averaged (Algorithm 1 takes ``X^n in [-B, B]^n`` [LSA+21]). The
+        clamp is a fixed per-item map, so the privacy argument below is unchanged, and any finite
+        input is accepted (:mod:`dpaudit.userlevel.domain`).
     mode : {"safe", "paper"}
         Half-width ``3 tau`` (contains the data whenever the chosen bin is non-empty) or
         ``2 tau`` (the paper's width ``4 tau``, which can clip). See the module docstring.
@@ -124,9 +129,9 @@ class PrivateRange(MechanismBase):
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
-        check_positive(owner, "epsilon", self.epsilon)
-        check_positive(owner, "tau", self.tau)
-        check_positive(owner, "bound", self.bound)
+        check_magnitude(owner, "epsilon", self.epsilon)
+        check_magnitude(owner, "tau", self.tau)
+        check_magnitude(owner, "bound", self.bound)
         check_one_of(owner, "mode", self.mode, ("safe", "paper"))
         if self.bound / self.tau > _MAX_BINS:
             raise argument_error(owner, "bound", f"at most {_MAX_BINS} * tau (so that K = ceil(B / tau) is exact)",
@@ -274,8 +279,8 @@ class PrivateRange(MechanismBase):
         return c - self.half_width, c + self.half_width
 
     def _user_values(self, data: Any) -> NDArray[np.float64]:
-        """One value per user: the mean of the user's items, shape ``(n,)``."""
-        return user_means(f"{type(self).__name__}.sample", data, item_ndim=0)
+        """One value per user: the mean of the user's items, each clamped to ``[-B, B]`` first; shape ``(n,)``."""
+        return user_means(f"{type(self).__name__}.sample", data, item_ndim=0, bound=self.bound)
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         """``size`` private intervals on ``data`` of shape ``(n_users, m_items)``; returns ``(size, 2)``."""

@@ -8,9 +8,10 @@ for audits against their own budgets (the paper_004 note, section 8): :class:`Ra
 
 The mechanism reduces each user to the mean of their items (one value per user, so user replacement
 is replace-one on the means). Privacy never depends on concentration, on ``tau`` being right, or on
-the data lying in ``[-B, B]``: PrivateRange clamps, the clip width is fixed and public, and the
-noise is calibrated to the *actual* width ``w`` of the interval (``4 tau`` in the paper mode,
-``6 tau`` in the safe mode).
+the data lying in ``[-B, B]``: every item is clamped to ``[-B, B]`` before the mean (Algorithm 1's
+domain; a fixed per-item map, so a finite input never overflows and sensitivities are unchanged),
+the clip width is fixed and public, and the noise is calibrated to the *actual* width ``w`` of the
+interval (``4 tau`` in the paper mode, ``6 tau`` in the safe mode).
 
 References
 ----------
@@ -31,13 +32,13 @@ from numpy.typing import NDArray
 from dpaudit._validation import (
     argument_error,
     check_one_of,
-    check_positive,
     check_real,
 )
 from dpaudit.accounting.calibrate import laplace_scale, round_up
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.domain import MAX_MAGNITUDE, check_magnitude, check_public_constant
 from dpaudit.userlevel.levy2021.parameters import (
     trial_chunks,
     user_means,
@@ -61,12 +62,14 @@ class WinsorizedMean1D(MechanismBase):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, in (0, inf); PrivateRange gets ``eps/2``, the Laplace stage ``eps/2``.
+        Privacy budget, in (0, 2^960]; PrivateRange gets ``eps/2``, the Laplace stage ``eps/2``. It
+        must leave the Laplace scale ``2w/eps`` at ``n = 1`` at most 2^960.
     tau : float
-        Concentration radius of the per-user values, in (0, inf). Public.
+        Concentration radius of the per-user values, in (0, 2^960]. Public.
     bound : float
-        ``B``: the values are meant to lie in ``[-B, B]``, in (0, inf). Values outside are clamped
-        by PrivateRange and clipped by the Laplace stage, so privacy holds for any finite input.
+        ``B``: the values are meant to lie in ``[-B, B]``, in (0, 2^960]. Items outside are clamped
+        to ``[-B, B]`` before the user's mean (a fixed per-item map), so privacy holds, and the
+        output is finite, for any finite input.
     mode : {"safe", "paper"}
         PrivateRange width ``6 tau`` (safe, default) or ``4 tau`` (paper). The noise follows the
         width: ``Lap(12 tau / (n eps))`` or ``Lap(8 tau / (n eps))`` [LSA+21, Alg 1 line 2].
@@ -104,11 +107,14 @@ class WinsorizedMean1D(MechanismBase):
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
-        check_positive(owner, "epsilon", self.epsilon)
-        check_positive(owner, "tau", self.tau)
-        check_positive(owner, "bound", self.bound)
+        check_magnitude(owner, "epsilon", self.epsilon)
+        check_magnitude(owner, "tau", self.tau)
+        check_magnitude(owner, "bound", self.bound)
         check_one_of(owner, "mode", self.mode, ("safe", "paper"))
         self.private_range()  # validates tau/bound against PrivateRange's limits
+        # the largest Laplace scale, at n = 1, computed in plain floats (inf, not an error, if it overflows)
+        check_public_constant(owner, "epsilon", self.epsilon, "the Laplace scale 2w/eps at n = 1",
+                              self.width / self.laplace_epsilon())
 
     # --- sampling-side parameters (the deliberately broken variants override these) -----------
 
@@ -137,8 +143,8 @@ class WinsorizedMean1D(MechanismBase):
         return laplace_scale(round_up(self.width / n_users), self.laplace_epsilon())
 
     def _user_values(self, data: Any) -> NDArray[np.float64]:
-        """One value per user (the mean of their items), shape ``(n,)``."""
-        return user_means(f"{type(self).__name__}.sample", data, item_ndim=0)
+        """One value per user (the mean of their items, each clamped to ``[-B, B]``), shape ``(n,)``."""
+        return user_means(f"{type(self).__name__}.sample", data, item_ndim=0, bound=self.bound)
 
     def _clip(self, values: NDArray[np.float64], low: NDArray[np.float64],
               high: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -228,6 +234,9 @@ class LaplaceStage(MechanismBase):
     def __post_init__(self) -> None:
         low = check_real("LaplaceStage", "low", self.low)
         high = check_real("LaplaceStage", "high", self.high)
+        if not abs(low) <= MAX_MAGNITUDE:
+            raise argument_error("LaplaceStage", "low", "in [-2^960, 2^960] (so that no clip or noise draw overflows)",
+                                 self.low)
         w = self.parent.width
         if not math.isclose(high - low, w, rel_tol=1e-9, abs_tol=0.0):
             raise argument_error("LaplaceStage", "high", f"low + {w!r} (the estimator's interval width)", self.high)

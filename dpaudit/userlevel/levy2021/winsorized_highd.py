@@ -26,12 +26,12 @@ from dpaudit._validation import (
     argument_error,
     check_int,
     check_one_of,
-    check_positive,
     check_probability,
 )
 from dpaudit.guarantees import ApproxDP, PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import UserReplace
+from dpaudit.userlevel.domain import check_magnitude, clamp_items
 from dpaudit.userlevel.hadamard import (
     fwht_coordinate_major,
     inverse_rotate,
@@ -65,9 +65,12 @@ class WinsorizedMeanHighD(MechanismBase):
     delta : float
         In (0, 1).
     tau : float
-        l2 concentration radius of the per-user vectors, in (0, inf). Public.
+        l2 concentration radius of the per-user vectors, in (0, 2^960]. Public.
     bound : float
-        ``B`` with the vectors meant to lie in ``[-B, B]^d``; the 1-D range is ``sqrt(d) B``.
+        ``B`` with the vectors meant to lie in ``[-B, B]^d`` [LSA+21, Alg 2, Require], in (0, 2^960];
+        the 1-D range is ``sqrt(d) B``. Every item (and every vector passed to :meth:`release`) is
+        clamped coordinate-wise to ``[-B, B]`` first: a fixed per-user map, the identity on the
+        domain, which keeps Theorem 2's argument and makes every finite input give a finite output.
     gamma : float
         Concentration failure probability, in (0, 1); enters ``tau'`` only.
     mode : {"safe", "paper"}
@@ -118,10 +121,10 @@ class WinsorizedMeanHighD(MechanismBase):
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
-        check_positive(owner, "epsilon", self.epsilon)
+        check_magnitude(owner, "epsilon", self.epsilon)
         check_probability(owner, "delta", self.delta, allow_zero=False)
-        check_positive(owner, "tau", self.tau)
-        check_positive(owner, "bound", self.bound)
+        check_magnitude(owner, "tau", self.tau)
+        check_magnitude(owner, "bound", self.bound)
         check_probability(owner, "gamma", self.gamma, allow_zero=False)
         check_one_of(owner, "mode", self.mode, ("safe", "paper"))
         check_one_of(owner, "tau_rule", self.tau_rule, ("paper", "tight"))
@@ -163,6 +166,10 @@ class WinsorizedMeanHighD(MechanismBase):
             return np.broadcast_to(s, (rows, padded_dim))
         return random_signs((rows, padded_dim), rng=rng)
 
+    def _to_domain(self, vectors: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Clamp every vector to ``[-B, B]^d`` [LSA+21, Alg 2, Require]: fixed per user, the identity on the domain."""
+        return clamp_items(vectors, self.bound)
+
     # --- the vectorised kernel ------------------------------------------------------------------
 
     def release(self, vectors: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
@@ -171,8 +178,10 @@ class WinsorizedMeanHighD(MechanismBase):
         Parameters
         ----------
         vectors : ndarray, shape (1, n, d) or (size, n, d)
-            One vector per user; a single leading row is shared by every trial, otherwise trial
-            ``s`` uses ``vectors[s]`` (Algorithm 3 passes one gradient set per trial).
+            One finite vector per user; a single leading row is shared by every trial, otherwise
+            trial ``s`` uses ``vectors[s]`` (Algorithm 3 passes one gradient set per trial). Each is
+            clamped to ``[-B, B]^d`` before the rotation (so ``|Y_i(j)| <= sqrt(d) B`` and the
+            transform cannot overflow).
         size : int
         rng : numpy.random.Generator
 
@@ -180,7 +189,7 @@ class WinsorizedMeanHighD(MechanismBase):
         -------
         ndarray, shape (size, d)
         """
-        x = np.asarray(vectors, dtype=np.float64)
+        x = self._to_domain(np.asarray(vectors, dtype=np.float64))
         n_users, dim = x.shape[1], x.shape[2]
         dp = next_power_of_two(dim)
         one_d = self.coordinate_mechanism(n_users, dim)
@@ -202,7 +211,7 @@ class WinsorizedMeanHighD(MechanismBase):
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         """``size`` runs on ``data`` of shape ``(n_users, m_items, d)``; returns ``(size, d)``."""
         size = check_size(f"{type(self).__name__}.sample", size)
-        means = user_means(f"{type(self).__name__}.sample", data, item_ndim=1)
+        means = user_means(f"{type(self).__name__}.sample", data, item_ndim=1, bound=self.bound)
         return self.release(means[None], size, rng=rng)
 
     def claimed_guarantee(self) -> ApproxDP:
@@ -233,16 +242,18 @@ class WinsorizedMeanHighD(MechanismBase):
         if s.shape != (dp,) or not np.all(np.abs(s) == 1.0):
             raise argument_error(owner, "signs", f"a vector of {dp} entries +1/-1", signs)
         claim = alg2_coordinate_epsilon(self.epsilon, self.delta, dp)  # [LSA+21, Alg 2, line 3]
-        return RotatedCoordinate(self.coordinate_mechanism(n_users, dim), tuple(s.tolist()), index, dim, claim)
+        return RotatedCoordinate(self.coordinate_mechanism(n_users, dim), tuple(s.tolist()), index, dim, claim,
+                                 self.bound)
 
 
 @dataclass(frozen=True)
 class RotatedCoordinate(MechanismBase):
     """A 1-D mechanism (Algorithm 1 or one of its stages) run on coordinate ``index`` of ``U X̄_u``.
 
-    Each user's mean ``X̄_u`` (shape ``(dim,)``) is rotated with the fixed ``signs``; coordinate
-    ``index`` is one value per user, passed to ``inner`` as a ``(n_users, 1)`` dataset. The rotation
-    is a fixed public map applied to each user separately, so user replacement stays replace-one.
+    Each user's mean ``X̄_u`` (shape ``(dim,)``, every item clamped to the parent's box
+    ``[-bound, bound]^dim`` first) is rotated with the fixed ``signs``; coordinate ``index`` is one
+    value per user, passed to ``inner`` as a ``(n_users, 1)`` dataset. The clamp and the rotation are
+    fixed public maps applied to each user separately, so user replacement stays replace-one.
 
     ``claim_epsilon`` is set by the parent from the paper's budget split (not from ``inner``).
     """
@@ -252,10 +263,14 @@ class RotatedCoordinate(MechanismBase):
     index: int
     dim: int
     claim_epsilon: float
+    bound: float
+
+    def __post_init__(self) -> None:
+        check_magnitude("RotatedCoordinate", "bound", self.bound)
 
     def rotated_values(self, data: Any) -> NDArray[np.float64]:
         """The per-user values ``(U X̄_u)_index``, shape ``(n_users,)``."""
-        means = user_means("RotatedCoordinate.sample", data, item_ndim=1)
+        means = user_means("RotatedCoordinate.sample", data, item_ndim=1, bound=self.bound)
         if means.shape[1] != self.dim:
             raise argument_error("RotatedCoordinate.sample", "data", f"shaped (n_users, m_items, {self.dim})", data)
         return rotate(means, np.asarray(self.signs))[:, self.index]
@@ -270,11 +285,12 @@ class RotatedCoordinate(MechanismBase):
         """PrivateRange of this coordinate, claiming ``eps'/2``."""
         if not isinstance(self.inner, WinsorizedMean1D):
             raise argument_error("RotatedCoordinate.range_stage", "inner", "a WinsorizedMean1D", self.inner)
-        return RotatedCoordinate(self.inner.range_stage(), self.signs, self.index, self.dim, 0.5 * self.claim_epsilon)
+        return RotatedCoordinate(self.inner.range_stage(), self.signs, self.index, self.dim, 0.5 * self.claim_epsilon,
+                                 self.bound)
 
     def laplace_stage(self, low: float, high: float) -> RotatedCoordinate:
         """The Laplace stage of this coordinate for a fixed ``[low, high]``, claiming ``eps'/2``."""
         if not isinstance(self.inner, WinsorizedMean1D):
             raise argument_error("RotatedCoordinate.laplace_stage", "inner", "a WinsorizedMean1D", self.inner)
         return RotatedCoordinate(self.inner.laplace_stage(low, high), self.signs, self.index, self.dim,
-                                 0.5 * self.claim_epsilon)
+                                 0.5 * self.claim_epsilon, self.bound)

@@ -168,8 +168,44 @@ def test_lemma_3_8_with_two_thirds(seed, b, d):
     best = int(alignment_count(q, 1 / tau))
     if best < alignment_threshold(b):
         assert s < LEMMA_3_8_SCORE_CEILING * b
-        if 3 * best >= b:  # the case the printed "< B/3" hypothesis does not cover
-            assert s < LEMMA_3_8_SCORE_CEILING * b
+
+
+def _score_by_double_loop(q: np.ndarray, tau: float) -> float:
+    """Eq. (3) by its definition, one pair at a time (independent of the vectorised code)."""
+    b = len(q)
+    total = 0.0
+    for i in range(b):
+        for j in range(b):
+            total += math.exp(-tau * max(abs(float(u) - float(v)) for u, v in zip(q[i], q[j], strict=True)))
+    return total / b
+
+
+def test_alignment_threshold_is_two_thirds_by_enumeration():
+    """ceil(2B/3): the smallest count k with 3k >= 2B, found by enumeration for every B up to 300."""
+    for b in range(1, 301):
+        assert alignment_threshold(b) == min(k for k in range(b + 1) if 3 * k >= 2 * b), b
+
+
+@pytest.mark.parametrize("b", [6, 9, 10, 14, 15])
+def test_lemma_3_8_covers_the_gap_the_printed_hypothesis_leaves(b):
+    """Batches whose best (1/tau)-ball holds k points, B/3 <= k < 2B/3 (erratum A6).
+
+    The printed hypothesis of Lemma 3.8 ("< B/3") does not cover them, yet they are not aligned, so the
+    proof of Lemma 3.10 needs them: read with 2B/3 they are covered, and their score is below c0 B.
+    k points sit at 0 and the others 2.5/tau apart on a line (one per ball), so the best ball holds k.
+    """
+    tau = 1.0
+    ks = range(-(-b // 3), alignment_threshold(b))  # ceil(B/3) .. ceil(2B/3) - 1
+    assert len(ks) >= 1
+    for k in ks:
+        q = np.zeros((b, 1))
+        q[k:, 0] = 2.5 / tau * np.arange(1, b - k + 1)
+        best = int(alignment_count(q, 1 / tau))
+        assert best == k and 3 * best >= b  # outside the printed hypothesis
+        assert best < alignment_threshold(b)  # not aligned
+        s = float(concentration_score(q, tau))
+        assert s == pytest.approx(_score_by_double_loop(q, tau), rel=1e-12)
+        assert s < LEMMA_3_8_SCORE_CEILING * b, (b, k, s)
 
 
 def test_lemma_3_8_ceiling_constant():

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 import re
 import tracemalloc
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given
@@ -122,15 +124,37 @@ def test_users_contribute_their_mean():
 # Algorithm 2
 
 
+def _mp_alg2(eps: float, delta: float, dp: int) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+    """(eps', basic d' eps', advanced eps' sqrt(2 d' ln(1/delta)) + d' eps'(e^eps' - 1)) at 50 digits [LSA+21, Alg 2; DR14]."""
+    with mpmath.workdps(50):
+        e1 = mpmath.mpf(eps) / mpmath.sqrt(8 * dp * mpmath.log(1 / mpmath.mpf(delta)))
+        return e1, dp * e1, e1 * mpmath.sqrt(2 * dp * mpmath.log(1 / mpmath.mpf(delta))) + dp * e1 * mpmath.expm1(e1)
+
+
 def test_composition_constants_of_algorithm_2():
-    """L8: eps' sqrt(2 d' ln(1/delta)) = eps/2 (eps' rounded down); tau' formulas; padded d'."""
-    for eps, delta, dp in ((1.0, 1e-5, 1), (0.5, 1e-8, 16), (3.0, 1e-3, 1024)):
+    """L8: eps' = eps / sqrt(8 d' ln(1/delta)), rounded down, and its composed total, against 50-digit mpmath.
+
+    The total is the smaller of basic and advanced composition; both branches are exercised (basic
+    at d' = 1, advanced at d' = 1024), and the first advanced term is eps/2 exactly in the reals.
+    """
+    branches = set()
+    for eps, delta, dp in ((1.0, 1e-5, 1), (0.5, 1e-8, 16), (3.0, 1e-3, 1024), (1.0, 1e-5, 1024)):
+        e1_exact, basic, advanced = _mp_alg2(eps, delta, dp)
         e1 = alg2_coordinate_epsilon(eps, delta, dp)
-        first = e1 * math.sqrt(2 * dp * math.log(1 / delta))
-        assert first <= eps / 2 and math.isclose(first, eps / 2, rel_tol=1e-14)
-        assert alg2_epsilon_bound(eps, delta, dp) <= min(dp * e1, eps)
-    assert math.isclose(alg2_tau_prime(1.0, 100, 4, 0.01, "paper"), 10 * math.sqrt(math.log(4 * 100 / 0.01) / 4))
-    assert math.isclose(alg2_tau_prime(1.0, 100, 4, 0.01, "tight"), math.sqrt(2 * math.log(2 * 100 * 4 / 0.01) / 4))
+        assert e1 <= e1_exact and float(e1_exact - e1) <= 8 * math.ulp(e1)  # rounded down by a few ulps
+        total = alg2_epsilon_bound(eps, delta, dp)
+        assert math.isclose(total, float(min(basic, advanced)), rel_tol=1e-12), (eps, delta, dp)
+        branches.add("basic" if basic < advanced else "advanced")
+        with mpmath.workdps(50):
+            assert mpmath.almosteq(e1_exact * mpmath.sqrt(2 * dp * mpmath.log(1 / mpmath.mpf(delta))), eps / 2, 1e-40)
+    assert branches == {"basic", "advanced"}
+    # tau' of Alg 2 line 3 as the paper prints it (dpaudit.bounds.levy2021's transcription) and the tight rule
+    from dpaudit.bounds.levy2021 import TAU_PRIME_ALG2
+    from dpaudit.bounds.symbols import d, gamma, n, tau
+
+    printed = float(TAU_PRIME_ALG2.subs({tau: 1.0, n: 100, d: 4, gamma: 0.01}))
+    assert math.isclose(alg2_tau_prime(1.0, 100, 4, 0.01, "paper"), printed, rel_tol=1e-14)
+    assert math.isclose(alg2_tau_prime(1.0, 100, 4, 0.01, "tight"), math.sqrt(math.log(80_000) / 2), rel_tol=1e-14)
     whd = WinsorizedMeanHighD(1.0, 1e-5, 0.1, 1.0, 0.01)
     one = whd.coordinate_mechanism(50, 3)  # d = 3 is padded to d' = 4
     assert one.epsilon == alg2_coordinate_epsilon(1.0, 1e-5, 4)
@@ -149,7 +173,10 @@ def test_tight_guarantee_is_the_smaller_composition():
     whd = WinsorizedMeanHighD(1.0, 1e-5, 0.1, 1.0, 0.01)
     # d' = 1: basic composition gives eps / sqrt(8 ln(1/delta)), far below eps (P2' slack)
     assert math.isclose(whd.tight_guarantee(1).epsilon, 1.0 / math.sqrt(8 * math.log(1e5)), rel_tol=1e-12)
-    assert whd.tight_guarantee(1024).epsilon <= 1.0
+    # d = 1000 (d' = 1024): advanced composition, eps/2 + d' eps'(e^eps' - 1) = 0.5 + 0.0109..., below eps
+    _, basic, advanced = _mp_alg2(1.0, 1e-5, 1024)
+    assert advanced < basic and advanced < 1
+    assert math.isclose(whd.tight_guarantee(1000).epsilon, float(advanced), rel_tol=1e-12)
     assert whd.claimed_guarantee() == ApproxDP(1.0, 1e-5, UserReplace())
 
 
@@ -218,14 +245,22 @@ def test_high_d_estimator_is_deterministic_given_the_generator_and_batches_large
 
 
 def test_user_mean_estimator_defaults():
+    """gamma = 1 / (m (d n + n^2 eps^2)) as an exact rational, and the radius inverted back to n / gamma.
+
+    tau_m = (B / sqrt(m)) (1 + sqrt(2 ln(n / gamma))) [paper_004 note, ALG-3] gives
+    exp((tau_m sqrt(m) / B - 1)^2 / 2) = n / gamma = m n (d n + n^2 eps^2): checked in 40-digit mpmath
+    against the exact integer, not by evaluating the same formula again.
+    """
     est = UserMeanEstimator(1.0, 1e-6, 2.0)
     n, m, d = 1000, 50, 8
-    gamma = 1 / (m * (d * n + n**2))
-    assert math.isclose(est.failure_probability(n, m, d), gamma)
-    assert math.isclose(est.radius(n, m, d), 2.0 / math.sqrt(m) * (1 + math.sqrt(2 * math.log(n / gamma))))
-    assert user_mean_radius(2.0, m, n, gamma) == est.radius(n, m, d)
+    gamma = Fraction(1, m * (d * n + n**2))  # eps = 1
+    assert est.failure_probability(n, m, d) == float(gamma)
+    with mpmath.workdps(40):
+        r = mpmath.mpf(est.radius(n, m, d))
+        recovered = mpmath.exp((r * mpmath.sqrt(m) / 2 - 1) ** 2 / 2)
+        assert mpmath.almosteq(recovered, m * n * (d * n + n**2), 1e-12)
     inner = est.estimator(n, m, d)
-    assert (inner.epsilon, inner.delta, inner.bound) == (1.0, 1e-6, 2.0)
+    assert (inner.epsilon, inner.delta, inner.bound, inner.tau) == (1.0, 1e-6, 2.0, est.radius(n, m, d))
 
 
 def test_user_mean_radius_holds_by_monte_carlo():

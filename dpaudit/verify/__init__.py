@@ -21,7 +21,10 @@ The machinery that checks the papers' lemmas (``dpaudit prove``) is public here 
   premises taken on trust ("PROVED given [DR14] Thm A.1");
 * :mod:`dpaudit.verify.geometry`: ready-made case analyses of the clamp and of the ball projection;
 * :mod:`dpaudit.verify.piecewise`: case splits over the orderings that decide an expression's kinks
-  (:func:`prove_by_cases`);
+  (:func:`prove_by_cases`; the kinks in :mod:`~dpaudit.verify.kinks`, the cells and their products in
+  :mod:`~dpaudit.verify.cells`);
+* :mod:`dpaudit.verify.search` and :mod:`dpaudit.verify.refute`: the counterexample searches behind
+  :func:`lipschitz` and the exact re-checks of their pairs;
 * :mod:`dpaudit.verify.runner`: ``dpaudit prove`` (built-in checks, ``--path DIR`` for your own).
 
 Template of a check module (what ``dpaudit prove --path DIR`` loads: a module defining ``CHECK``

@@ -4,6 +4,9 @@ Every engine returns a :class:`~dpaudit.bounds.verdict.CheckResult` and follows 
 (house style, convention 11):
 
 * sympy is asked first; its three-valued answer is kept (``None`` is never turned into False);
+  an inequality whose residual has kinks (``Min``, ``Max``, ``Abs``, ``Piecewise``) that sympy
+  leaves open is then split into cases, one per ordering of the terms deciding the kinks
+  (:func:`dpaudit.verify.prove_by_cases`; coverage checked), as ``dpaudit prove`` does;
 * the claim is then evaluated at random points drawn with the caller's seeded generator (plus the
   corners of the sampling box), in 50-digit arithmetic;
 * PROVED needs sympy's True *and* no numerical counterexample; DISPROVED needs a numerical
@@ -33,7 +36,10 @@ from dpaudit.bounds.rates import RateError, compare_rates, regime_vectors
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS, SymbolInfo
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import CheckResult, Verdict
+from dpaudit.verify._record import rng_for
 from dpaudit.verify.decide import exact_sign
+from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
+from dpaudit.verify.proof import Proof
 
 __all__ = [
     "CheckSpec",
@@ -316,13 +322,27 @@ def _symbolic_nonnegative(residual: sp.Expr, lhs: sp.Expr, rhs: sp.Expr, strict:
     return None, simplified
 
 
+def _by_cases(residual: sp.Expr, where: Sequence[Any], claim: str) -> tuple[bool | None, str]:
+    """``residual >= 0`` on ``where`` by a case split over its kinks: (True, note) when every case is
+    proved and the cases cover the domain, (None, why) otherwise."""
+    proof = Proof(f"bounds/cases/{claim}")
+    try:
+        verdict = prove_by_cases(proof, claim, residual, domain=list(where))
+    except CaseSplitError as exc:
+        return None, f"case split not available ({exc})"
+    cases = sum(s.cases for s in proof.steps if s.method == "sympy")
+    if verdict is Verdict.PROVED:
+        return True, f"proved by a case split over {cases} orderings of the kinks' terms (coverage checked)"
+    return None, f"case split over {cases} orderings: {verdict}"
+
+
 def check_inequality(
     lhs: Any,
     rhs: Any,
     *,
-    claim: str,
-    source: str,
-    rng: np.random.Generator,
+    claim: str | None = None,
+    source: str = "user claim",
+    rng: np.random.Generator | None = None,
     strict: bool = False,
     region: Mapping[sp.Symbol, tuple[float, float]] | None = None,
     where: Sequence[Any] = (),
@@ -336,6 +356,11 @@ def check_inequality(
 
     Parameters
     ----------
+    claim, source : str
+        What is checked and where it comes from (default: ``"lhs <= rhs"`` and ``"user claim"``).
+    rng : numpy.random.Generator, optional
+        Source of the random points (default: a generator seeded from ``claim``, so the check is
+        reproducible).
     extra_points : sequence of mappings
         Additional points to test (e.g. a counterexample reported in the notes); they are subject
         to ``where`` like the random ones.
@@ -354,6 +379,12 @@ def check_inequality(
         seen (how tight the inequality is on the sampled points).
     """
     lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    if claim is None:
+        claim = f"{lhs} {'<' if strict else '<='} {rhs}"
+    if rng is None:
+        rng = rng_for(claim)
+    method = "sympy+numeric"
+    cases_note = ""
     if not symbolic:
         symbolic_answer: bool | None = None
         residual = rhs - lhs
@@ -364,6 +395,10 @@ def check_inequality(
         assumptions = (*assumptions, *(f"{k} = {v}" for k, v in subs.items()))
     else:
         symbolic_answer, residual = _symbolic_nonnegative(rhs - lhs, lhs, rhs, strict)
+    if symbolic and symbolic_answer is None and not strict and not reparametrize and has_kinks(rhs - lhs):
+        symbolic_answer, cases_note = _by_cases(rhs - lhs, where, claim)
+        if symbolic_answer:
+            method = "cases+numeric"
     syms = _symbols_of(lhs, rhs, *where)
     pts = random_points(syms, rng, count, region=region, where=where)
     for extra in extra_points:
@@ -389,10 +424,13 @@ def check_inequality(
     verdict, details = _combine(symbolic_answer, counterexample, evaluated)
     if not symbolic:
         details = details.replace("sympy answered None", "numeric only")
+    if cases_note:
+        details += f"; {cases_note}"
     if worst > -mpmath.inf:
         details += f"; max lhs/rhs = {float(worst):.6g}"
-    return CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
-                       1 + evaluated, details)
+    reason = details if verdict is Verdict.UNDECIDED else ""
+    return CheckResult(verdict, claim, source, method, residual, tuple(assumptions), counterexample,
+                       1 + evaluated, details, reason=reason)
 
 
 _SCALE_LO = 1e50

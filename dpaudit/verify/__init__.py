@@ -1,6 +1,15 @@
 """Verification for users: prove or refute your own lemma, projection or sensitivity.
 
-The machinery that checks the papers' lemmas (``dpaudit prove``) is public here:
+Three one-call checks:
+
+* :func:`lipschitz` (and :func:`nonexpansive`, constant 1): ``||f(x) - f(y)|| <= L ||x - y||``. For a
+  sympy map a proof is attempted (a case split over ``Min``/``Max``/``Abs``/``Piecewise``, or a
+  Jacobian bound) and a counterexample is searched for and verified exactly; for a Python callable
+  only a counterexample search runs (DISPROVED with the pair, or UNDECIDED with the evidence);
+* :func:`sensitivity`: neighbours ``D ~ D'`` with ``||q(D) - q(D')|| > bound`` (DISPROVED with the
+  pair, or UNDECIDED with the largest distance seen).
+
+The machinery that checks the papers' lemmas (``dpaudit prove``) is public here too:
 
 * :class:`Proof`: records the steps of an argument (sympy and exact proof steps, case analyses
   whose coverage is checked, proofs by other checks' facts, refutations verified exactly, and
@@ -11,6 +20,11 @@ The machinery that checks the papers' lemmas (``dpaudit prove``) is public here:
 * :class:`CheckResult`, :class:`Verdict`, :class:`Premise`: verdicts with their evidence and the
   premises taken on trust ("PROVED given [DR14] Thm A.1");
 * :mod:`dpaudit.verify.geometry`: ready-made case analyses of the clamp and of the ball projection;
+* :mod:`dpaudit.verify.piecewise`: case splits over the orderings that decide an expression's kinks
+  (:func:`prove_by_cases`; the kinks in :mod:`~dpaudit.verify.kinks`, the cells and their products in
+  :mod:`~dpaudit.verify.cells`);
+* :mod:`dpaudit.verify.search` and :mod:`dpaudit.verify.refute`: the counterexample searches behind
+  :func:`lipschitz` and the exact re-checks of their pairs;
 * :mod:`dpaudit.verify.runner`: ``dpaudit prove`` (built-in checks, ``--path DIR`` for your own).
 
 Template of a check module (what ``dpaudit prove --path DIR`` loads: a module defining ``CHECK``
@@ -49,8 +63,11 @@ from dpaudit.verify._record import Step, rng_for
 from dpaudit.verify.crosscheck import NUMERIC_RTOL, Violation, finite_floats, st, vectors
 from dpaudit.verify.decide import decide_nonneg, decide_zero, exact_negative, exact_sign
 from dpaudit.verify.lemma import ROLES, Fact, FactInstance, LemmaCheck
+from dpaudit.verify.lipschitz import DEFAULT_TOLERANCE, lipschitz, nonexpansive
+from dpaudit.verify.piecewise import CaseSplitError, prove_by_cases
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.regions import Region, coverage, eq, le, lt, orderings
+from dpaudit.verify.sensitivity import sensitivity
 from dpaudit.verify.verdict import (
     CheckResult,
     Premise,
@@ -60,8 +77,10 @@ from dpaudit.verify.verdict import (
 )
 
 __all__ = [
+    "DEFAULT_TOLERANCE",
     "NUMERIC_RTOL",
     "ROLES",
+    "CaseSplitError",
     "CheckResult",
     "Fact",
     "FactInstance",
@@ -81,9 +100,13 @@ __all__ = [
     "exact_sign",
     "finite_floats",
     "le",
+    "lipschitz",
     "lt",
+    "nonexpansive",
     "orderings",
+    "prove_by_cases",
     "rng_for",
+    "sensitivity",
     "st",
     "vectors",
     "verdict_from_sympy",

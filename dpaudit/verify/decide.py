@@ -85,13 +85,15 @@ def decide_nonneg(expr: Any) -> Verdict:
 
 
 def _lower_bounds(expr: sp.Expr) -> Iterable[sp.Expr]:
-    """Expressions ``<= expr`` for every value: a term ``c Max(u, v)`` with ``c > 0`` is ``>= c u``
-    and ``>= c v`` (and ``c Min(u, v)`` with ``c < 0`` likewise), so ``expr >= 0`` follows from
-    either replacement being ``>= 0``."""
+    """Expressions ``<= expr`` for every value: a term ``c Max(u, v)`` with ``c > 0`` is ``>= c u``,
+    ``>= c v`` and ``>= c (u + v)/2`` (and ``c Min(u, v)`` with ``c < 0`` likewise), so ``expr >= 0``
+    follows from any replacement being ``>= 0``."""
     for term, coeff, args in _extremum_terms(expr):
         if (args[0] == "max" and coeff.is_positive is True) or (args[0] == "min" and coeff.is_negative is True):
             for arg in args[1]:
                 yield expr - term + coeff * arg
+            if len(args[1]) > 1:  # a maximum is at least the mean of its arguments (a minimum at most)
+                yield expr - term + coeff * sp.Add(*args[1]) / len(args[1])
 
 
 def _branches(expr: sp.Expr) -> Iterable[list[sp.Expr]]:

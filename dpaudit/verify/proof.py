@@ -287,6 +287,14 @@ class Proof(CrossChecks):
             return self._add(Step("proof", "exact", label, Verdict.DISPROVED, cases, note or "fails"))
         return self._add(Step("proof", "exact", label, Verdict.PROVED, cases, note))
 
+    def unproved(self, label: str, reason: str) -> Verdict:
+        """Record a step of the argument that could not be carried out (UNDECIDED, with the reason).
+
+        A proof that gives up part-way must say so: otherwise the steps recorded before the
+        failure could make it PROVED.
+        """
+        return self._add(Step("proof", "none", label, Verdict.UNDECIDED, 0, reason))
+
     # -- proof by lemmas ------------------------------------------------------------------------
 
     def depends(self, label: str, goal: Any, premises: Sequence[FactInstance | LocalFact], *,
@@ -365,7 +373,8 @@ class Proof(CrossChecks):
         sign = exact_sign(margin)
         if sign is not None and sign < 0 and not failed:
             values = {k: plain(v) for k, v in counterexample.items()}
-            values["margin (negative = statement fails)"] = plain(sp.N(margin, 12))
+            margin = sp.sympify(margin)
+            values["margin (negative = statement fails)"] = plain(margin if margin.is_Rational else sp.N(margin, 17))
             self._record_counterexample(label, values)
             self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {sp.N(margin, 6)}"), margin)
             return True

@@ -444,6 +444,9 @@ def coverage(regions: Sequence[Region], domain: Sequence[Any] = (), *,
     """
     if not regions:
         return Verdict.UNDECIDED, "no regions", 0
+    factored = _factored_coverage(regions, domain, max_terms)
+    if factored is not None:
+        return factored
     terms, region_atoms, domain_atoms = _terms_and_atoms(regions, domain)
     if len(terms) > max_terms:
         return Verdict.UNDECIDED, f"{len(terms)} distinct terms (more than {max_terms}): coverage not enumerated", 0
@@ -461,3 +464,35 @@ def coverage(regions: Sequence[Region], domain: Sequence[Any] = (), *,
             shown = " < ".join(" = ".join(sorted(levels[r])) for r in sorted(levels))
             return Verdict.UNDECIDED, f"the ordering {shown} lies in no region", admissible
     return Verdict.PROVED, f"{admissible} admissible orderings of {len(terms)} terms, each in some region", admissible
+
+
+def _factored_coverage(regions: Sequence[Region], domain: Sequence[Any], max_terms: int) -> tuple[Verdict, str, int] | None:
+    """Coverage of a product of case splits, factor by factor; None when ``regions`` is not such a product.
+
+    Regions that carry ``factors`` (cells of independent groups of terms) and form the full product of their
+    factors cover the domain if each factor's cells cover it: a weak ordering of all the terms, restricted to one
+    factor's terms, satisfies the domain relations among those terms and so lies in some cell of that factor; the
+    product cell of those cells then contains the whole ordering.
+    """
+    factor_lists = [getattr(r, "factors", ()) for r in regions]
+    width = len(factor_lists[0])
+    if width < 2 or any(len(f) != width for f in factor_lists):
+        return None
+    positions = [list({id(f[j]): f[j] for f in factor_lists}.values()) for j in range(width)]
+    combos = {tuple(id(c) for c in f) for f in factor_lists}
+    expected = 1
+    for cells in positions:
+        expected *= len(cells)
+    if len(combos) != expected or len(factor_lists) != expected:
+        return None  # not the full product: fall back to the direct enumeration
+    total, notes = 0, []
+    for j, cells in enumerate(positions):
+        terms = {t for c in cells for a in c.conditions for t in (sp.sympify(_atom(a)[0]), sp.sympify(_atom(a)[1]))}
+        inside = [d for d in domain if sp.sympify(_atom(d)[0]) in terms and sp.sympify(_atom(d)[1]) in terms]
+        verdict, note, count = coverage(cells, inside, max_terms=max_terms)
+        total += count
+        if verdict is not Verdict.PROVED:
+            return verdict, f"factor {j}: {note}", total
+        notes.append(note)
+    return Verdict.PROVED, f"product of {width} independent case splits: " + "; ".join(notes), total
+

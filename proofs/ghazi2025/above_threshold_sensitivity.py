@@ -9,10 +9,13 @@ import sympy as sp
 from dpaudit.proofs.common._above_threshold import privacy_loss
 
 from dpaudit.mechanisms.sparse_vector import AboveThreshold
-from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
+from dpaudit.verify import CheckResult, Fact, LemmaCheck, Proof, Verdict, le
 
 PRINTED = "ghazi2025/above_threshold_scales_printed"
 CORRECTED = "ghazi2025/above_threshold_scales_doubled"
+
+#: privacy loss of the test's transcript on score streams differing by <= 2 per query, and eps (for Proof.depends).
+TRANSCRIPT_LOSS, EPS = sp.symbols("transcript_loss eps_total", positive=True)
 _STREAMS = ((5, -10.0), (10, -20.0), (20, -30.0))  # T queries at `base` below the threshold; D' shifts them by +2 / -2
 
 
@@ -88,5 +91,6 @@ CHECKS = (
         check=_corrected,
         role="corrected",
         sibling=PRINTED,
+        facts=(Fact("transcript", le(TRANSCRIPT_LOSS, EPS / 2)),),
     ),
 )

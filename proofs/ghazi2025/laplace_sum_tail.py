@@ -16,8 +16,8 @@ def closed_form(t: float, b1: float, b2: float) -> float:
     return (b1**2 * np.exp(-t / b1) - b2**2 * np.exp(-t / b2)) / (2 * (b1**2 - b2**2))
 
 
-def _run() -> CheckResult:
-    proof = Proof(NAME)
+def prove_tail(proof: Proof) -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Expr]:
+    """Record the convolution proof of the closed-form tail on ``proof``; returns ``(b1, b2, t, tail)``."""
     proof.given("X ~ Lap(b1), Y ~ Lap(b2) independent, b1 != b2, t >= 0; P(X + Y > t) = int f_X(x) P(Y > t - x) dx")
     b1, b2 = sp.symbols("b1 b2", positive=True)
     t = sp.Symbol("t", nonnegative=True)
@@ -37,6 +37,13 @@ def _run() -> CheckResult:
     total = f1.subs(x, 0) + (f2.subs(x, t) - f2.subs(x, 0)) + (0 - f3.subs(x, t))
     target = (b1**2 * sp.exp(-t / b1) - b2**2 * sp.exp(-t / b2)) / (2 * (b1**2 - b2**2))
     proof.equal("the convolution integral equals the closed form (b1 != b2)", total, target)
+    return b1, b2, t, target
+
+
+def _run() -> CheckResult:
+    proof = Proof(NAME)
+    b1, b2, _t, _target = prove_tail(proof)
+    tail_y = lambda s: sp.exp(-s / b2) / 2  # P(Y > s) for s >= 0  # noqa: E731
     lg = sp.Symbol("ell", positive=True)  # ell = ln(1/delta_1)
     proof.equal("union bound: P(X >= b1 ell) + P(Y >= b2 ell) = e^{-ell}/2 + e^{-ell}/2 = delta_1",
                 tail_y(b2 * lg).subs(b2, b1) + tail_y(b2 * lg), sp.exp(-lg))

@@ -19,6 +19,7 @@ from dpaudit.userlevel.projections import clamp
 from dpaudit.verify import (
     NUMERIC_RTOL,
     CheckResult,
+    Fact,
     LemmaCheck,
     Proof,
     Verdict,
@@ -31,6 +32,9 @@ from dpaudit.verify import (
 
 PRINTED = "ghazi2025/lemma_3_6_any_batch_size"
 CORRECTED = "ghazi2025/lemma_3_6_batch_size_4"
+
+#: ||x_1 - y_1||_inf after the differing step, the step size, the alignment radius and Alg 2's radius (for Proof.depends).
+FIRST_GAP, STEP, ALIGN_RADIUS, CLIP = sp.symbols("first_gap eta_step rho_align s_clip", positive=True)
 
 
 def _median(values: list[Fraction]) -> Fraction:
@@ -128,5 +132,6 @@ CHECKS = (
         check=_corrected,
         role="corrected",
         sibling=PRINTED,
+        facts=(Fact("first step", le(FIRST_GAP, STEP * (4 * ALIGN_RADIUS + 2 * CLIP))),),
     ),
 )

@@ -15,9 +15,12 @@ from dpaudit.proofs.ghazi2025.lemma_3_2_contraction import INPUT_GAP as INPUT_GA
 from dpaudit.proofs.ghazi2025.lemma_3_2_contraction import STEP_GAP
 
 from dpaudit.userlevel.projections import project_box
-from dpaudit.verify import NUMERIC_RTOL, CheckResult, LemmaCheck, Proof, Verdict, le
+from dpaudit.verify import NUMERIC_RTOL, CheckResult, Fact, LemmaCheck, Proof, Verdict, le
 
 NAME = "ghazi2025/lemma_3_7_iteration_sensitivity"
+
+#: ||x_t - y_t||_inf for t >= t0 and ||x_{t0} - y_{t0}||_inf (for Proof.depends).
+LATER_GAP, START_GAP = sp.symbols("later_gap start_gap", nonnegative=True)
 
 
 def _dd_hessian(rng: np.random.Generator, d: int) -> np.ndarray:
@@ -77,4 +80,5 @@ CHECK = LemmaCheck(
     expected=Verdict.PROVED,
     papers=("ghazi2025",),
     check=_run,
+    facts=(Fact("no growth", le(LATER_GAP, START_GAP)),),
 )

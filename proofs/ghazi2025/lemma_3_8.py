@@ -12,17 +12,23 @@ from dpaudit.proofs.ghazi2025._alg2 import max_ball_count, score
 from dpaudit.verify import (
     NUMERIC_RTOL,
     CheckResult,
+    Fact,
     LemmaCheck,
     Proof,
     Verdict,
     Violation,
     finite_floats,
+    le,
     st,
     vectors,
 )
 
 PRINTED = "ghazi2025/lemma_3_8_hypothesis_third"
+UNNORMALISED = "ghazi2025/lemma_3_8_score_without_1_over_b"
 CORRECTED = "ghazi2025/lemma_3_8_score_ceiling"
+
+#: The score of a batch none of whose radius-1/tau balls holds 2B/3 points, and its size (for Proof.depends).
+SCORE, BATCH = sp.symbols("s_score B_batch", positive=True)
 
 
 def _printed() -> CheckResult:
@@ -34,6 +40,19 @@ def _printed() -> CheckResult:
                  "and the case is uncovered", {"B": 6, "batch": batch.tolist(), "tau": 1, "largest ball count": most},
                  sp.Rational(6, 3) - 1 - most,
                  conditions={"not aligned: the largest ball holds 3 < 2B/3 = 4 (the batch's two clusters are 100 apart)": most < 4})
+    return proof.result()
+
+
+def _unnormalised() -> CheckResult:
+    proof = Proof(UNNORMALISED)
+    proof.given("proof of Lemma 3.8: s_1 = sum_i sum_j exp(-tau ||q_i - q_j||) (printed without eq. (3)'s 1/B) <= 2B/3 + e^{-1} B/3")
+    batch, tau = [0, 100, 200], sp.Integer(1)
+    total = sp.Add(*(sp.exp(-tau * abs(a - b)) for a in batch for b in batch))
+    most = max_ball_count(np.array(batch, dtype=float), 1.0)
+    proof.refute("B = 3, tau = 1, batch {0, 100, 200}: the double sum (>= its diagonal, 3) vs (2/3 + 1/(3e)) B",
+                 {"B": 3, "batch": batch, "double sum": total, "bound": (sp.Rational(2, 3) + 1 / (3 * sp.E)) * 3},
+                 (sp.Rational(2, 3) + 1 / (3 * sp.E)) * 3 - total,
+                 conditions={"not aligned: every ball B_inf(Y, 1/tau) holds < 2B/3 = 2 points": 3 * most < 2 * 3})
     return proof.result()
 
 
@@ -78,6 +97,17 @@ CHECKS = (
         sibling=CORRECTED,
     ),
     LemmaCheck(
+        name=UNNORMALISED,
+        source="Ghazi et al. 2025, proof of Lemma 3.8 (s_1 written without the 1/B of eq. (3)); note errata summary",
+        statement=("(as printed in the proof) For a batch that is not (1/tau)-aligned, sum_i sum_j exp(-tau ||q_i - q_j||_inf) "
+                   "<= 2B/3 + e^{-1} B/3."),
+        expected=Verdict.DISPROVED,
+        papers=("ghazi2025",),
+        check=_unnormalised,
+        role="printed",
+        sibling=CORRECTED,
+    ),
+    LemmaCheck(
         name=CORRECTED,
         source="Ghazi et al. 2025, Lemma 3.8 with hypothesis '< 2B/3' (as its proof uses); note A6 and 5.11",
         statement=("(corrected) If every ball B_inf(Y, 1/tau) holds fewer than 2B/3 of the B points, then "
@@ -87,5 +117,6 @@ CHECKS = (
         check=_corrected,
         role="corrected",
         sibling=PRINTED,
+        facts=(Fact("ceiling", le(SCORE, (sp.Rational(2, 3) + 1 / (3 * sp.E)) * BATCH)),),
     ),
 )

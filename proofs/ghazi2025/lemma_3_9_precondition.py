@@ -10,17 +10,22 @@ from dpaudit.proofs.ghazi2025._alg2 import score
 from dpaudit.verify import (
     NUMERIC_RTOL,
     CheckResult,
+    Fact,
     LemmaCheck,
     Proof,
     Verdict,
     Violation,
     finite_floats,
+    le,
     st,
     vectors,
 )
 
 PRINTED = "ghazi2025/lemma_3_9_precondition_from_thm31"
 CORRECTED = "ghazi2025/lemma_3_9_with_step_cap"
+
+#: |s_t(D) - s_t(D')| at a step after the differing one, for aligned neighbours (for Proof.depends).
+LATER_SCORE_GAP = sp.Symbol("later_score_gap", nonnegative=True)
 
 
 def thm31_extremes(n: sp.Expr, m: sp.Expr, d: sp.Expr, eps: sp.Expr, delta: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
@@ -93,5 +98,6 @@ CHECKS = (
         check=_corrected,
         role="corrected",
         sibling=PRINTED,
+        facts=(Fact("later scores", le(LATER_SCORE_GAP, 2)),),
     ),
 )

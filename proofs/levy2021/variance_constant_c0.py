@@ -8,6 +8,22 @@ import sympy as sp
 from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/variance_constant_c0"
+PRINTED = "levy2021/variance_log_alpha_printed"
+
+
+def _printed() -> CheckResult:
+    proof = Proof(PRINTED)
+    proof.given("Thm 2 as printed: Var(A'|X^n) <= c_0 d tau^2 log(dn/alpha) log(1/delta)/(n^2 eps^2), alpha not defined in the theorem",
+                "Var(A'|X^n) = d * 2 (8 tau'/(n eps'))^2 > 0 (the Laplace noise of Alg 2; levy2021/variance_constant_c0)")
+    d, n, tau, eps, gamma, delta = sp.Integer(1), sp.Integer(10), sp.Integer(1), sp.Integer(1), sp.Rational(1, 2), 1 / sp.E
+    tau_p = 10 * tau * sp.sqrt(sp.log(d * n / gamma) / d)
+    eps_p = eps / sp.sqrt(8 * d * sp.log(1 / delta))
+    var = d * 2 * (8 * tau_p / (n * eps_p)) ** 2
+    alpha = d * n
+    bound = 102400 * d * tau**2 * sp.log(d * n / alpha) * sp.log(1 / delta) / (n**2 * eps**2)
+    proof.refute("alpha read as a free parameter, alpha = dn: the bound is 0 < Var", {"d": 1, "n": 10, "tau": 1, "epsilon": 1,
+                 "gamma": gamma, "delta": "1/e", "alpha": alpha, "bound": bound, "Var": var}, bound - var)
+    return proof.result()
 
 
 def _run() -> CheckResult:
@@ -30,12 +46,23 @@ def _run() -> CheckResult:
     return proof.result()
 
 
-CHECK = LemmaCheck(
+CHECKS = (LemmaCheck(
+    name=PRINTED,
+    source="Levy et al. 2021, Thm 2 as printed ('log(dn/alpha)', alpha undefined there); note 0(b)",
+    statement="(as printed) Var(A'|X^n) <= c_0 d tau^2 log(dn/alpha) log(1/delta)/(n^2 eps^2) for every alpha > 0 (alpha free).",
+    expected=Verdict.DISPROVED,
+    papers=("levy2021",),
+    check=_printed,
+    role="printed",
+    sibling=NAME,
+), LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Thm 2 (Var(A'|X^n) <= c_0 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2), c_0 = 102400); note L9",
-    statement=("With tau' = 10 tau sqrt(log(dn/gamma)/d) and eps' = eps/sqrt(8 d log(1/delta)), the total Laplace variance "
+    source="Levy et al. 2021, Thm 2 (Var(A'|X^n) <= c_0 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2), c_0 = 102400); note L9 and 0(b)",
+    statement=("(corrected, alpha read as gamma) With tau' = 10 tau sqrt(log(dn/gamma)/d) and eps' = eps/sqrt(8 d log(1/delta)), the total Laplace variance "
                "d * 2 (8 tau'/(n eps'))^2 equals 102400 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2) exactly."),
     expected=Verdict.PROVED,
     papers=("levy2021",),
     check=_run,
-)
+    role="corrected",
+    sibling=PRINTED,
+))

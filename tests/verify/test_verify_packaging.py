@@ -65,3 +65,29 @@ def test_verify_installed_wheel_finds_the_builtin_checks(tmp_path):
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "levy2021/variance_constant_c0" in run.stdout and "proved" in run.stdout
+
+
+@pytest.mark.slow
+def test_verify_user_script_against_an_installed_wheel(tmp_path):
+    """The README's user script, run by a fresh venv's python with dpaudit installed from a wheel (not editable),
+    from a folder outside the repository."""
+    wheel = _build_wheel(tmp_path)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    (site / "_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)], check=True)
+    work = tmp_path / "user"
+    shutil.copytree(ROOT / "tests" / "verify" / "user_example", work, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    run = subprocess.run([str(python), "user_script.py"], cwd=work, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    where = subprocess.run([str(python), "-c", "import dpaudit; print(dpaudit.__file__)"], cwd=work, env=env,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert where.startswith(str(venv)), where  # the installed wheel, not the repository
+    for line in ("clamp is 1-Lipschitz: PROVED", "clamp is 1/2-Lipschitz: DISPROVED", "l2-ball projection (numpy) is nonexpansive: UNDECIDED",
+                 "buggy projection is nonexpansive: DISPROVED", "unclipped sum has sensitivity 1: DISPROVED", "mine/huber_lipschitz"):
+        assert line in run.stdout, run.stdout
+

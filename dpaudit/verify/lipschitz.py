@@ -1,0 +1,419 @@
+"""Is a map ``L``-Lipschitz? :func:`lipschitz` proves it (sympy input) or looks for a counterexample.
+
+Claim: ``||f(x) - f(y)||_p <= L ||x - y||_p`` for all ``x, y`` in the domain, with the same norm
+``p`` (1, 2 or infinity) on inputs and outputs.
+
+**sympy input** (an expression in real symbols, a sequence of them for a vector map, or a
+``sympy.Lambda``): a proof is attempted.
+
+* Kinks (``Min``, ``Max``, ``Abs``, ``Piecewise``, ``sign``, ``Heaviside``) whose comparisons are
+  between symbols and numbers: a case split of the *pair* residual, e.g.
+  ``L |x - y| - |f(x) - f(y)|``, over every weak ordering of ``x, y`` and the kinks' thresholds
+  (:mod:`dpaudit.verify.piecewise`; coverage checked). No premise: the split is exhaustive. For a
+  vector map whose components depend on disjoint sets of inputs the claim splits per component
+  (for the l-infinity norm it always does: each component against the largest input difference).
+* No kinks (a smooth map): a bound on the Jacobian's operator norm, ``||J(z)||_{p->p} <= L`` for all
+  ``z`` (the dual norm of the gradient for a scalar map), on the open box when ``domain`` is given.
+  Premise: the mean value inequality.
+
+Whatever the proof says, the claim is also searched for a counterexample numerically
+(:mod:`dpaudit.verify.search`); a candidate pair found numerically or in a failing case is
+re-checked in exact arithmetic before it makes the verdict DISPROVED. So: PROVED, DISPROVED with an
+exact pair, or UNDECIDED with the reason.
+
+**A Python callable** on a 1-d numpy array (``dim`` required): counterexample search only. The
+answer is DISPROVED with the pair (the exact floats, re-evaluated to confirm) or UNDECIDED with the
+evidence (pairs searched, the largest ratio seen); never PROVED.
+
+Tolerance: a numerical pair counts only if ``||f(x) - f(y)|| > L ||x - y|| + tolerance * scale``
+with ``scale`` the largest of ``||f(x)||, ||f(y)||, L ||x||, L ||y||`` (the size of the values, hence
+of their rounding errors), decided exactly on the floats; ``tolerance=0`` asks for the exact
+comparison, so that a correct map can be refuted by its own rounding.
+
+Examples
+--------
+>>> import sympy as sp
+>>> from dpaudit import verify
+>>> x = sp.Symbol("x", real=True)
+>>> verify.lipschitz(sp.Min(sp.Max(x, -1), 1), 1).verdict_text()
+'PROVED'
+>>> result = verify.lipschitz(sp.Min(sp.Max(x, -1), 1), sp.Rational(1, 2))
+>>> result.verdict_text(), result.counterexample["x"], result.counterexample["y"]
+('DISPROVED', ['-1/3'], ['1/3'])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from dpaudit._validation import argument_error, check_int, check_nonnegative
+from dpaudit.verify.decide import exact_sign
+from dpaudit.verify.piecewise import CaseSplitError, case_split, has_kinks
+from dpaudit.verify.proof import Proof
+from dpaudit.verify.refute import as_fraction, refute_lipschitz
+from dpaudit.verify.regions import Region, le, lt
+from dpaudit.verify.search import DEFAULT_BUDGET, search_pairs
+from dpaudit.verify.verdict import CheckResult, Verdict
+
+__all__ = ["DEFAULT_TOLERANCE", "lipschitz", "nonexpansive", "parse_norm"]
+
+#: Relative tolerance of numerical comparisons (see the module docstring).
+DEFAULT_TOLERANCE = 1e-9
+
+_SOURCE = "dpaudit.verify.lipschitz"
+_MEAN_VALUE = ("mean value inequality",
+               "a C^1 map whose Jacobian satisfies ||J(z)||_{p->p} <= L at every z of a convex set is L-Lipschitz "
+               "there in the p-norm (integrate J along the segment; e.g. Rudin, Principles of Mathematical "
+               "Analysis, Thm 9.19)")
+
+
+def parse_norm(owner: str, norm: Any) -> float:
+    """``1``, ``2`` or ``inf`` (also ``"l1"``, ``"l2"``, ``"linf"``, ``"inf"``, ``numpy.inf``) as a float."""
+    names = {"l1": 1.0, "l2": 2.0, "linf": math.inf, "inf": math.inf}
+    if isinstance(norm, str) and norm.lower() in names:
+        return names[norm.lower()]
+    if not isinstance(norm, bool) and isinstance(norm, (int, float, np.integer, np.floating)) and float(norm) in (1.0, 2.0, math.inf):
+        return float(norm)
+    raise argument_error(owner, "norm", "1, 2 or inf (also 'l1', 'l2', 'linf')", norm)
+
+
+def _exact_constant(owner: str, constant: Any) -> sp.Expr:
+    """``constant`` as an exact positive sympy number (a float is taken at its exact binary value)."""
+    value = sp.Rational(constant) if isinstance(constant, (float, np.floating)) else sp.sympify(constant)
+    if not value.is_number or value.free_symbols or exact_sign(value) != 1 or value.is_finite is not True:
+        raise argument_error(owner, "constant", "a finite positive number (int, float, Fraction or sympy number)", constant)
+    return value
+
+
+def _seeded(seed: int | None, key: str) -> np.random.Generator:
+    if seed is None:
+        digest = hashlib.sha256(key.encode()).digest()
+        return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    return np.random.default_rng(check_int("lipschitz", "seed", seed, minimum=0))
+
+
+def lipschitz(f: Any, constant: Any, *, norm: Any = 2, domain: tuple[Any, Any] | None = None, dim: int | None = None,
+              seed: int | None = None, budget: int | None = None, tolerance: float = DEFAULT_TOLERANCE,
+              variables: Sequence[sp.Symbol] | None = None, where: Sequence[Any] = ()) -> CheckResult:
+    """Prove or refute ``||f(x) - f(y)||_p <= constant * ||x - y||_p`` for all ``x, y`` in the domain.
+
+    Parameters
+    ----------
+    f : sympy expression, sequence of expressions, sympy.Lambda, or callable
+        The map. A sympy input is a function of ``variables`` (default: all its free symbols, sorted
+        by name; symbols not declared real are read as real); other free symbols are parameters,
+        universally quantified (restrict them with ``where``). A callable takes a 1-d float array of
+        length ``dim`` and returns a scalar or a 1-d array.
+    constant : positive number
+        ``L``. A float is taken at its exact binary value.
+    norm : 1, 2 or inf
+        The norm on inputs and outputs (the same for both).
+    domain : (low, high), optional
+        A box: every input coordinate in ``[low, high]`` (scalars, or one bound per coordinate).
+        Default: all of ``R^dim``.
+    dim : int
+        Input dimension of a callable (ignored for sympy input).
+    seed : int, optional
+        Seeds the counterexample search (default: a fixed seed derived from the claim).
+    budget : int, optional
+        Pairs the search evaluates (default 2000; 600 per parameter setting for sympy input).
+    tolerance : float
+        Relative tolerance of numerical comparisons (module docstring); 0 for exact comparison.
+    variables : sequence of sympy symbols, optional
+        The inputs of a sympy map (the other free symbols are parameters).
+    where : sequence of sympy relations
+        Hypotheses on parameters and inputs (e.g. ``a <= b``), part of the claim.
+
+    Returns
+    -------
+    CheckResult
+        ``verdict``; ``counterexample`` (the pair, with ``f`` at both points) when DISPROVED;
+        ``reason`` when UNDECIDED; ``premises`` taken on trust; ``evidence`` of the search (pairs
+        searched, the largest ratio seen and where).
+
+    Raises
+    ------
+    dpaudit.errors.InvalidArgument
+        On a bad ``constant``, ``norm``, ``domain``, ``dim``, ``budget``, ``seed`` or ``tolerance``.
+    """
+    owner = "lipschitz"
+    p = parse_norm(owner, norm)
+    L = _exact_constant(owner, constant)
+    tol = Fraction(check_nonnegative(owner, "tolerance", tolerance))
+    if budget is not None:
+        budget = check_int(owner, "budget", budget, minimum=1)
+    if isinstance(f, sp.Lambda):
+        variables = list(f.variables) if variables is None else variables
+        f = f.expr
+    if isinstance(f, sp.Basic) or (isinstance(f, (list, tuple, sp.MatrixBase)) and f and all(isinstance(e, sp.Basic) for e in f)):
+        return _symbolic(f, L, p, domain, variables, list(where), seed, budget, tol)
+    if callable(f):
+        if dim is None:
+            raise argument_error(owner, "dim", "the input dimension of the callable (a positive int)", dim)
+        dim = check_int(owner, "dim", dim, minimum=1)
+        low, high = _box(owner, domain, dim)
+        return _numerical(f, L, p, dim, low, high, seed, budget or DEFAULT_BUDGET, tol)
+    raise argument_error(owner, "f", "a sympy expression, a sequence of them, a sympy.Lambda, or a callable on 1-d arrays", f)
+
+
+def nonexpansive(projection: Any, **kwargs: Any) -> CheckResult:
+    """:func:`lipschitz` with constant 1: ``||P(x) - P(y)|| <= ||x - y||``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpaudit import verify
+    >>> verify.nonexpansive(lambda v: np.clip(v, -1, 1), dim=2, norm="inf", budget=200).verdict_text()[:9]
+    'UNDECIDED'
+    """
+    if "constant" in kwargs:
+        raise argument_error("nonexpansive", "constant", "left out (nonexpansive means constant 1)", kwargs["constant"])
+    return lipschitz(projection, 1, **kwargs)
+
+
+def _box(owner: str, domain: Any, dim: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    if domain is None:
+        return None, None
+    try:
+        low, high = domain
+        lo = np.broadcast_to(np.asarray(low, dtype=float), (dim,)).copy()
+        hi = np.broadcast_to(np.asarray(high, dtype=float), (dim,)).copy()
+    except (TypeError, ValueError) as exc:
+        raise argument_error(owner, "domain", f"a box (low, high) of scalars or length-{dim} arrays", domain) from exc
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo < hi)):
+        raise argument_error(owner, "domain", "a box (low, high) with finite low < high in every coordinate", domain)
+    return lo, hi
+
+
+def _norm_word(p: float) -> str:
+    return "inf" if p == math.inf else str(int(p))
+
+
+# -- numerical maps ----------------------------------------------------------------------------
+
+
+def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.ndarray | None, high: np.ndarray | None,
+               seed: int | None, budget: int, tol: Fraction) -> CheckResult:
+    where = f"R^{dim}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
+    claim = f"||f(x) - f(y)||_{_norm_word(p)} <= {L} ||x - y||_{_norm_word(p)} for all x, y in {where} (f = {getattr(f, '__name__', repr(f))})"
+    key = f"{_SOURCE}/callable/{dim}/{p}/{L}"
+    proof = Proof(key)
+    proof.given(claim)
+    search = search_pairs(f, dim, norm=p, constant=as_fraction(L), rng=_seeded(seed, key), budget=budget,
+                          low=low, high=high, tolerance=tol)
+    label = f"counterexample search ({search.pairs} pairs, tolerance {float(tol):g})"
+    if search.violation is not None:
+        proof.instance(label, False, point=search.violation, cases=search.pairs,
+                       note=f"||f(x) - f(y)|| / ||x - y|| = {search.violation['ratio']:.6g} > {L}")
+    else:
+        proof.instance(label, True, point={}, cases=search.pairs)
+    result = proof.result()
+    evidence = _evidence(search, tol)
+    reason = result.reason
+    if result.verdict is Verdict.UNDECIDED:
+        reason = (f"no counterexample in {search.pairs} pairs (largest ratio {search.best_ratio:.10g} after the tolerance); "
+                  "a search can only refute, never prove")
+    return dataclasses.replace(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
+
+
+def _evidence(search: Any, tol: Fraction) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "pairs searched": search.pairs,
+        "largest ratio (after the tolerance)": search.best_ratio,
+        "largest ratio (well-separated pairs)": search.best_raw_ratio,
+        "tolerance": float(tol),
+        "pairs per strategy": dict(search.strategies),
+    }
+    if search.best_pair is not None:
+        out["largest ratio at"] = {"x": search.best_pair[0].tolist(), "y": search.best_pair[1].tolist()}
+    if search.nonfinite:
+        out["pairs where f was not finite"] = search.nonfinite
+    return out
+
+
+# -- sympy maps --------------------------------------------------------------------------------
+
+
+def _components(f: Any) -> list[sp.Expr]:
+    if isinstance(f, sp.MatrixBase):
+        return [sp.sympify(e) for e in f]
+    if isinstance(f, (list, tuple)):
+        return [sp.sympify(e) for e in f]
+    return [sp.sympify(f)]
+
+
+def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where: list[Any]
+             ) -> tuple[list[sp.Expr], list[sp.Symbol], list[sp.Symbol], list[Any], list[str]]:
+    """Replace symbols not declared real by real ones of the same name; split inputs from parameters."""
+    free = sorted(set().union(*(e.free_symbols for e in exprs)) | set().union(*(sp.sympify(w).free_symbols for w in where)),
+                  key=lambda s: s.name)
+    renamed = {s: sp.Symbol(s.name, real=True) for s in free if s.is_real is not True}
+    notes = [f"{s} is read as a real symbol" for s in renamed]
+    exprs = [e.xreplace(renamed) for e in exprs]
+    where = [sp.sympify(w).xreplace(renamed) for w in where]
+    if variables is None:
+        inputs = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
+    else:
+        inputs = [renamed.get(v, v) for v in variables]
+        for v in inputs:
+            if not isinstance(v, sp.Symbol):
+                raise argument_error("lipschitz", "variables", "sympy symbols", variables)
+    params = sorted({renamed.get(s, s) for s in free} - set(inputs), key=lambda s: s.name)
+    return exprs, inputs, params, where, notes
+
+
+def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.Symbol] | None, where: list[Any],
+              seed: int | None, budget: int | None, tol: Fraction) -> CheckResult:
+    exprs, xs, params, where, notes = _as_real(_components(f), variables, where)
+    if not xs:
+        raise argument_error("lipschitz", "f", "a function of at least one real symbol", f)
+    low, high = _box("lipschitz", domain, len(xs))
+    ys = [sp.Symbol(v.name + "'", **v.assumptions0) for v in xs]
+    to_y = dict(zip(xs, ys, strict=True))
+    box = [] if low is None else [rel for v, lo, hi in zip(xs, low, high, strict=True)
+                                  for rel in (le(sp.Rational(lo), v), le(v, sp.Rational(hi)))]
+    hypotheses = where + box
+    pair_domain = list(hypotheses) + [h.xreplace(to_y) for h in hypotheses if h.free_symbols & set(xs)]
+    shown = exprs[0] if len(exprs) == 1 else tuple(exprs)
+    region = f"R^{len(xs)}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
+    claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {L} ||x - y||_{_norm_word(p)} for all x, y in {region}"
+             f" with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
+    key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
+    proof = Proof(key)
+    proof.given(claim, *notes)
+    reason = ""
+    split: list[tuple[sp.Expr, list[Any]]] = []
+    try:
+        if any(has_kinks(e) for e in exprs):
+            split = _by_cases(proof, exprs, xs, to_y, L, p, pair_domain)
+        else:
+            _by_gradient(proof, exprs, xs, L, p, hypotheses, low, high)
+    except CaseSplitError as exc:
+        proof.unproved("the case split or the Jacobian bound", str(exc))
+        reason = f"no exact proof: {exc}"
+    rng = _seeded(seed, key)
+    evidence = refute_lipschitz(proof, split, exprs, xs, ys, params, L, p, low, high, where, pair_domain, rng, budget, tol)
+    result = proof.result()
+    if result.verdict is Verdict.UNDECIDED:
+        reason = "; ".join(r for r in (reason, result.reason) if r)
+    else:
+        reason = result.reason
+    return dataclasses.replace(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
+
+
+def _pair_residuals(exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Mapping[sp.Symbol, sp.Symbol], L: sp.Expr,
+                    p: float) -> list[tuple[str, sp.Expr]]:
+    """Residuals ``>= 0`` that together are the claim, split per component where that is exact."""
+    deps = [[v for v in xs if v in e.free_symbols] for e in exprs]
+    gaps = [e - e.xreplace(dict(to_y)) for e in exprs]
+
+    def dist(vs: Sequence[sp.Symbol]) -> sp.Expr:
+        d = [v - to_y[v] for v in vs]
+        if len(d) == 1:
+            return sp.Abs(d[0])
+        if p == 1:
+            return sp.Add(*(sp.Abs(t) for t in d))
+        if p == math.inf:
+            return sp.Max(*(sp.Abs(t) for t in d))
+        return sp.sqrt(sp.Add(*(t**2 for t in d)))
+
+    disjoint = all(not (set(a) & set(b)) for a, b in itertools.combinations(deps, 2))
+    if p == math.inf or disjoint or len(exprs) == 1:
+        out = []
+        for i, (dep, gap) in enumerate(zip(deps, gaps, strict=True)):
+            if not dep:
+                continue  # a component that does not depend on the inputs cannot move
+            lhs = sp.Abs(gap)
+            if p == 2 and len(dep) > 1:
+                out.append((f"component {i}: {L}^2 ||x - y||^2 - |f_{i}(x) - f_{i}(y)|^2 >= 0",
+                            L**2 * sp.Add(*((v - to_y[v]) ** 2 for v in dep)) - gap**2))
+            else:
+                out.append((f"component {i}: {L} |x - y| - |f_{i}(x) - f_{i}(y)| >= 0 (inputs {', '.join(map(str, dep))})",
+                            L * dist(dep) - lhs))
+        return out
+    used = [v for v in xs if any(v in d for d in deps)]
+    if p == 1:
+        return [("joint: L ||x - y||_1 - ||f(x) - f(y)||_1 >= 0", L * dist(used) - sp.Add(*(sp.Abs(g) for g in gaps)))]
+    return [("joint: L^2 ||x - y||_2^2 - ||f(x) - f(y)||_2^2 >= 0",
+             L**2 * sp.Add(*((v - to_y[v]) ** 2 for v in used)) - sp.Add(*(g**2 for g in gaps)))]
+
+
+def _by_cases(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Mapping[sp.Symbol, sp.Symbol],
+              L: sp.Expr, p: float, pair_domain: list[Any]) -> list[tuple[sp.Expr, list[Any]]]:
+    """Case split of each pair residual; returns the residuals with their cells (for the refutation)."""
+    residuals = _pair_residuals(exprs, xs, to_y, L, p)
+    if len(residuals) > 1:
+        deps = {i: sorted(str(v) for v in xs if v in e.free_symbols) for i, e in enumerate(exprs)}
+        why = ("the l-infinity claim is the claim for every component against the largest input gap"
+               if p == math.inf else "the components depend on disjoint inputs, so the norms add up component by component")
+        proof.exact(f"split per component: {why} (inputs per component: {deps})", True)
+    split = []
+    for label, residual in residuals:
+        cells, relations = case_split(residual, [h for h in pair_domain if h.free_symbols & residual.free_symbols])
+        proof.cases(label, residual, cells, domain=relations)
+        split.append((residual, cells))
+    return split
+
+
+def _sign_vectors(k: int) -> Iterable[tuple[int, ...]]:
+    return itertools.product((1, -1), repeat=k)
+
+
+def _by_gradient(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], L: sp.Expr, p: float,
+                 hypotheses: list[Any], low: np.ndarray | None, high: np.ndarray | None) -> None:
+    jac = [[sp.diff(e, v) for v in xs] for e in exprs]
+    proof.cite(*_MEAN_VALUE)
+    steps: list[tuple[str, sp.Expr]] = []
+    if p == math.inf:
+        for i, row in enumerate(jac):
+            nz = [g for g in row if g != 0]
+            steps.extend((f"row {i}: sum_j s_j dF_{i}/dx_j <= {L} for signs {s}", L - sp.Add(*(si * g for si, g in zip(s, nz, strict=True))))
+                         for s in _sign_vectors(len(nz)))
+    elif p == 1:
+        for j in range(len(xs)):
+            col = [jac[i][j] for i in range(len(exprs)) if jac[i][j] != 0]
+            steps.extend((f"column {j}: sum_i s_i dF_i/dx_{j} <= {L} for signs {s}", L - sp.Add(*(si * g for si, g in zip(s, col, strict=True))))
+                         for s in _sign_vectors(len(col)))
+    elif len(exprs) == 1 or len(xs) == 1:
+        steps.append((f"||J||_2 = l2 norm of the {'gradient' if len(exprs) == 1 else 'derivative'} <= {L}",
+                      L**2 - sp.Add(*(g**2 for row in jac for g in row))))
+    elif len(xs) == 2:
+        m = sp.Matrix(jac)
+        gram = L**2 * sp.eye(2) - m.T * m
+        steps.append((f"{L}^2 I - J^T J is PSD: (1, 1) entry >= 0", gram[0, 0]))
+        steps.append((f"{L}^2 I - J^T J is PSD: determinant >= 0", gram.det()))
+    else:
+        steps.append((f"||J||_2 <= ||J||_F <= {L} (Frobenius bound, sufficient)", L**2 - sp.Add(*(g**2 for row in jac for g in row))))
+    constant = [(label, r) for label, r in steps if sp.sympify(r).is_number]
+    for label, residual in constant:  # a constant Jacobian: the bound is a fact about numbers, decided exactly
+        if exact_sign(sp.sympify(residual)) is not None and exact_sign(sp.sympify(residual)) >= 0:
+            proof.exact(f"{label} (constant Jacobian)", True)
+        else:
+            proof.nonneg(f"{label} (constant Jacobian)", residual)
+    steps = [(label, r) for label, r in steps if not sp.sympify(r).is_number]
+    if not steps:
+        return
+    if low is None and not hypotheses:
+        for label, residual in steps:
+            proof.nonneg(label, residual)
+        return
+    conditions = list(hypotheses)
+    if low is not None:  # the open box; the closed box follows by continuity
+        conditions = [h for h in hypotheses if not any(h.has(v) for v in xs)]
+        conditions += [rel for v, lo, hi in zip(xs, low, high, strict=True) for rel in (lt(sp.Rational(lo), v), lt(v, sp.Rational(hi)))]
+        proof.assume("continuity at the box's faces", "the map is continuous, so a Lipschitz bound on the open box holds on its closure")
+    try:
+        region = Region.where("domain", *conditions)
+    except (ValueError, TypeError) as exc:
+        raise CaseSplitError(f"the domain cannot be parametrised ({exc})") from exc
+    for label, residual in steps:
+        proof.cases(label, residual, [region], domain=conditions)

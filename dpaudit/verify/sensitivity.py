@@ -1,0 +1,328 @@
+"""Is a query's sensitivity at most ``bound``? :func:`sensitivity` looks for neighbours that refute it.
+
+A wrong sensitivity is the most common DP bug: the noise is calibrated to a bound the query does
+not meet. :func:`sensitivity` searches, without running any mechanism, for neighbouring datasets
+``D ~ D'`` (under a :mod:`dpaudit.neighbors` relation) with ``||q(D) - q(D')|| > bound``:
+
+* the relation's worst-case neighbours (:func:`~dpaudit.neighbors.worst_case_neighbors`) at the
+  ends of the entry domain and at extreme magnitudes;
+* one row replaced (or added) by extreme values, entry by entry and whole;
+* random neighbours (:func:`~dpaudit.neighbors.random_neighbor`);
+* hypothesis-driven neighbours (:func:`dpaudit.strategies.neighboring_pairs`, seeded, ``target``-guided);
+* local optimisation (Nelder-Mead) of the changed row from the farthest neighbour found.
+
+It returns DISPROVED with the pair (re-evaluated to confirm; the distance is compared exactly on the
+floats, with the tolerance) or UNDECIDED with the largest distance seen; never PROVED.
+
+Examples
+--------
+>>> import numpy as np
+>>> from dpaudit import verify
+>>> from dpaudit.neighbors import ItemReplace
+>>> data = np.zeros(10)
+>>> verify.sensitivity(lambda d: d.sum(), 1.0, relation=ItemReplace(), dataset=data, budget=100).verdict_text()
+'DISPROVED'
+>>> clipped = verify.sensitivity(lambda d: np.clip(d, 0, 1).sum(), 1.0, relation=ItemReplace(), dataset=data, budget=100)
+>>> clipped.verdict_text()[:9], clipped.evidence["largest distance"]
+('UNDECIDED', 1.0)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from hypothesis import HealthCheck, Phase, given, settings, target
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from numpy.typing import NDArray
+from scipy.optimize import minimize
+
+from dpaudit._validation import (
+    argument_error,
+    check_finite_array,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
+from dpaudit.neighbors import (
+    ItemAddRemove,
+    ItemReplace,
+    NeighborRelation,
+    UserAddRemove,
+    UserReplace,
+    random_neighbor,
+    worst_case_neighbors,
+)
+from dpaudit.verify.lipschitz import DEFAULT_TOLERANCE, parse_norm
+from dpaudit.verify.proof import Proof
+from dpaudit.verify.search import as_vector, exceeds, norm_of
+from dpaudit.verify.verdict import CheckResult, Verdict
+
+__all__ = ["DEFAULT_SENSITIVITY_BUDGET", "sensitivity"]
+
+#: Neighbours a search evaluates unless told otherwise.
+DEFAULT_SENSITIVITY_BUDGET = 1000
+
+#: Entry values tried when the domain is unbounded (finite, so that sums stay finite).
+_EXTREMES = (-1e9, -1e6, -1e3, -1.0, 0.0, 1.0, 1e3, 1e6, 1e9)
+
+_SHOWN_ENTRIES = 64
+
+
+class _Search:
+    """State of one neighbour search."""
+
+    def __init__(self, query: Callable[[NDArray[np.float64]], Any], base: NDArray[np.float64], relation: NeighborRelation,
+                 bound: Fraction, norm: float, tol: Fraction, budget: int) -> None:
+        self.query, self.base, self.relation = query, base, relation
+        self.bound, self.norm, self.tol, self.budget = bound, norm, tol, budget
+        self.q_base = self._call(base)
+        if self.q_base is None:
+            raise argument_error("sensitivity", "query", "finite on the base dataset", query)
+        self.count = 0
+        self.nonfinite = 0
+        self.best = 0.0
+        self.best_neighbor: NDArray[np.float64] | None = None
+        self.violation: dict[str, Any] | None = None
+        self.strategies: dict[str, int] = {}
+
+    @property
+    def done(self) -> bool:
+        return self.violation is not None or self.count >= self.budget
+
+    def _call(self, data: NDArray[np.float64]) -> NDArray[np.float64] | None:
+        out = as_vector(self.query(data.copy()))
+        return out if np.all(np.isfinite(out)) else None
+
+    def distance(self, other: NDArray[np.float64], strategy: str) -> float:
+        """Evaluate one neighbour of the base dataset; returns ``||q(D) - q(D')||`` (0 when unusable)."""
+        if self.done or not np.all(np.isfinite(other)) or not self.relation.is_neighbor(self.base, other):
+            return 0.0
+        self.count += 1
+        self.strategies[strategy] = self.strategies.get(strategy, 0) + 1
+        q = self._call(other)
+        if q is None:
+            self.nonfinite += 1
+            return 0.0
+        if q.shape != self.q_base.shape:
+            raise ValueError(f"the query returned outputs of different shapes {self.q_base.shape} and {q.shape}")
+        dist = norm_of(q - self.q_base, self.norm)
+        if dist > self.best:
+            self.best, self.best_neighbor = dist, other.copy()
+        scale = max(norm_of(q, self.norm), norm_of(self.q_base, self.norm), float(self.bound))
+        if exceeds(q, self.q_base, [1.0], [0.0], self.bound, self.tol, self.norm, scale):
+            self._confirm(other, scale, strategy)
+        return dist
+
+    def _confirm(self, other: NDArray[np.float64], scale: float, strategy: str) -> None:
+        q0, q1 = self._call(self.base), self._call(other)
+        if q0 is None or q1 is None or not exceeds(q1, q0, [1.0], [0.0], self.bound, self.tol, self.norm, scale):
+            return
+        self.violation = {"change": _describe_change(self.base, other), "query(D)": q0.tolist(), "query(D')": q1.tolist(),
+                          "distance": norm_of(q1 - q0, self.norm), "bound": float(self.bound), "found by": strategy}
+        if other.size <= _SHOWN_ENTRIES:
+            self.violation.update({"D": self.base.tolist(), "D'": other.tolist()})
+
+
+def _describe_change(base: NDArray[np.float64], other: NDArray[np.float64]) -> dict[str, Any]:
+    """Which row differs and how (exact floats)."""
+    if base.shape == other.shape:
+        rows = np.flatnonzero((base != other).reshape(base.shape[0], -1).any(axis=1))
+        i = int(rows[0]) if rows.size else 0
+        return {"replaced row": i, "old": np.asarray(base[i]).tolist(), "new": np.asarray(other[i]).tolist()}
+    if other.shape[0] > base.shape[0]:
+        for i in range(other.shape[0]):
+            if np.array_equal(np.delete(other, i, axis=0), base):
+                return {"added row": i, "new": np.asarray(other[i]).tolist()}
+    for i in range(base.shape[0]):
+        if np.array_equal(np.delete(base, i, axis=0), other):
+            return {"removed row": i, "old": np.asarray(base[i]).tolist()}
+    return {"shape": list(other.shape)}  # pragma: no cover - relation checked before
+
+
+def _row_with(base: NDArray[np.float64], i: int, row: NDArray[np.float64], add: bool) -> NDArray[np.float64]:
+    if add:
+        return np.insert(base, i, row, axis=0)
+    out = base.copy()
+    out[i] = row
+    return out
+
+
+def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, relation: NeighborRelation, dataset: Any,
+                norm: Any = 1, seed: int | None = None, budget: int | None = None, tolerance: float = DEFAULT_TOLERANCE,
+                domain: tuple[float, float] | None = None) -> CheckResult:
+    """Search for neighbours ``D ~ D'`` of ``dataset`` with ``||query(D) - query(D')||_norm > bound``.
+
+    Parameters
+    ----------
+    query : callable
+        Maps a dataset (a float array shaped like ``dataset``, or with one row more or fewer under
+        add/remove relations) to a scalar or a 1-d array.
+    bound : float
+        The claimed sensitivity (``> 0``).
+    relation : NeighborRelation
+        :class:`~dpaudit.neighbors.ItemReplace`, :class:`~dpaudit.neighbors.ItemAddRemove`,
+        :class:`~dpaudit.neighbors.UserReplace` or :class:`~dpaudit.neighbors.UserAddRemove`.
+    dataset : array_like
+        The base dataset ``D`` (``(n, ...)`` for item relations, ``(n_users, m_items, ...)`` for user ones).
+    norm : 1, 2 or inf
+        The norm of ``query(D) - query(D')``.
+    seed : int, optional
+        Seeds the search (default: a fixed seed derived from the claim).
+    budget : int, optional
+        Neighbours evaluated (default 1000).
+    tolerance : float
+        A pair counts only if ``||q(D) - q(D')|| > bound + tolerance * scale`` with ``scale`` the largest of
+        ``||q(D)||, ||q(D')||, bound`` (compared exactly on the floats); 0 asks for the exact comparison.
+    domain : (low, high), optional
+        The domain of a data entry. Default: unbounded (entries up to +-1e9 are tried).
+
+    Returns
+    -------
+    CheckResult
+        DISPROVED with the pair (``counterexample``: the changed row, both query values, the
+        distance; both datasets when small), or UNDECIDED with ``evidence`` (neighbours searched, the
+        largest distance seen and the neighbour attaining it).
+    """
+    owner = "sensitivity"
+    b = Fraction(check_positive(owner, "bound", bound))
+    p = parse_norm(owner, norm)
+    tol = Fraction(check_nonnegative(owner, "tolerance", tolerance))
+    budget = DEFAULT_SENSITIVITY_BUDGET if budget is None else check_int(owner, "budget", budget, minimum=1)
+    if not isinstance(relation, (ItemReplace, ItemAddRemove, UserReplace, UserAddRemove)):
+        raise argument_error(owner, "relation", "ItemReplace, ItemAddRemove, UserReplace or UserAddRemove", relation)
+    base = check_finite_array(owner, "dataset", dataset, min_ndim=relation.min_ndim)
+    if base.shape[0] == 0:
+        raise argument_error(owner, "dataset", "non-empty", dataset)
+    if domain is not None:
+        try:
+            low, high = float(domain[0]), float(domain[1])
+        except (TypeError, ValueError, IndexError) as exc:
+            raise argument_error(owner, "domain", "a pair (low, high) of finite numbers with low < high", domain) from exc
+        if not (np.isfinite(low) and np.isfinite(high) and low < high):
+            raise argument_error(owner, "domain", "a pair (low, high) of finite numbers with low < high", domain)
+        extremes = tuple(sorted({low, high, (low + high) / 2}))
+    else:
+        low, high = -1e9, 1e9
+        extremes = _EXTREMES
+    key = f"dpaudit.verify.sensitivity/{relation}/{base.shape}/{float(b)}/{p}"
+    rng = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
+                                if seed is None else check_int(owner, "seed", seed, minimum=0))
+    search = _Search(query, base, relation, b, p, tol, budget)
+    _worst_cases(search, extremes, domain is None)
+    _extreme_rows(search, extremes, rng)
+    _random(search, rng, budget // 4, low if domain is not None else -1e3, high if domain is not None else 1e3)
+    _hypothesis(search, budget // 5, int(rng.integers(2**31)), low, high)
+    _optimise(search, budget - search.count, low, high)
+    _random(search, rng, budget - search.count, low if domain is not None else -1e3, high if domain is not None else 1e3)
+    where = "R" if domain is None else f"[{low:g}, {high:g}]"
+    claim = (f"||query(D) - query(D')||_{'inf' if p == np.inf else int(p)} <= {float(b):g} for every neighbour D' of the given "
+             f"D {base.shape} under {relation} (entries in {where})")
+    proof = Proof(key)
+    proof.given(claim)
+    label = f"neighbour search ({search.count} neighbours, tolerance {float(tol):g})"
+    if search.violation is not None:
+        proof.instance(label, False, point=search.violation, cases=search.count,
+                       note=f"distance {search.violation['distance']:.6g} > {float(b):g}")
+    else:
+        proof.instance(label, True, point={}, cases=search.count)
+    result = proof.result()
+    evidence: dict[str, Any] = {"neighbours searched": search.count, "largest distance": search.best,
+                                "tolerance": float(tol), "neighbours per strategy": dict(search.strategies)}
+    if search.best_neighbor is not None:
+        evidence["largest distance at"] = _describe_change(base, search.best_neighbor)
+    if search.nonfinite:
+        evidence["neighbours where the query was not finite"] = search.nonfinite
+    reason = result.reason
+    if result.verdict is Verdict.UNDECIDED:
+        reason = (f"no neighbour farther than {float(b):g} in {search.count} searched (largest distance {search.best:.10g}); "
+                  "a search can only refute, never prove")
+    return dataclasses.replace(result, claim=claim, source="dpaudit.verify.sensitivity", reason=reason, evidence=evidence)
+
+
+def _replaces(relation: NeighborRelation) -> bool:
+    return isinstance(relation, (ItemReplace, UserReplace))
+
+
+def _worst_cases(search: _Search, extremes: tuple[float, ...], unbounded: bool) -> None:
+    pairs = [(extremes[0], extremes[-1])]
+    if unbounded:
+        pairs += [(-1.0, 1.0), (-1e3, 1e3), (-1e6, 1e6)]
+        lo, hi = float(search.base.min()), float(search.base.max())
+        if lo < hi:
+            pairs.append((lo, hi))
+    for lo, hi in pairs:
+        for other in worst_case_neighbors(search.relation, search.base, low=lo, high=hi, max_candidates=64):
+            search.distance(other, "worst-case neighbours")
+
+
+def _extreme_rows(search: _Search, extremes: tuple[float, ...], rng: np.random.Generator) -> None:
+    base, n = search.base, search.base.shape[0]
+    add = not _replaces(search.relation)
+    rows = list(range(n)) if n <= 20 else sorted({0, n - 1, *rng.choice(n, size=18, replace=False).tolist()})
+    shape = base.shape[1:]
+    for i in rows:
+        for value in extremes:
+            if search.done:
+                return
+            search.distance(_row_with(base, i, np.full(shape, value), add), "extreme values")
+        if shape and int(np.prod(shape)) > 1:
+            for value in (extremes[0], extremes[-1]):
+                row = np.array(base[i] if not add else np.zeros(shape), dtype=float)
+                flat = row.reshape(-1)
+                flat[int(rng.integers(flat.size))] = value
+                search.distance(_row_with(base, i, row, add), "extreme values")
+    if not _replaces(search.relation):
+        for i in rows:
+            search.distance(np.delete(base, i, axis=0), "extreme values")
+
+
+def _random(search: _Search, rng: np.random.Generator, count: int, low: float, high: float) -> None:
+    for _ in range(count):
+        if search.done:
+            return
+        search.distance(random_neighbor(search.relation, search.base, rng=rng, low=low, high=high), "random neighbours")
+
+
+def _hypothesis(search: _Search, count: int, seed: int, low: float, high: float) -> None:
+    if count < 1 or search.done:
+        return
+    from dpaudit.strategies import neighboring_pairs
+
+    pairs = neighboring_pairs(search.relation, st.just(search.base), low=low, high=high)
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=count, database=None, deadline=None, suppress_health_check=list(HealthCheck),
+              phases=[Phase.generate, Phase.target])
+    @given(pairs)
+    def body(pair: tuple[NDArray[np.float64], NDArray[np.float64]]) -> None:
+        a, b = pair
+        other = b if a.shape == search.base.shape and np.array_equal(a, search.base) else a
+        target(min(search.distance(other, "hypothesis"), 1e300))
+
+    body()
+
+
+def _optimise(search: _Search, count: int, low: float, high: float) -> None:
+    """Nelder-Mead on the changed row of the farthest neighbour, kept inside the entry domain."""
+    if count < 1 or search.done or search.best_neighbor is None:
+        return
+    base, best = search.base, search.best_neighbor
+    add = best.shape[0] > base.shape[0]
+    if best.shape[0] < base.shape[0]:
+        return  # a removal has nothing to optimise
+    change = _describe_change(base, best)
+    i = change.get("replaced row", change.get("added row", 0))
+    shape = base.shape[1:]
+
+    def objective(z: NDArray[np.float64]) -> float:
+        row = np.clip(z, low, high).reshape(shape) if shape else float(np.clip(z[0], low, high))
+        return -search.distance(_row_with(base, i, np.asarray(row, dtype=float), add), "local optimisation")
+
+    minimize(objective, np.atleast_1d(np.asarray(best[i], dtype=float)).ravel(), method="Nelder-Mead",
+             options={"maxfev": count})

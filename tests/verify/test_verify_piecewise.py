@@ -11,7 +11,14 @@ import sympy as sp
 
 from dpaudit.bounds import check_inequality
 from dpaudit.verify import CaseSplitError, Proof, Verdict, coverage, le, prove_by_cases
-from dpaudit.verify.piecewise import case_split, cell_points, kink_comparisons, ordering_cells, resolve_kinks, split_terms
+from dpaudit.verify.piecewise import (
+    case_split,
+    cell_points,
+    kink_comparisons,
+    ordering_cells,
+    resolve_kinks,
+    split_terms,
+)
 
 X, Y, A, B = sp.symbols("x y a b", real=True)
 P = sp.Symbol("p", positive=True)

@@ -146,7 +146,13 @@ PROBE_STREAM = 2
 
 
 def _auto_block_size(sampler: Any, d0: Any, streams: TrialStreams) -> int:
-    """Block size from the size of one output, probed on a stream the audit never uses otherwise."""
+    """The mechanism's declared ``audit_block_size``, else one from the size of one output.
+
+    The output size is probed on a stream the audit never uses otherwise.
+    """
+    declared = getattr(sampler.target, "audit_block_size", None) if sampler.kind == "mechanism" else None
+    if isinstance(declared, int) and declared >= 1:
+        return declared
     per_output = max(1, int(np.prod(draw_block(sampler, d0, streams, PROBE_STREAM, 0, 1, "on d0 (probe call)").shape[1:])))
     return int(min(MAX_BLOCK_TRIALS, max(1 << 12, BLOCK_NUMBERS // per_output)))
 
@@ -223,9 +229,11 @@ def audit(
         test); a clear disagreement raises :class:`MechanismError` (rows not independent).
     block_size : int, optional
         Trials per random-stream block; part of the seed (changing it changes the draws). By
-        default it is chosen from the size of one output (one probe call on a separate stream):
-        about 2**23 output numbers per block, between 2**12 and 2**20 trials, so a scalar mechanism
-        is drawn in one call per million trials.
+        default it is the mechanism's ``audit_block_size`` where it declares one (the user-level
+        algorithms whose every trial runs an SGD loop declare 1024, so that long audits spread over
+        workers and checkpoint block by block), else it is chosen from the size of one output (one
+        probe call on a separate stream): about 2**23 output numbers per block, between 2**12 and
+        2**20 trials, so a scalar mechanism is drawn in one call per million trials.
     batch_size : int, optional
         Trials per dispatched task (rounded up to whole blocks). Does not change the results.
     executor : concurrent.futures.Executor, optional

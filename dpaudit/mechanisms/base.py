@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import abc
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,6 +43,11 @@ def check_integer_valued(owner: str, name: str, data: Any) -> NDArray[np.int64]:
 
 class MechanismBase(abc.ABC):
     """Base of dpaudit mechanisms (subclasses are frozen dataclasses)."""
+
+    #: Trials per random-stream block that :func:`dpaudit.audit` uses by default (``None``: chosen
+    #: from the output size). Algorithms whose every trial is expensive set a small block, so that a
+    #: long audit spreads over workers and a checkpoint records progress block by block.
+    audit_block_size: ClassVar[int | None] = None
 
     @abc.abstractmethod
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[Any]:

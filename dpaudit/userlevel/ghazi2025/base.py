@@ -57,7 +57,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -109,6 +109,8 @@ _PAPER_FLAW = (
 @dataclass(frozen=True)
 class _Ghazi2025Base(MechanismBase):
     """Fields and parameter resolution shared by Algorithm 1 (+noise) and Algorithm 5."""
+
+    audit_block_size: ClassVar[int] = 1024  # every trial runs a whole SGD loop
 
     loss: Ghazi2025Loss
     epsilon: float

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -246,6 +246,8 @@ class WinsorizedFirstOrder(MechanismBase):
     ----------
     [LSA+21, Alg 3, Thm 3, Prop 1]; [Bub15, Thm 3.2, 6.3]; [DR14, Thm 3.20].
     """
+
+    audit_block_size: ClassVar[int] = 1024  # every trial runs a whole SGD loop
 
     loss: Loss
     epsilon: float

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -225,6 +225,8 @@ class PhasedERM(MechanismBase):
     >>> [r.n_users for r in erm.schedule(64, 8, 2)], erm.gradient_count(64, 8, 2)
     ([32, 16], 1152)
     """
+
+    audit_block_size: ClassVar[int] = 1024  # every trial runs a whole SGD loop
 
     loss: Loss
     epsilon: float

@@ -84,6 +84,8 @@ def _gamma_grid(users: int, threshold_fraction: float) -> NDArray[np.float64]:
 class _Alg3Base(MechanismBase):
     """Fields, parameter resolution and sampling shared by Algorithms 3 and 2."""
 
+    audit_block_size: ClassVar[int] = 1024  # every trial runs a whole SGD loop
+
     loss: Loss
     epsilon: float
     delta: float

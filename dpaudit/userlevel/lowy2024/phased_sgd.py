@@ -129,6 +129,8 @@ class OutlierRemovalPhasedSGD(MechanismBase):
     ((2, 2), True)
     """
 
+    audit_block_size: ClassVar[int] = 1024  # every trial runs a whole SGD loop
+
     loss: Loss
     epsilon: float
     delta: float

@@ -186,7 +186,7 @@ class CheckResult:
         return text
 
     def line(self) -> str:
-        """One-line rendering: verdict (with premises), claim, citation, and the counterexample if any."""
+        """One-line rendering: verdict (with premises), claim, citation, the counterexample or why undecided."""
         text = f"{self.verdict.name:<10} {self.claim}"
         if self.source:
             text += f"  {self.source}"
@@ -195,6 +195,8 @@ class CheckResult:
         if self.counterexample:
             shown = ", ".join(f"{k}={_short(v)}" for k, v in self.counterexample.items())
             text += f"  [counterexample: {shown}]"
+        if self.verdict is Verdict.UNDECIDED and self.reason:
+            text += f"  [{self.reason}]"
         return text
 
     def __str__(self) -> str:

@@ -352,7 +352,15 @@ class SCOutputPert(MechanismBase):
         return min_users_for(kap)
 
     def claimed_guarantee(self) -> ApproxDP:
-        """``(epsilon, delta)``-DP under user-level replacement [GKKMMZ23, Thm 3.1 via Thm 3.3]."""
+        """``(epsilon, delta)``-DP under user-level replacement [GKKMMZ23, Thm 3.1 via Thm 3.3].
+
+        The claim covers the declared domain: every dataset inside the problem's bounds whose
+        stability search fits in ``max_states`` (all of them with ``max_states=None``, or whenever the
+        certificate decides). A dataset outside it is refused with
+        :class:`~dpaudit.userlevel.ghazi2023.stability.EnumerationTooLarge` before any randomness is
+        drawn, as data outside the bounds are; that refusal, like the running time, is visible to
+        whoever runs the mechanism and lies outside the output-DP model (the note's P16).
+        """
         delta = alg1_parameters(self.epsilon, self.delta, 1.0, preset=self.preset, kappa=self.kappa).claimed_delta
         return ApproxDP(self.epsilon, delta, UserReplace())
 

@@ -40,7 +40,10 @@ def _normalised(text: str) -> list[str]:
 
 
 def _environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PYTEST"))}
+    # pytest stops truncating its short summary when CI or BUILD_NUMBER is set; the README shows a terminal's output
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "PYTEST")) and k not in ("CI", "BUILD_NUMBER", "COLUMNS")}
+    env["COLUMNS"] = "80"
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return env
 

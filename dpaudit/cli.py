@@ -77,6 +77,16 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     run.add_argument("--workers", type=int, default=1, help="processes drawing trials; results do not depend on it (default 1)")
     run.add_argument("--scheduler", metavar="ADDRESS", help="draw trials on this Dask cluster instead (tcp://host:port)")
     run.add_argument("--checkpoint", metavar="FILE", help="record finished blocks in this SQLite file; rerun to resume")
+    run.add_argument("--float-bits", action="store_true",
+                     help="also attack the IEEE-754 bits of floating-point outputs (catches naive float samplers; "
+                     "numpy's laplace and normal leak there too)")
+    run.add_argument("--spot-check", type=int, metavar="N",
+                     help="draw N more trials per dataset one call each and test that rows of one call are "
+                     "independent, as the bound assumes (default 0: no check)")
+    run.add_argument("--candidates", type=int, metavar="K",
+                     help="evaluate the K best events on fresh trials, paying for each (default 1)")
+    run.add_argument("--selection-fraction", type=float, metavar="F",
+                     help="fraction of the trials spent choosing the attack, in (0, 1) (default 0.1 scalar, 0.3 other)")
     run.add_argument("--json", action="store_true", help="print the result as JSON (it carries schema_version)")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar (shown only on a terminal)")
     return run
@@ -208,7 +218,7 @@ def _run_audit(args: argparse.Namespace) -> int:
     case = prepare_case(args)
     with _open_executor(args, case.mechanism) as executor:
         result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
-                            checkpoint=args.checkpoint)
+                            checkpoint=args.checkpoint, **_attack_options(args))
     if args.command == "report":
         from dpaudit.report import write_report
 
@@ -225,6 +235,15 @@ def _run_audit(args: argparse.Namespace) -> int:
     return EXIT_VIOLATION if result.violation else EXIT_OK
 
 
+def _attack_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The attack options given on the command line; the others keep the entry's or audit()'s defaults."""
+    options: dict[str, Any] = {"float_bits": True} if args.float_bits else {}
+    for name in ("spot_check", "candidates", "selection_fraction"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
+    return options
+
+
 def reproduce_command(args: argparse.Namespace, result: Any) -> str:
     """The ``dpaudit report`` command that redoes this audit, with every setting explicit."""
     words = ["dpaudit", args.command, args.target]
@@ -239,6 +258,8 @@ def reproduce_command(args: argparse.Namespace, result: Any) -> str:
         words += ["--epsilon", repr(result.claimed_epsilon)]
     words += ["--delta", repr(result.delta), "--trials", str(result.trials),
               "--confidence", repr(args.confidence), "--seed", str(args.seed)]
+    for name, value in _attack_options(args).items():
+        words += [f"--{name.replace('_', '-')}"] + ([] if value is True else [repr(value)])
     if args.command == "report":
         words += ["--output", args.output]
     return shlex.join(words)

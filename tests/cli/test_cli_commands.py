@@ -213,3 +213,52 @@ def test_the_reproduce_command_redoes_the_audit(tmp_path, monkeypatch, capsys):
     assert main([*words[1:-2], "--output", "again.html", "--json"]) == EXIT_OK
     again = json.loads(capsys.readouterr().out)
     assert again["epsilon_lower_bound"] == result.epsilon_lower_bound
+
+
+_SAMPLERS = '''
+import numpy as np
+
+
+def naive(data, rng, size=None):
+    """Laplace noise added in floating point: private over the reals, not in IEEE-754 [Mironov 2012]."""
+    return data + rng.laplace(scale=1.0, size=size)
+
+
+def shared(data, rng, size=None):
+    """NOT a valid sampler: one noise draw for every row of a call."""
+    return np.full(size, data + rng.laplace(scale=1.0))
+'''
+
+
+@pytest.fixture
+def samplers(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "samplers.py").write_text(_SAMPLERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return ["--pair", "query-l1", "--shape", "scalar", "--epsilon", "1", "--trials", "20000", "--no-progress"]
+
+
+def test_float_bits_reaches_the_audit(samplers, capsys):
+    assert main(["audit", "samplers:naive", *samplers]) == EXIT_OK
+    assert "float bits" not in capsys.readouterr().out
+    assert main(["audit", "samplers:naive", *samplers, "--float-bits"]) == EXIT_VIOLATION
+    assert "attack            : float bits" in capsys.readouterr().out
+
+
+def test_spot_check_refuses_a_sampler_whose_rows_share_randomness(samplers, capsys):
+    assert main(["audit", "samplers:shared", *samplers]) == EXIT_VIOLATION  # the false alarm the check prevents
+    capsys.readouterr()
+    assert main(["audit", "samplers:shared", *samplers, "--spot-check", "200"]) == EXIT_BAD_INPUT
+    assert "do not behave like independent draws" in capsys.readouterr().err
+
+
+def test_attack_options_reach_the_audit_and_the_reproduce_command(samplers, capsys):
+    from dpaudit.cli import reproduce_command
+
+    argv = ["audit", "samplers:naive", *samplers, "--candidates", "3", "--selection-fraction", "0.2", "--json"]
+    assert main(argv) == EXIT_OK
+    result = json.loads(capsys.readouterr().out)
+    assert result["candidates_evaluated"] == 3 and result["selection_trials"] == 4000
+    args = build_parser().parse_args([*argv[:-1], "--float-bits", "--spot-check", "50"])
+    words = reproduce_command(args, type("R", (), {"claimed_epsilon": 1.0, "delta": 0.0, "trials": 20000})())
+    assert words.endswith("--float-bits --spot-check 50 --candidates 3 --selection-fraction 0.2")

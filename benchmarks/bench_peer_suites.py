@@ -31,11 +31,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     counts = [int(float(t)) for t in args.trials.split(",") if t]
     wanted = [w.strip().lower() for w in args.only.split(",") if w.strip()]
-    cases = [c for c in literature_cases() if not wanted or any(w in c.name.lower() for w in wanted)]
+    # each entry's seed goes by its place in the whole suite, so --only reruns the same audits
+    cases = [(i, c) for i, c in enumerate(literature_cases()) if not wanted or any(w in c.name.lower() for w in wanted)]
     head = f"{'entry':<40} {'claim':>7} {'DP-Sniper':>9} {'StatDP':>8} " + " ".join(f"{f'{n:.0e} eps>=':>12} {'sec':>6}" for n in counts) + "  flag"
     print(head)
     print("-" * len(head), flush=True)
-    for i, case in enumerate(cases):
+    for i, case in cases:
         dpsniper, statdp = PUBLISHED[case.name.split(" (")[0]]
         cells, verdicts = [], []
         claim = None

@@ -11,6 +11,7 @@ with x* = sigma^2 eps + 1/2 the point where the two densities' ratio equals e^ep
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import mpmath
@@ -124,3 +125,31 @@ def test_tdlap_edge_mass_is_at_most_delta(epsilon, delta):
     e = mpmath.mpf(epsilon)
     z = sum(mpmath.e ** (-e * abs(x - kappa)) for x in range(2 * kappa + 1))
     assert mpmath.e ** (-e * kappa) / z <= delta
+
+
+@pytest.mark.parametrize(("epsilon", "delta"), [(1e-6, 1e-6), (1e9, 1e-3)])
+def test_analytic_sigma_far_outside_the_first_bracket(epsilon, delta):
+    """sigma above e^10 and below e^-10 times the sensitivity: the bracket search must widen both ways."""
+    sigma = gaussian_sigma_analytic(1.0, epsilon, delta)
+    assert not math.exp(-10) < sigma < math.exp(10)
+    assert hockey_stick_delta(sigma, epsilon) <= delta
+    assert hockey_stick_delta(sigma * (1 - 1e-9), epsilon) > delta
+
+
+@pytest.mark.parametrize("sensitivity", [0.5, 2.0, 3.7])
+@pytest.mark.parametrize(("epsilon", "delta"), [(0.5, 1e-5), (2.0, 1e-8)])
+def test_analytic_sigma_scales_with_the_sensitivity(sensitivity, epsilon, delta):
+    """sigma for sensitivity s is s times sigma for 1: the oracle at sigma / s brackets the root as above."""
+    sigma = gaussian_sigma_analytic(sensitivity, epsilon, delta)
+    assert hockey_stick_delta(sigma / sensitivity, epsilon) <= delta
+    assert hockey_stick_delta(sigma * (1 - 1e-9) / sensitivity, epsilon) > delta
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((-1.0, 1.0, 1e-5), "`gaussian_sigma_analytic`: `sensitivity` must be in (0, inf); got sensitivity=-1.0."),
+    ((1.0, 0.0, 1e-5), "`gaussian_sigma_analytic`: `epsilon` must be in (0, inf); got epsilon=0.0."),
+    ((1.0, 1.0, 0.0), "`gaussian_sigma_analytic`: `delta` must be in (0, 1); got delta=0.0."),
+])
+def test_analytic_sigma_names_its_bad_argument(args, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        gaussian_sigma_analytic(*args)

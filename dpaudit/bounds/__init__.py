@@ -18,15 +18,9 @@ from dpaudit.bounds.checks import (
     random_points,
 )
 from dpaudit.bounds.evaluate import evaluate
-from dpaudit.bounds.rates import (
-    Monomial,
-    Rate,
-    RateComparison,
-    RateError,
-    compare_rates,
-    format_rate,
-    leading_rate,
-)
+from dpaudit.bounds.rate_comparison import RateComparison, compare_rates
+from dpaudit.bounds.rate_format import format_rate
+from dpaudit.bounds.rates import Monomial, Rate, RateError, leading_rate
 from dpaudit.bounds.registry import PAPERS, all_bounds, all_checks, find_bound, run_checks
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS, SymbolInfo
 from dpaudit.bounds.table import build_table, render_table

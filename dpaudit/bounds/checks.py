@@ -32,7 +32,8 @@ import numpy as np
 import sympy as sp
 
 from dpaudit._validation import argument_error, check_int
-from dpaudit.bounds.rates import RateError, compare_rates, regime_vectors
+from dpaudit.bounds.rate_comparison import compare_rates, regime_vectors
+from dpaudit.bounds.rates import RateError
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS, SymbolInfo
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import CheckResult, Verdict
@@ -484,7 +485,7 @@ def check_rate(
 ) -> CheckResult:
     """Check that ``derived`` is at most the ``claimed`` rate (up to constants) over the regime.
 
-    The symbolic part is :func:`~dpaudit.bounds.rates.compare_rates` (exact LP certificate or a
+    The symbolic part is :func:`~dpaudit.bounds.rate_comparison.compare_rates` (exact LP certificate or a
     witness direction). The numerical part evaluates ``log(derived/claimed)`` in 50-digit
     arithmetic along rays ``v = 10 t^(direction_v * y_v)`` at ``t = 1e50`` and ``t = 1e100``, with
     all other symbols fixed at random values:
@@ -505,7 +506,7 @@ def check_rate(
         ``derived`` is only a lower bound on the quantity (e.g. one term of a sum). It can then show
         the claim fails (DISPROVED) but never prove it: a PROVED comparison is reported UNDECIDED.
     constraints : sequence of sympy relations
-        Asymptotic regime constraints (see :func:`~dpaudit.bounds.rates.regime_vectors`), added to
+        Asymptotic regime constraints (see :func:`~dpaudit.bounds.rate_comparison.regime_vectors`), added to
         the ``regime`` forms of the claimed bound's conditions.
 
     Returns

@@ -1,4 +1,4 @@
-"""Leading-order rates of bounds, and comparison of rates over a parameter region.
+"""Leading-order rates of bounds (comparison: :mod:`.rate_comparison`; text: :mod:`.rate_format`).
 
 A rate is represented as a *maximum of monomials*: a sum of positive terms is, up to a constant
 factor, the maximum of its terms, so ``1/sqrt(nm) + sqrt(d)/(n sqrt(m) epsilon)`` has the rate
@@ -15,7 +15,7 @@ When no single term dominates another, both are kept: :func:`leading_rate` retur
 *possibly dominant* monomials, and which one dominates depends on the regime.
 
 Comparing two rates ``A = max_i a_i`` and ``B = max_j b_j`` over the regime
-(:func:`compare_rates`) is exact: writing ``y_v = direction_v * log(v) >= 0``, ``a_i <= C max_j b_j``
+(:func:`~dpaudit.bounds.rate_comparison.compare_rates`) is exact: writing ``y_v = direction_v * log(v) >= 0``, ``a_i <= C max_j b_j``
 for all y iff there is a convex combination lambda with ``alpha_i <= sum_j lambda_j beta_j``
 componentwise (minimax theorem / LP duality). The LP is solved with scipy and its certificate is
 re-verified in exact rational arithmetic; when it is infeasible, the LP's dual gives a direction
@@ -30,29 +30,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import sympy as sp
-from scipy import optimize
 
 from dpaudit._validation import argument_error
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS
 from dpaudit.bounds.theorem import Bound
-from dpaudit.bounds.verdict import Verdict
 
-__all__ = [
-    "Monomial",
-    "Rate",
-    "RateComparison",
-    "RateError",
-    "compare_rates",
-    "format_rate",
-    "leading_rate",
-    "regime_vectors",
-]
+__all__ = ["Monomial", "Rate", "RateError", "canonical_log_argument", "leading_rate"]
 
 _OWNER = "leading_rate"
 
@@ -177,6 +164,8 @@ class Rate:
                         for t in self.terms))
 
     def __str__(self) -> str:
+        from dpaudit.bounds.rate_format import format_rate  # the text module builds on this one
+
         return format_rate(self)
 
 
@@ -484,346 +473,3 @@ def _check_variables(variables: Sequence[sp.Symbol], owner: str) -> tuple[sp.Sym
     if not out or not all(isinstance(v, sp.Symbol) for v in out):
         raise argument_error(owner, "variables", "a non-empty sequence of sympy Symbols", variables)
     return out
-
-
-# ------------------------------------------------------------------------------------------------
-# comparison
-# ------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Dominance:
-    """Whether every term of A is <= C max(B) over the regime, with evidence."""
-
-    verdict: Verdict
-    certificates: tuple[tuple[Fraction, ...], ...] = ()
-    witness: Mapping[sp.Symbol, Fraction] | None = None
-    offending: Monomial | None = None
-    margin: float = 0.0
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class RateComparison:
-    """Result of :func:`compare_rates`.
-
-    Attributes
-    ----------
-    a, b : Rate
-        The compared rates (same variables and directions).
-    a_le_b, b_le_a : Dominance
-        ``A <= C B`` and ``B <= C A`` everywhere in the regime, with LP certificates or a witness
-        direction (log-space direction ``y`` with ``v = exp(direction_v * y_v * t)``) along which
-        the inequality fails.
-    constraints : tuple
-        Regime constraints the comparison used.
-    """
-
-    a: Rate
-    b: Rate
-    a_le_b: Dominance
-    b_le_a: Dominance
-    summary: str = field(default="")
-    constraints: tuple[Any, ...] = ()
-
-    def point_where_a_larger(self, scale: float = 1e6) -> dict[sp.Symbol, float] | None:
-        """A parameter point deep in the region where A exceeds B (``None`` if there is none)."""
-        return _witness_point(self.a_le_b, self.a, scale)
-
-    def point_where_b_larger(self, scale: float = 1e6) -> dict[sp.Symbol, float] | None:
-        """A parameter point deep in the region where B exceeds A (``None`` if there is none)."""
-        return _witness_point(self.b_le_a, self.a, scale)
-
-
-def _witness_point(dom: Dominance, rate: Rate, scale: float) -> dict[sp.Symbol, float] | None:
-    if dom.witness is None:
-        return None
-    out = {}
-    for v, s in zip(rate.variables, rate.directions, strict=True):
-        y = float(dom.witness.get(v, Fraction(0)))
-        value = float(np.exp(s * y * np.log(scale)))
-        if v.is_integer:
-            value = float(max(1, round(value)))
-        out[v] = value
-    return out
-
-
-def _numeric_vector(mono: Monomial, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[Fraction] | None:
-    out = []
-    for v, s in zip(variables, directions, strict=True):
-        e = sp.sympify(mono.exponent(v))
-        if not e.is_Rational:
-            if e.is_number:
-                out.append(Fraction(str(sp.Rational(sp.N(e, 30)).limit_denominator(10**9))) * s)
-                continue
-            return None
-        out.append(Fraction(int(e.p), int(e.q)) * s)
-    return out
-
-
-def _dominance(a: Rate, b: Rate, ignore_logs: bool, cvecs: list[list[Fraction]]) -> Dominance:
-    variables, directions = a.variables, a.directions
-    bvecs = [_numeric_vector(t, variables, directions) for t in b.terms]
-    certificates = []
-    undecided_note = ""
-    for term in a.terms:
-        single = [j for j, bt in enumerate(b.terms) if _poly_dominates(bt, term, variables, directions)]
-        if single:  # one term of B dominates on the whole orthant (decided by sympy: symbolic exponents are fine)
-            lam_single = tuple(Fraction(int(i == single[0])) for i in range(len(b.terms)))
-            certificates.append(lam_single)
-            if not ignore_logs and not any(_dominates(b.terms[j], term, variables, directions, False) for j in single):
-                undecided_note = f"{term.as_expr(with_coefficient=False)} matches only up to log factors"
-            continue
-        if any(v is None for v in bvecs):
-            return Dominance(Verdict.UNDECIDED, note="symbolic exponents in the second rate")
-        avec = _numeric_vector(term, variables, directions)
-        if avec is None:
-            return Dominance(Verdict.UNDECIDED, note=f"symbolic exponents in {term.as_expr()}")
-        lam = _certificate(avec, bvecs, cvecs)  # type: ignore[arg-type]
-        if lam is None:
-            witness, margin = _witness(avec, bvecs, cvecs)  # type: ignore[arg-type]
-            if witness is None:
-                return Dominance(Verdict.UNDECIDED, offending=term,
-                                 note="LP could not certify dominance nor find a witness direction")
-            return Dominance(Verdict.DISPROVED, witness=dict(zip(variables, witness, strict=True)), offending=term,
-                             margin=margin)
-        certificates.append(tuple(lam))
-        if not ignore_logs:
-            support = [t for t, w in zip(b.terms, lam, strict=True) if w > 0]
-            if not all(_log_dominates(s, term) for s in support):
-                undecided_note = f"{term.as_expr(with_coefficient=False)} matches only up to log factors"
-    if undecided_note:
-        return Dominance(Verdict.UNDECIDED, tuple(certificates), note=undecided_note)
-    return Dominance(Verdict.PROVED, tuple(certificates))
-
-
-def _certificate(avec: list[Fraction], bvecs: list[list[Fraction]], cvecs: list[list[Fraction]]) -> list[Fraction] | None:
-    """Exact lambda (convex weights) with ``avec + C^T mu <= sum lambda_j bvec_j`` for some mu >= 0, or None.
-
-    By Farkas' lemma this is equivalent to ``<avec, y> <= max_j <bvec_j, y>`` for every y >= 0 with
-    ``C y >= 0`` (the regime cone). The LP is solved in floats and the certificate re-checked exactly.
-    """
-    for j, bv in enumerate(bvecs):  # single-term dominance on the orthant first (exact)
-        if all(x <= y for x, y in zip(avec, bv, strict=True)):
-            return [Fraction(int(i == j)) for i in range(len(bvecs))]
-    nv, nb, nc = len(avec), len(bvecs), len(cvecs)
-    if nb == 1 and nc == 0:
-        return None
-    # variables: lambda_1..lambda_nb, mu_1..mu_nc
-    a_ub = np.array([[-float(bvecs[j][v]) for j in range(nb)] + [float(cvecs[c][v]) for c in range(nc)]
-                     for v in range(nv)])
-    b_ub = np.array([-float(avec[v]) for v in range(nv)])
-    a_eq = np.array([[1.0] * nb + [0.0] * nc])
-    res = optimize.linprog(np.zeros(nb + nc), A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[1.0],
-                           bounds=[(0, None)] * (nb + nc), method="highs")
-    if res.status != 0:
-        return None
-    for denom in (10**3, 10**6, 10**9):
-        lam = [Fraction(float(w)).limit_denominator(denom) if w > 1e-12 else Fraction(0) for w in res.x[:nb]]
-        mu = [Fraction(float(w)).limit_denominator(denom) if w > 1e-12 else Fraction(0) for w in res.x[nb:]]
-        total = sum(lam)
-        if total == 0:
-            continue
-        lam = [w / total for w in lam]
-        if all(avec[v] + sum(mu[c] * cvecs[c][v] for c in range(nc)) <= sum(lam[j] * bvecs[j][v] for j in range(nb))
-               for v in range(nv)):
-            return lam
-    return None
-
-
-def _witness(avec: list[Fraction], bvecs: list[list[Fraction]], cvecs: list[list[Fraction]]
-             ) -> tuple[list[Fraction] | None, float]:
-    """A direction y >= 0 in the regime cone (C y >= 0), sum y = 1, maximising min_j <a - b_j, y>."""
-    nv = len(avec)
-    cost = np.zeros(nv + 1)
-    cost[-1] = -1.0  # variables y_1..y_nv, t; maximise t
-    rows = [[-(float(avec[v]) - float(bv[v])) for v in range(nv)] + [1.0] for bv in bvecs]
-    rows += [[-float(cv[v]) for v in range(nv)] + [0.0] for cv in cvecs]
-    a_ub = np.array(rows)
-    b_ub = np.zeros(len(rows))
-    a_eq = np.array([[1.0] * nv + [0.0]])
-    res = optimize.linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[1.0],
-                           bounds=[(0, None)] * nv + [(None, None)], method="highs")
-    if res.status != 0 or -res.fun <= 1e-12:
-        return None, 0.0
-    y = [Fraction(float(v)).limit_denominator(10**6) if v > 1e-12 else Fraction(0) for v in res.x[:nv]]
-    total = sum(y)
-    y = [v / total for v in y]
-    if any(sum(cv[v] * y[v] for v in range(nv)) < 0 for cv in cvecs):
-        return None, 0.0
-    margin = min(sum((avec[v] - bv[v]) * y[v] for v in range(nv)) for bv in bvecs)
-    if margin <= 0:
-        return None, 0.0
-    return y, float(margin)
-
-
-def regime_vectors(constraints: Sequence[Any], variables: Sequence[sp.Symbol], directions: Sequence[int]
-                   ) -> list[list[Fraction]]:
-    """Turn asymptotic regime constraints into linear constraints ``<c, y> >= 0`` in log space.
-
-    Each constraint is a sympy relation between two expressions whose ratio is (up to constants and
-    log factors) a monomial in the rate variables, e.g. ``n >= sqrt(d)/epsilon`` or ``m <= n**J``
-    (with J a number). Constants and logs are dropped: the constraint holds "up to constants".
-
-    Raises
-    ------
-    InvalidArgument
-        If a constraint is not a relation, or its ratio is not a single monomial with numeric exponents.
-    """
-    out = []
-    for rel in constraints:
-        if not isinstance(rel, sp.core.relational.Relational) or isinstance(rel, (sp.Eq, sp.Ne)):
-            raise argument_error("compare_rates", "constraints", "inequalities between monomials (e.g. n >= sqrt(d)/epsilon)", rel)
-        big, small_side = (rel.lhs, rel.rhs) if isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)) else (rel.rhs, rel.lhs)
-        ratio = leading_rate(big / small_side, variables, small=[v for v, s in zip(variables, directions, strict=True) if s < 0],
-                             ignore_logs=True)
-        vec = _numeric_vector(ratio.terms[0], variables, directions) if ratio.is_single else None
-        if vec is None:
-            raise argument_error("compare_rates", "constraints", "a ratio that is one monomial with numeric exponents", rel)
-        out.append(vec)
-    return out
-
-
-def compare_rates(
-    a: Rate | Bound | sp.Expr,
-    b: Rate | Bound | sp.Expr,
-    variables: Sequence[sp.Symbol] = RATE_VARIABLES,
-    *,
-    small: Iterable[sp.Symbol] | None = None,
-    ignore_logs: bool = False,
-    constraints: Sequence[Any] = (),
-) -> RateComparison:
-    """Compare two rates over the regime of the variables: which is smaller, and where.
-
-    Parameters
-    ----------
-    a, b : Rate, Bound or sympy expression
-        The rates (expressions and bounds are passed through :func:`leading_rate`).
-    variables, small, ignore_logs
-        As in :func:`leading_rate`. Ignored for arguments that already are :class:`Rate` objects
-        (both must then share variables and directions).
-    constraints : sequence of sympy relations
-        Extra asymptotic constraints on the regime, e.g. a theorem's ``n >= sqrt(d)/epsilon``
-        (see :func:`regime_vectors`). The regime is then a cone inside the orthant.
-
-    Returns
-    -------
-    RateComparison
-        Verdicts for ``A <= C B`` and ``B <= C A`` (exact LP certificates, or witness directions),
-        and a one-line summary.
-
-    Examples
-    --------
-    >>> from dpaudit.bounds.symbols import n, m
-    >>> cmp = compare_rates(sp.sqrt(n * m), n + m, (n, m))
-    >>> cmp.a_le_b.verdict.name, cmp.b_le_a.verdict.name
-    ('PROVED', 'DISPROVED')
-    """
-    hidden: set[sp.Symbol] = set()
-    for arg in (a, b):
-        if isinstance(arg, Bound):
-            hidden |= set(arg.hidden_variables)
-            ignore_logs = ignore_logs or arg.kind.ignores_logs
-    if not isinstance(a, Rate) or not isinstance(b, Rate):
-        variables = tuple(v for v in _check_variables(variables, "compare_rates") if v not in hidden)
-    ra = a if isinstance(a, Rate) else leading_rate(_as_expr(a, "compare_rates"), variables, small=small,
-                                                      ignore_logs=ignore_logs)
-    rb = b if isinstance(b, Rate) else leading_rate(_as_expr(b, "compare_rates"), variables, small=small,
-                                                      ignore_logs=ignore_logs)
-    if ra.variables != rb.variables or ra.directions != rb.directions:
-        raise argument_error("compare_rates", "b", "a rate over the same variables and directions as a",
-                             f"variables={rb.variables}, directions={rb.directions}")
-    cvecs = regime_vectors(constraints, ra.variables, ra.directions)
-    ig = ignore_logs or ra.ignore_logs or rb.ignore_logs
-    ab = _dominance(ra, rb, ig, cvecs)
-    ba = _dominance(rb, ra, ig, cvecs)
-    summary = _summary(ra, rb, ab, ba)
-    return RateComparison(ra, rb, ab, ba, summary, tuple(constraints))
-
-
-def _summary(a: Rate, b: Rate, ab: Dominance, ba: Dominance) -> str:
-    pv, dv = Verdict.PROVED, Verdict.DISPROVED
-    if ab.verdict is pv and ba.verdict is pv:
-        return "same rate (up to constants" + ("" if a.ignore_logs else " and equal log factors") + ")"
-    if ab.verdict is pv and ba.verdict is dv:
-        return f"A <= B everywhere; B is larger along {_direction_text(ba.witness)}"
-    if ba.verdict is pv and ab.verdict is dv:
-        return f"B <= A everywhere; A is larger along {_direction_text(ab.witness)}"
-    if ab.verdict is dv and ba.verdict is dv:
-        return (f"regime-dependent: A larger along {_direction_text(ab.witness)}, "
-                f"B larger along {_direction_text(ba.witness)}")
-    notes = "; ".join(x for x in (ab.note, ba.note) if x)
-    return f"undecided ({notes})" if notes else "undecided"
-
-
-def _direction_text(witness: Mapping[sp.Symbol, Fraction] | None) -> str:
-    if not witness:
-        return "?"
-    parts = [f"{_pretty_name(v)}:{w}" for v, w in witness.items() if w != 0]
-    return "log-direction (" + ", ".join(parts) + ")"
-
-
-# ------------------------------------------------------------------------------------------------
-# formatting
-# ------------------------------------------------------------------------------------------------
-
-_PRETTY = {"epsilon": "ε", "delta": "δ", "beta": "β", "mu": "μ", "sigma": "σ", "sigma_sg": "σ", "lam": "λ",
-           "eta": "η", "tau": "τ", "gamma": "γ", "zeta": "ζ", "Delta": "Δ"}
-
-
-def _pretty_name(v: sp.Symbol) -> str:
-    return _PRETTY.get(v.name, v.name)
-
-
-def _factor_text(name: str, e: sp.Expr) -> str:
-    e = sp.sympify(e)
-    if e == 1:
-        return name
-    if e == sp.Rational(1, 2):
-        return f"√{name}"
-    if e == sp.Rational(3, 2):
-        return f"{name}√{name}" if len(name) == 1 else f"{name}^(3/2)"
-    if e.is_Integer:
-        return f"{name}^{e}"
-    return f"{name}^({e})"
-
-
-def _log_text(arg: sp.Expr, pw: sp.Expr) -> str:
-    inner = str(arg).replace("epsilon", "ε").replace("delta", "δ").replace("*", "")
-    base = f"log({inner})"
-    pw = sp.sympify(pw)
-    return base if pw == 1 else f"{base}^{pw}" if pw.is_Integer else f"{base}^({pw})"
-
-
-def format_monomial(mono: Monomial, *, with_logs: bool = True, with_coefficient: bool = False) -> str:
-    """Human-readable monomial, e.g. ``√d/(n√m ε)``."""
-    num: list[str] = []
-    den: list[str] = []
-    order = ["d", "n", "m", "epsilon"]
-    items = sorted(mono.exponents, key=lambda t: (order.index(t[0].name) if t[0].name in order else 9, t[0].name))
-    for v, e in items:
-        e = sp.sympify(e)
-        target = num if (e.is_number and e > 0) or not e.is_number else den
-        target.append(_factor_text(_pretty_name(v), e if target is num else -e))
-    if with_logs:
-        for arg, pw in mono.logs:
-            pw = sp.sympify(pw)
-            if pw.is_number and pw < 0:
-                den.append(_log_text(arg, -pw))
-            else:
-                num.append(_log_text(arg, pw))
-    coef = ""
-    if with_coefficient and mono.coefficient != 1:
-        coef = str(mono.coefficient)
-    top = " ".join(([coef] if coef else []) + num) or "1"
-    if not den:
-        return top
-    bottom = " ".join(den)
-    bottom = f"({bottom})" if len(den) > 1 else bottom
-    return f"{top}/{bottom}"
-
-
-def format_rate(rate: Rate, *, with_coefficients: bool = False) -> str:
-    """Human-readable rate: possibly dominant terms joined by ``+``."""
-    return " + ".join(format_monomial(t, with_logs=not rate.ignore_logs, with_coefficient=with_coefficients)
-                      for t in rate.terms)

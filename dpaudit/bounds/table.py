@@ -3,7 +3,7 @@
 Every cell is computed from a :class:`~dpaudit.bounds.theorem.Bound` of
 :mod:`dpaudit.bounds.registry`: the bound's expression is put in a common normalisation (stated per
 row), its leading rate is extracted with :func:`~dpaudit.bounds.rates.leading_rate`, compared with
-the relevant lower bound with :func:`~dpaudit.bounds.rates.compare_rates`, and printed with the
+the relevant lower bound with :func:`~dpaudit.bounds.rate_comparison.compare_rates`, and printed with the
 bound's citation. Nothing in the table is typed by hand.
 
 Normalisation (l2 rows): Lipschitz constant L = 1, diameter R = 1, strong convexity mu = 1, smoothness
@@ -25,7 +25,9 @@ import sympy as sp
 from sympy.printing.str import StrPrinter
 
 from dpaudit.bounds import ghazi2023, ghazi2025, levy2021, lowy2024
-from dpaudit.bounds.rates import RateError, compare_rates, format_monomial, leading_rate
+from dpaudit.bounds.rate_comparison import compare_rates
+from dpaudit.bounds.rate_format import format_monomial
+from dpaudit.bounds.rates import RateError, leading_rate
 from dpaudit.bounds.symbols import RATE_VARIABLES, D, G, L, R, beta, mu, sigma_sg
 from dpaudit.bounds.theorem import Bound, Kind, Paper, Quantity
 from dpaudit.bounds.verdict import Verdict

@@ -10,14 +10,9 @@
   :func:`run_checks` (everything), :func:`build_table` / :func:`render_table` (``dpaudit bounds``).
 """
 
-from dpaudit.bounds.checks import (
-    CheckSpec,
-    check_identity,
-    check_inequality,
-    check_rate,
-    random_points,
-)
+from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality, random_points
 from dpaudit.bounds.evaluate import evaluate
+from dpaudit.bounds.rate_checks import check_rate
 from dpaudit.bounds.rate_comparison import RateComparison, compare_rates
 from dpaudit.bounds.rate_format import format_rate
 from dpaudit.bounds.rates import Monomial, Rate, RateError, leading_rate

@@ -22,7 +22,8 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.bounds.calibration import check_gaussian_noise
-from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality, check_rate
+from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality
+from dpaudit.bounds.rate_checks import check_rate
 from dpaudit.bounds.symbols import Delta, L, R, T, c, d, delta, epsilon, gamma, k, lam, m, mu, n
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
 from dpaudit.bounds.verdict import CheckResult, combine_verdicts

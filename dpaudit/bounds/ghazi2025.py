@@ -23,7 +23,8 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.bounds.calibration import check_above_threshold, check_gaussian_noise
-from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality, check_rate
+from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality
+from dpaudit.bounds.rate_checks import check_rate
 from dpaudit.bounds.symbols import B, D, G, beta, d, delta, epsilon, eta, k, m, n, tau
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
 from dpaudit.bounds.verdict import CheckResult, combine_verdicts

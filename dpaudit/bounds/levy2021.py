@@ -29,13 +29,8 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.bounds.calibration import check_laplace_calibration
-from dpaudit.bounds.checks import (
-    CheckSpec,
-    check_identity,
-    check_inequality,
-    check_rate,
-    random_points,
-)
+from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality, random_points
+from dpaudit.bounds.rate_checks import check_rate
 from dpaudit.bounds.symbols import (
     B,
     L,

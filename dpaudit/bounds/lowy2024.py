@@ -24,7 +24,8 @@ from dpaudit.bounds.calibration import (
     check_gaussian_noise,
     check_laplace_calibration,
 )
-from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality, check_rate
+from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality
+from dpaudit.bounds.rate_checks import check_rate
 from dpaudit.bounds.symbols import J, L, R, beta, d, delta, epsilon, eta, k, lam, m, mu, n, p, q
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
 from dpaudit.bounds.verdict import CheckResult, combine_verdicts

@@ -1,0 +1,186 @@
+"""The rate engine: does a derived bound have the stated leading rate over the regime?
+
+Symbolic part: :func:`~dpaudit.bounds.rate_comparison.compare_rates` (an exact LP certificate, or a
+witness direction); numeric part: slopes of the log-ratio along random rays of the regime. The
+verdict rule is that of :mod:`dpaudit.bounds.checks`.
+"""
+
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from dpaudit.bounds.checks import DIGITS, _mp_eval, _mp_fn, _shown, _symbols_of, random_points
+from dpaudit.bounds.rate_comparison import compare_rates, regime_vectors
+from dpaudit.bounds.rates import RateError
+from dpaudit.bounds.symbols import RATE_VARIABLES
+from dpaudit.bounds.theorem import Bound
+from dpaudit.bounds.verdict import CheckResult, Verdict
+
+__all__ = ["check_rate"]
+
+
+_SCALE_LO = 1e50
+_SCALE_HI = 1e100
+"""Scales t of the rays v = t^(direction * y) on which numerical slopes are measured."""
+_RAY_BASE = 10.0
+"""Rays start at n = m = d = 10 and epsilon = 1/10, away from the degenerate point log(1) = 0."""
+
+
+def _ray_point(rate_vars: Sequence[sp.Symbol], directions: Sequence[int], y: Mapping[sp.Symbol, float],
+               scale: float, constants: Mapping[sp.Symbol, float]) -> dict[sp.Symbol, float]:
+    pt = dict(constants)
+    for v, s in zip(rate_vars, directions, strict=True):
+        pt[v] = math.exp(s * (math.log(_RAY_BASE) + float(y.get(v, 0.0)) * math.log(scale)))
+    return pt
+
+
+def _random_direction(rate_vars: Sequence[sp.Symbol], cvecs: Sequence[Sequence[Any]], rng: np.random.Generator,
+                      tries: int = 200) -> dict[sp.Symbol, float] | None:
+    """A random direction of the simplex inside the regime cone (rejection sampling), or None."""
+    for _ in range(tries):
+        raw = rng.exponential(size=len(rate_vars))
+        y = raw / raw.sum()
+        if all(sum(float(c[i]) * y[i] for i in range(len(y))) >= 0 for c in cvecs):
+            return {v: float(w) for v, w in zip(rate_vars, y, strict=True)}
+    return None
+
+
+def _log_ratio(f_a: Any, f_b: Any, syms: Sequence[sp.Symbol], pt: Mapping[sp.Symbol, float]) -> float | None:
+    with mpmath.workdps(DIGITS):
+        a, b = _mp_eval(f_a, syms, pt), _mp_eval(f_b, syms, pt)
+        if a is None or b is None or a <= 0 or b <= 0:
+            return None
+        return float(mpmath.log(a) - mpmath.log(b))
+
+
+def check_rate(
+    derived: Any,
+    claimed: Bound | Any,
+    *,
+    claim: str,
+    source: str,
+    rng: np.random.Generator,
+    variables: Sequence[sp.Symbol] = RATE_VARIABLES,
+    small: Iterable[sp.Symbol] | None = None,
+    ignore_logs: bool | None = None,
+    directions_tried: int = 8,
+    assumptions: Sequence[str] = (),
+    derived_is_lower_bound: bool = False,
+    constraints: Sequence[Any] = (),
+) -> CheckResult:
+    """Check that ``derived`` is at most the ``claimed`` rate (up to constants) over the regime.
+
+    The symbolic part is :func:`~dpaudit.bounds.rate_comparison.compare_rates` (exact LP certificate or a
+    witness direction). The numerical part evaluates ``log(derived/claimed)`` in 50-digit
+    arithmetic along rays ``v = 10 t^(direction_v * y_v)`` at ``t = 1e50`` and ``t = 1e100``, with
+    all other symbols fixed at random values:
+
+    * when the rate comparison finds a witness direction, the slope of the log-ratio along it
+      must be at least half the LP margin for DISPROVED;
+    * when it proves dominance, the slope along random directions must stay below the allowance
+      for the log factors present (about 0.006 per unit of log power).
+
+    Parameters
+    ----------
+    derived : sympy expression
+        The rate obtained by substituting the theorem's parameter settings into the lemmas.
+    claimed : Bound or sympy expression
+        The stated rate. For a Bound, its hidden variables are treated as constants and its tilde
+        decides ``ignore_logs`` unless given.
+    derived_is_lower_bound : bool
+        ``derived`` is only a lower bound on the quantity (e.g. one term of a sum). It can then show
+        the claim fails (DISPROVED) but never prove it: a PROVED comparison is reported UNDECIDED.
+    constraints : sequence of sympy relations
+        Asymptotic regime constraints (see :func:`~dpaudit.bounds.rate_comparison.regime_vectors`), added to
+        the ``regime`` forms of the claimed bound's conditions.
+
+    Returns
+    -------
+    CheckResult
+        ``residual`` is the offending derived term (DISPROVED) or the derived rate; a
+        counterexample gives a concrete point deep in the regime where derived/claimed is large.
+    """
+    claimed_expr = claimed.expression if isinstance(claimed, Bound) else sp.sympify(claimed)
+    hidden = set(claimed.hidden_variables) if isinstance(claimed, Bound) else set()
+    if ignore_logs is None:
+        ignore_logs = claimed.kind.ignores_logs if isinstance(claimed, Bound) else False
+    rate_vars = tuple(v for v in variables if v not in hidden)
+    derived = sp.sympify(derived)
+    regime = list(constraints)
+    if isinstance(claimed, Bound):
+        regime += [cond.regime for cond in claimed.conditions if cond.regime is not None]
+    regime = [r for r in regime if r.free_symbols & set(rate_vars)]
+    try:
+        cmp = compare_rates(derived, claimed_expr, rate_vars, small=small, ignore_logs=ignore_logs, constraints=regime)
+    except RateError as exc:
+        return CheckResult(Verdict.UNDECIDED, claim, source, "rates", derived, tuple(assumptions), None, 0,
+                           f"rate extraction failed: {exc}")
+    dom = cmp.a_le_b
+    syms = _symbols_of(derived, claimed_expr)
+    others = [s for s in syms if s not in rate_vars]
+    f_a, f_b = _mp_fn(derived, syms), _mp_fn(claimed_expr, syms)
+    directions = cmp.a.directions
+    cvecs = regime_vectors(regime, cmp.a.variables, directions)
+    cases = 0
+    details = f"rate comparison: {cmp.summary}" + (f" (regime: {', '.join(map(str, regime))})" if regime else "")
+    if dom.verdict is Verdict.DISPROVED and dom.witness is not None:
+        y = {v: float(w) for v, w in dom.witness.items()}
+        consts = random_points(others, rng, 1, corners=False)[0] if others else {}
+        lo = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, y, _SCALE_LO, consts))
+        hi = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, y, _SCALE_HI, consts))
+        shown_pt = _ray_point(rate_vars, directions, y, 1e12, consts)
+        shown = _log_ratio(f_a, f_b, syms, shown_pt)
+        cases = 3
+        if lo is None or hi is None or shown is None:
+            return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", dom.offending.as_expr() if dom.offending else derived,
+                               tuple(assumptions), None, cases, details + "; could not evaluate along the witness ray")
+        slope = (hi - lo) / math.log(_SCALE_HI / _SCALE_LO)
+        details += f"; numeric slope of log(derived/claimed) along the witness = {slope:.3g} (LP margin {dom.margin:.3g})"
+        if slope >= dom.margin / 2:
+            counterexample = {**_shown(shown_pt), "derived/claimed": float(math.exp(min(shown, 700.0)))}
+            offending = dom.offending.as_expr(with_coefficient=False) if dom.offending else derived
+            return CheckResult(Verdict.DISPROVED, claim, source, "rates+numeric", offending, tuple(assumptions),
+                               counterexample, cases, details)
+        return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", derived, tuple(assumptions), None,
+                           cases, details + "; numbers do not confirm the witness: investigate")
+    # numeric probe along random rays of the regime (for PROVED and UNDECIDED comparisons alike)
+    worst = -math.inf
+    for _ in range(directions_tried):
+        ray = _random_direction(rate_vars, cvecs, rng)
+        if ray is None:
+            continue
+        consts = random_points(others, rng, 1, corners=False)[0] if others else {}
+        lo = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, ray, _SCALE_LO, consts))
+        hi = _log_ratio(f_a, f_b, syms, _ray_point(rate_vars, directions, ray, _SCALE_HI, consts))
+        if lo is None or hi is None:
+            continue
+        cases += 2
+        worst = max(worst, (hi - lo) / math.log(_SCALE_HI / _SCALE_LO))
+    # between t = 1e50 and t = 1e100 a log factor grows by a factor of about 2, so each unit of log
+    # power moves the slope by about log(2)/log(1e50) = 0.006; a polynomial excess would move it by the
+    # excess exponent times the ray's weight
+    log_power = sum(abs(float(pw)) for t in cmp.a.terms + cmp.b.terms for _, pw in t.logs if sp.sympify(pw).is_number)
+    tolerance = 2 * (1 + log_power) * math.log(2) / math.log(_SCALE_LO)
+    details += (f"; max numeric slope of log(derived/claimed) over {cases // 2} random rays = {worst:.3g}"
+                f" (log-factor allowance {tolerance:.3g})")
+    if dom.verdict is not Verdict.PROVED:
+        return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", derived, tuple(assumptions), None,
+                           cases, details + (f"; {dom.note}" if dom.note else ""))
+    if worst > tolerance:
+        return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", derived, tuple(assumptions), None,
+                           cases, details + "; numbers disagree with the LP certificate: investigate")
+    if cases == 0:
+        return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", derived, tuple(assumptions), None,
+                           cases, details + "; no ray could be evaluated")
+    if derived_is_lower_bound:
+        return CheckResult(Verdict.UNDECIDED, claim, source, "rates+numeric", derived, tuple(assumptions), None,
+                           cases, details + "; derived is only a lower bound, so this proves nothing")
+    return CheckResult(Verdict.PROVED, claim, source, "rates+numeric", cmp.a.as_expr(), tuple(assumptions), None,
+                       1 + cases, details)

@@ -27,13 +27,14 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from dpaudit._validation import check_one_of
 
-__all__ = ["OBSERVE_MODES", "Observe", "TranscriptStep", "check_observe", "steps_as_dicts"]
+__all__ = ["OBSERVE_MODES", "Observe", "TranscriptStep", "WorstPair", "check_observe", "steps_as_dicts"]
 
 Observe = Literal["final", "transcript"]
 OBSERVE_MODES: tuple[str, ...] = ("final", "transcript")
@@ -99,3 +100,47 @@ class TranscriptStep:
 def steps_as_dicts(steps: tuple[TranscriptStep, ...] | list[TranscriptStep]) -> list[dict[str, Any]]:
     """Every step as a plain dictionary."""
     return [s.as_dict() for s in steps]
+
+
+@dataclass(frozen=True, eq=False)
+class WorstPair:
+    """A full algorithm, the worst-case pair built for it, and the claim to audit it against.
+
+    Attributes
+    ----------
+    algorithm : str
+        The paper and algorithm (e.g. ``"Levy et al. 2021, Algorithm 3"``).
+    mechanism : Mechanism
+        The algorithm, configured for the pair, with ``observe="final"``.
+    d0, d1 : ndarray
+        The pair (user-level replacement neighbours).
+    epsilon, delta : float
+        The claim audited against: the paper's guarantee for this configuration, in its tightest
+        form the paper's own lemmas give (``claim_note`` says which).
+    claim_note : str
+        Where the claim comes from.
+    reasoning : str
+        Why the pair is a worst case (which part of the proof each user sits at).
+    steps : callable
+        ``steps(mechanism, d0, d1) -> tuple[TranscriptStep, ...]``: what each transcript column
+        releases on the pair (see :class:`TranscriptStep`).
+    """
+
+    algorithm: str
+    mechanism: Any
+    d0: Any
+    d1: Any
+    epsilon: float
+    delta: float
+    claim_note: str
+    reasoning: str
+    steps: Callable[[Any, Any, Any], tuple[TranscriptStep, ...]] = field(repr=False)
+
+    def observed(self, observe: str) -> Any:
+        """The mechanism with ``observe`` set (``"final"`` or ``"transcript"``)."""
+        check_observe(f"{type(self).__name__}.observed", observe)
+        return dataclasses.replace(self.mechanism, observe=observe)
+
+    def transcript_steps(self) -> tuple[TranscriptStep, ...]:
+        """What each transcript column releases on this pair."""
+        return self.steps(self.observed("transcript"), self.d0, self.d1)

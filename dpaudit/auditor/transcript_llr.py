@@ -193,7 +193,12 @@ def _pooled(models: list[ColumnModel]) -> list[ColumnModel]:
 def _continuous_llr(x: NDArray[np.float64], params: tuple[float, float, float], law: str) -> NDArray[np.float64]:
     loc0, loc1, scale = params
     if law == "laplace":
-        return (np.abs(x - loc1) - np.abs(x - loc0)) / scale
+        # x is clipped to [min, max] of the locations first, where the log-ratio is flat: computed as
+        # |x - loc1| - |x - loc0| the flat parts would carry rounding noise that depends on the low-order
+        # bits of x, and a threshold on the plateau would read those bits (a floating-point attack the
+        # default audit leaves to `float_bits`); clipped, the plateaus are exact constants
+        y = np.clip(x, min(loc0, loc1), max(loc0, loc1))
+        return (np.abs(y - loc1) - np.abs(y - loc0)) / scale
     # ((x - mu1)^2 - (x - mu0)^2) / (2 s^2) = (mu0 - mu1)(x - (mu0 + mu1)/2) / s^2: linear in x
     return (loc0 - loc1) * (x - 0.5 * (loc0 + loc1)) / (scale * scale)
 

@@ -91,19 +91,25 @@ def _quiet(cls: type, *args: Any, **kw: Any) -> Any:
         return cls(*args, **kw)
 
 
-def _golden_pair(n_users: int, kappa: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    base = _outliers(n_users, _M_ITEMS, kappa + 1)
+def _golden_pair(n_users: int, outliers: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``outliers`` unstable users at the end in ``d0``; the first of them (the canary) an inlier in ``d1``."""
+    base = _outliers(n_users, _M_ITEMS, outliers)
     inlier = base[0].copy()
     outlier = base[-1].copy()
-    return canary_pair(base, outlier, inlier, index=n_users - kappa - 1)
+    return canary_pair(base, outlier, inlier, index=n_users - outliers)
 
 
-def alg4_worst_pair(cls: type[PhasedSCO] = PhasedSCO, **kw: Any) -> WorstPair:
-    """Phased-SCO (or a variant ``cls``) on the boundary pair of the module docstring, at ``(1, 1e-5)``."""
+def alg4_worst_pair(cls: type[PhasedSCO] = PhasedSCO, outliers: int | None = None, **kw: Any) -> WorstPair:
+    """Phased-SCO (or a variant ``cls``) on the boundary pair of the module docstring, at ``(1, 1e-5)``.
+
+    ``outliers`` (default ``kappa + 1``) is the number of unstable users in ``d0``; 1 makes the pair
+    one unstable user against none, where a deterministic test (P4) or an ``R1`` that is 0 too
+    often (P5a) answers differently for sure.
+    """
     mech = _quiet(cls, golden_problem(), 1.0, 1e-5, beta=_BETA, threshold="printed", **kw)
     n = 436
     kappa = mech.calls(n, _M_ITEMS, 1)[0].spec.alg1.kappa
-    d0, d1 = _golden_pair(n, kappa)
+    d0, d1 = _golden_pair(n, kappa + 1 if outliers is None else outliers)
     return WorstPair(
         algorithm="Ghazi et al. 2023, Algorithm 4", mechanism=mech, d0=d0, d1=d1, epsilon=1.0, delta=1e-5,
         claim_note="the paper's (eps, delta) [GKKMMZ23, Thm 5.1]", steps=transcript_steps,
@@ -111,12 +117,16 @@ def alg4_worst_pair(cls: type[PhasedSCO] = PhasedSCO, **kw: Any) -> WorstPair:
                   "kappa in d1; the stable centres coincide")
 
 
-def alg6_worst_pair(cls: type[StronglyConvexSCO] = StronglyConvexSCO, **kw: Any) -> WorstPair:
-    """Strongly-Convex-SCO (or a variant ``cls``): the canary at the boundary of both stages, at ``(1, 1e-5)``."""
+def alg6_worst_pair(cls: type[StronglyConvexSCO] = StronglyConvexSCO, outliers: int | None = None,
+                    **kw: Any) -> WorstPair:
+    """Strongly-Convex-SCO (or a variant ``cls``): the canary at the boundary of both stages, at ``(1, 1e-5)``.
+
+    ``outliers`` as for :func:`alg4_worst_pair` (default ``kappa + 1``).
+    """
     mech = _quiet(cls, golden_problem(), 1.0, 1e-5, beta=_BETA, threshold="printed", **kw)
     n = 884
     kappa = mech.first_stage(n, _M_ITEMS).parameters(n, _M_ITEMS, 1).alg1.kappa
-    d0, d1 = _golden_pair(n, kappa)
+    d0, d1 = _golden_pair(n, kappa + 1 if outliers is None else outliers)
     return WorstPair(
         algorithm="Ghazi et al. 2023, Algorithm 6", mechanism=mech, d0=d0, d1=d1, epsilon=1.0, delta=1e-5,
         claim_note="the paper's (eps, delta) [GKKMMZ23, Thm 5.3]", steps=transcript_steps,

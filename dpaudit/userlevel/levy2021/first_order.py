@@ -264,6 +264,8 @@ class WinsorizedFirstOrder(MechanismBase):
     """
 
     audit_block_size: ClassVar[int] = 1024  # every trial runs a whole SGD loop
+    #: Algorithm 2 as called on line 6 (a hook for the broken variants of :mod:`.faulty_full`).
+    _estimator_class: ClassVar[type[WinsorizedMeanHighD]] = WinsorizedMeanHighD
 
     loss: Loss
     epsilon: float
@@ -347,8 +349,8 @@ class WinsorizedFirstOrder(MechanismBase):
     def gradient_estimator(self, n_users: int, m_items: int, dim: int) -> WinsorizedMeanHighD:
         """Algorithm 2 as called on line 6: ``WME({g_t^(u)}, eps', delta', tau, G, gamma)``."""
         e1, d1 = self.step_privacy()
-        return WinsorizedMeanHighD(e1, d1, self.concentration_radius(n_users, m_items, dim), self.lipschitz,
-                                   self.gamma, self.mode, self.tau_rule, signs=self.signs)
+        return self._estimator_class(e1, d1, self.concentration_radius(n_users, m_items, dim), self.lipschitz,
+                                     self.gamma, self.mode, self.tau_rule, signs=self.signs)
 
     def gradient_count(self, n_users: int, m_items: int, dim: int | None = None) -> int:
         """Per-item gradients computed per trial: ``T n m`` (``dim`` is accepted for symmetry)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -131,6 +131,9 @@ class WinsorizedMeanHighD(MechanismBase):
     tau_rule: TauRule = "paper"
     signs: tuple[float, ...] | None = field(default=None)
 
+    #: Algorithm 1 as run on each coordinate (a hook for the broken variants of :mod:`.faulty_full`).
+    _one_d_class: ClassVar[type[WinsorizedMean1D]] = WinsorizedMean1D
+
     def __post_init__(self) -> None:
         owner = type(self).__name__
         check_magnitude(owner, "epsilon", self.epsilon)
@@ -161,8 +164,8 @@ class WinsorizedMeanHighD(MechanismBase):
     def coordinate_mechanism(self, n_users: int, dim: int) -> WinsorizedMean1D:
         """Algorithm 1 as run on each rotated coordinate, for ``n_users`` users in dimension ``dim``."""
         dp = next_power_of_two(dim)
-        return WinsorizedMean1D(self.coordinate_epsilon(dp), self.coordinate_tau(n_users, dp),
-                                self.coordinate_bound(dim), self.mode)
+        return self._one_d_class(self.coordinate_epsilon(dp), self.coordinate_tau(n_users, dp),
+                                 self.coordinate_bound(dim), self.mode)
 
     def _draw_signs(self, rows: int, padded_dim: int, rng: np.random.Generator) -> NDArray[np.float64]:
         """``omega ~ Unif{+-1}^{d'}`` per trial, independent of the data [LSA+21, Alg 2, line 1]."""

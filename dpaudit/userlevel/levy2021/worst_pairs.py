@@ -46,11 +46,13 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.neighbors.canary import beyond_margin_items, canary_pair, linear_on_domain
 from dpaudit.userlevel.hadamard import next_power_of_two
 from dpaudit.userlevel.levy2021.exact_laws import rotated_coordinates
@@ -60,7 +62,8 @@ from dpaudit.userlevel.levy2021.winsorized_highd import WinsorizedMeanHighD
 from dpaudit.userlevel.losses import AbsoluteLoss
 from dpaudit.userlevel.transcript import TranscriptStep, WorstPair
 
-__all__ = ["alg3_transcript_steps", "alg3_worst_pair", "alg4_transcript_steps", "alg4_worst_pair"]
+__all__ = ["alg3_one_bin_pair", "alg3_outlier_pair", "alg3_transcript_steps", "alg3_worst_pair", "alg4_transcript_steps",
+           "alg4_worst_pair"]
 
 _LABEL = -2.0  # beyond every margin |<theta, x>| <= radius * feature_bound = 1
 _TAU_PRIME = 0.25
@@ -69,35 +72,72 @@ _GAMMA = 1e-3
 _EPSILON, _DELTA = 6.0, 0.1
 
 
-def _tau_for(n_users: int, gamma: float) -> float:
-    """The ``tau`` whose tight radius ``tau sqrt(2 log(2 n d'/gamma)/d')`` is ``1/4`` at ``d' = 1`` [paper_004 note, L7]."""
-    return _TAU_PRIME / math.sqrt(2.0 * math.log(2.0 * n_users / gamma))
+def _tau_for(n_users: int, gamma: float, tau_prime: float = _TAU_PRIME) -> float:
+    """The ``tau`` whose tight radius ``tau sqrt(2 log(2 n d'/gamma)/d')`` is ``tau_prime`` at ``d' = 1`` [paper_004 note, L7]."""
+    return tau_prime / math.sqrt(2.0 * math.log(2.0 * n_users / gamma))
 
 
-def _pair(n_users: int, m_items: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    base = beyond_margin_items(np.full((n_users, 1), _CENTRE), m_items, _LABEL)
-    return canary_pair(base, [_LOW, _LABEL], [_HIGH, _LABEL])
+def _pair(n_users: int, m_items: int, centre: float = _CENTRE, low: float = _LOW,
+          high: float = _HIGH) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    base = beyond_margin_items(np.full((n_users, 1), centre), m_items, _LABEL)
+    return canary_pair(base, [low, _LABEL], [high, _LABEL])
 
 
-def alg3_worst_pair(steps: int = 4, n_users: int = 256, m_items: int = 2) -> WorstPair:
-    """Algorithm 3 (``T = steps``) on the canary pair of the module docstring.
+def _alg3(cls: type[WinsorizedFirstOrder], steps: int, n_users: int, tau_prime: float) -> WinsorizedFirstOrder:
+    with warnings.catch_warnings():  # a broken variant announces itself; the audit knows
+        warnings.simplefilter("ignore", UnsoundMechanismWarning)
+        return cls(AbsoluteLoss(), _EPSILON, _DELTA, radius=1.0, feature_bound=1.0, label_bound=2.0, steps=steps,
+                   step_size=1e-3, tau=_tau_for(n_users, _GAMMA, tau_prime), gamma=_GAMMA, aggregate="last",
+                   tau_rule="tight", signs=(1.0,))
+
+
+def _alg3_pair(mech: WinsorizedFirstOrder, d0: Any, d1: Any, reasoning: str) -> WorstPair:
+    claim = WinsorizedFirstOrder.tight_guarantee(mech, 1)
+    return WorstPair(
+        algorithm="Levy et al. 2021, Algorithm 3", mechanism=mech, d0=d0, d1=d1, epsilon=claim.epsilon, delta=0.0,
+        claim_note=f"basic composition of the T d' = {mech.steps} pure runs of Algorithm 1 at eps'' "
+                   f"(paper: ({_EPSILON:g}, {_DELTA:g}) by advanced composition)",
+        reasoning=reasoning, steps=alg3_transcript_steps)
+
+
+def alg3_worst_pair(steps: int = 4, n_users: int = 256, m_items: int = 2,
+                    cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
+    """Algorithm 3 (``T = steps``, or a variant ``cls``) on the canary pair of the module docstring.
 
     ``n_users = 256`` makes the likely bin's probability at least 0.99 at ``T <= 8``
     (``eps_r = eps''/2``); ``(eps, delta) = (6, 0.1)``, ``R = 1``, ``eta = 10^-3`` (the step size is
     irrelevant to privacy; it keeps the iterates inside the ball).
     """
-    mech = WinsorizedFirstOrder(AbsoluteLoss(), _EPSILON, _DELTA, radius=1.0, feature_bound=1.0, label_bound=2.0,
-                                steps=steps, step_size=1e-3, tau=_tau_for(n_users, _GAMMA), gamma=_GAMMA,
-                                aggregate="last", tau_rule="tight", signs=(1.0,))
+    mech = _alg3(cls, steps, n_users, _TAU_PRIME)
     d0, d1 = _pair(n_users, m_items)
-    claim = mech.tight_guarantee(1)
-    return WorstPair(
-        algorithm="Levy et al. 2021, Algorithm 3", mechanism=mech, d0=d0, d1=d1, epsilon=claim.epsilon, delta=0.0,
-        claim_note=f"basic composition of the T d' = {steps} pure runs of Algorithm 1 at eps'' "
-                   f"(paper: ({_EPSILON:g}, {_DELTA:g}) by advanced composition)",
-        reasoning="linear loss (each step the same release); the others at a bin centre, the canary at the two ends "
-                  "of that bin's clipping interval: the Laplace stage's full eps''/2 in every step",
-        steps=alg3_transcript_steps)
+    return _alg3_pair(mech, d0, d1, "linear loss (each step the same release); the others at a bin centre, the canary "
+                                    "at the two ends of that bin's clipping interval: the Laplace stage's full eps''/2 "
+                                    "in every step")
+
+
+def alg3_outlier_pair(steps: int = 4, n_users: int = 256, m_items: int = 2,
+                      cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
+    """Narrow bins (``tau' = 1/20``), the others at ``0.05`` (a bin centre), the canary at the domain's ends ``-1`` and ``1``.
+
+    The correct algorithm clips the canary into the interval ``[-0.1, 0.2]`` on both sides (a shift of
+    ``w/n``, the Laplace stage's ``eps''/2``); a variant that does not clip (B17) or widens the
+    interval to cover it (B4) moves the mean by ``2/n``, ``6.7`` times more.
+    """
+    mech = _alg3(cls, steps, n_users, 0.05)
+    d0, d1 = _pair(n_users, m_items, centre=0.05, low=-1.0, high=1.0)
+    return _alg3_pair(mech, d0, d1, "narrow bins; the canary at the domain's ends, far outside the likely interval")
+
+
+def alg3_one_bin_pair(steps: int = 4, n_users: int = 8, m_items: int = 2,
+                      cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
+    """One bin (``tau' = 1``: PrivateRange is constant), ``n = 8``, the canary at ``-1`` and ``1``, the others at 0.
+
+    The interval (width ``6``) never clips: the canary moves the mean by ``2/n`` against ``Lap(12/(n eps''))``,
+    a Laplace scale above 1, where drawing with the rate ``1/b`` as the scale (B15) is ``b^2`` times less noise.
+    """
+    mech = _alg3(cls, steps, n_users, 1.0)
+    d0, d1 = _pair(n_users, m_items, centre=0.0, low=-1.0, high=1.0)
+    return _alg3_pair(mech, d0, d1, "one bin and few users: a Laplace scale above 1")
 
 
 def alg4_worst_pair(rounds: int = 2, steps: int = 2, n_users: int = 512, m_items: int = 2) -> WorstPair:

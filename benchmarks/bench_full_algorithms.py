@@ -97,10 +97,8 @@ def markdown(rows: dict[str, list[dict[str, Any]]]) -> str:
                      f"{r['final_seconds']:.0f} / {r['transcript_seconds']:.0f} |")
     lines += ["", "| broken component in the full algorithm | claim | final model | transcript | trials |", "|---|---|---|---|---|"]
     for r in rows["variants"]:
-        def verdict(observe: str) -> str:
-            return f"{r[observe]:.3f} {'**flagged**' if r[f'{observe}_flagged'] else 'missed'}"
-
-        lines.append(f"| {r['variant']} | {r['claim']} | {verdict('final')} | {verdict('transcript')} | {r['trials']:,} |")
+        final, full = (f"{r[o]:.3f} {'**flagged**' if r[f'{o}_flagged'] else 'missed'}" for o in ("final", "transcript"))
+        lines.append(f"| {r['variant']} | {r['claim']} | {final} | {full} | {r['trials']:,} |")
     return "\n".join(lines)
 
 

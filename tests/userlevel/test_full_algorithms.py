@@ -10,6 +10,7 @@ ones flagged) are counted by the catalogue's power test (``tests/quality``).
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -17,7 +18,12 @@ import pytest
 
 from dpaudit.errors import InvalidArgument, UnsoundMechanismWarning
 from dpaudit.neighbors import UserReplace, beyond_margin_items, canary_pair, linear_on_domain
-from dpaudit.userlevel.full_algorithms import FULL_ALGORITHMS, FULL_VARIANTS, GROUP, full_algorithm_cases
+from dpaudit.userlevel.full_algorithms import (
+    FULL_ALGORITHMS,
+    FULL_VARIANTS,
+    GROUP,
+    full_algorithm_cases,
+)
 from dpaudit.userlevel.losses import AbsoluteLoss, HingeLoss, SquaredLoss
 from dpaudit.userlevel.transcript import LAWS, TranscriptStep
 
@@ -51,7 +57,7 @@ def test_the_pair_differs_in_one_user(pair_and_steps):
 def test_the_records_tile_the_transcript(pair_and_steps):
     _, steps = pair_and_steps
     assert steps[0].columns[0] == 0
-    for a, b in zip(steps, steps[1:]):
+    for a, b in itertools.pairwise(steps):
         assert a.columns[1] == b.columns[0], (a.release, b.release)
     assert all(s.law in LAWS and s.columns[1] > s.columns[0] for s in steps)
     assert steps[-1].law == "none" and "output" in steps[-1].release

@@ -13,7 +13,8 @@ calls SCOutputPert with Lipschitz constant ``2G`` and strong convexity ``lambda_
   their private outputs).
 
 A ⊥ from a phase keeps ``theta_hat_{i-1}`` (post-processing; never retried, never the non-private
-minimiser, note P14). Both run their trials as a batch: each trial has its own ``theta_hat_{i-1}``,
+minimiser, note P14). ``observe="transcript"`` releases every phase's ⊥ flag and ``theta_hat_i``
+before the output (:mod:`dpaudit.userlevel.transcript`). Both run their trials as a batch: each trial has its own ``theta_hat_{i-1}``,
 so every phase solves one problem per trial, certifies it (the fast path of
 :mod:`.sc_output_pert`) and runs the exact search only for the trials the certificate does not decide.
 

@@ -402,6 +402,9 @@ class AcceleratedPhasedERM(_Alg3Base):
         depend on it; ``T_i`` and the utility theorem do.
     initial_point : sequence of float, optional
         ``x_0`` (public; default 0).
+    observe : {"final", "transcript"}
+        What :meth:`sample` releases: the output, or every step's AboveThreshold answer and noisy
+        gradient (:mod:`dpaudit.userlevel.transcript`; layout in :meth:`sample`).
 
     Examples
     --------

@@ -178,3 +178,13 @@ def test_the_transcripts_mean_what_they_say():
     assert bottom.any() and (~bottom).any()
     assert np.all(rows[bottom, 1:] == 0.0)  # ⊥ keeps theta_hat_0 = 0
     np.testing.assert_array_equal(rows[:, 1], rows[:, 2])
+
+
+@pytest.mark.parametrize("index", range(len(FULL_VARIANTS)), ids=[v.name for v in FULL_VARIANTS])
+def test_broken_variants_pickle_by_reference(index):
+    """Process executors ship the mechanism to workers: the generated variant classes must be importable by name."""
+    import pickle
+
+    mech = _observed(FULL_VARIANTS[index].pair(), "transcript")
+    again = pickle.loads(pickle.dumps(mech))
+    assert type(again) is type(mech) and again == mech

@@ -89,6 +89,11 @@ def _build(base: type, bug: str) -> type:
 
 _CLASSES = {(base.__name__, bug): _build(base, bug) for base in (PhasedSCO, StronglyConvexSCO) for bug in FULL_VARIANTS}
 
+# module attributes under their own names, so that instances pickle by reference (process executors)
+for _cls in _CLASSES.values():
+    _cls.__qualname__ = _cls.__name__
+    globals()[_cls.__name__] = _cls
+
 
 def full_variant(algorithm: str, bug: str) -> type:
     """The class of ``algorithm`` (``"PhasedSCO"`` or ``"StronglyConvexSCO"``) with the component bug ``bug``."""

@@ -111,6 +111,11 @@ def _alg3_class(bug: str) -> type:
 
 _ALG3 = {bug: _alg3_class(bug) for bug in ALG3_BUGS}
 
+# module attributes under their own names, so that instances pickle by reference (process executors)
+for _cls in _ALG3.values():
+    _cls.__qualname__ = _cls.__name__
+    globals()[_cls.__name__] = _cls
+
 
 def alg3_with_bug(bug: str) -> type:
     """The class of Algorithm 3 with the component bug ``bug`` (a key of :data:`ALG3_BUGS`)."""

@@ -98,6 +98,16 @@ def _ghazi2023_variant(algorithm: str, pair: str, bug: str, outliers: int | None
     return _cached(build)
 
 
+def _lowy_variant(name: str) -> Callable[[], WorstPair]:
+    def build() -> WorstPair:
+        from dpaudit.userlevel.lowy2024 import faulty
+        from dpaudit.userlevel.lowy2024.worst_pairs import alg2_worst_pair
+
+        return alg2_worst_pair(cls=getattr(faulty, name))
+
+    return _cached(build)
+
+
 _L21, _L24 = "dpaudit.userlevel.levy2021.worst_pairs", "dpaudit.userlevel.lowy2024.worst_pairs"
 _G23, _G25 = "dpaudit.userlevel.ghazi2023.worst_pairs", "dpaudit.userlevel.ghazi2025.worst_pairs"
 
@@ -133,10 +143,26 @@ FULL_VARIANTS: tuple[FullVariant, ...] = (
                 _ghazi2023_variant("PhasedSCO", "alg4_worst_pair", "P5c"), 10_000, 1_000_000),
     FullVariant("Ghazi 2023 Alg 4: P5e continuous R1", "P5e",
                 _ghazi2023_variant("PhasedSCO", "alg4_worst_pair", "P5e"), 10_000, 1_000_000),
+    FullVariant("Ghazi 2023 Alg 4: certificate or ⊥", "P4 (App. C)",
+                _ghazi2023_variant("PhasedSCO", "alg4_worst_pair", "P4 (App. C)", 1), 10_000, 1_000_000,
+                "one unstable user (the gradient certificate fails) against none (it holds)"),
     FullVariant("Ghazi 2023 Alg 6: P4 no-noise test", "P4",
                 _ghazi2023_variant("StronglyConvexSCO", "alg6_worst_pair", "P4", 1), 2_000, 100_000),
     FullVariant("Ghazi 2023 Alg 6: P5c R1 rate", "P5c",
                 _ghazi2023_variant("StronglyConvexSCO", "alg6_worst_pair", "P5c"), 2_000, 100_000),
+    # not flagged on the full algorithm (each is on its component): the benchmark shows their bounds
+    FullVariant("Levy Alg 3: B1 Laplace width", "B1", _levy("alg3_worst_pair", "B1"), 10_000, 200_000,
+                "1.5 x the Laplace stage's half of a step: below the claim's other half", demo=False),
+    FullVariant("Levy Alg 3: B2 Laplace stage at eps", "B2", _levy("alg3_worst_pair", "B2 (Laplace stage)"), 10_000,
+                200_000, "2 x the Laplace stage's half", demo=False),
+    FullVariant("Levy Alg 3: B2 PrivateRange at eps", "B2", _levy("alg3_worst_pair", "B2 (PrivateRange)"), 10_000,
+                200_000, "2 x PrivateRange's half, spent on unlikely bins only", demo=False),
+    FullVariant("Levy Alg 3: B3 weights without /2", "B3", _levy("alg3_worst_pair", "B3"), 10_000, 200_000,
+                "2 x PrivateRange's half, spent on unlikely bins only", demo=False),
+    FullVariant("Lowy Alg 2: P10 threshold per step", "P10", _lowy_variant("RedrawnThresholdMinibatchSGD"), 1_000,
+                50_000, "the test's excess stays below the claim's Gaussian half", demo=False),
+    FullVariant("Lowy Alg 2: P7 with replacement", "P7", _lowy_variant("WithReplacementMinibatchSGD"), 1_000, 50_000,
+                "K = n drawn with replacement (K = 4n as printed is refused by the claim's recomputation)", demo=False),
     FullVariant("Ghazi 2023 Alg 3: E2 printed sigma", "E2", _module_pair(_G23, "alg3_e2_pair"), 1_000, 100_000,
                 "paper preset at scale 1e12", demo=False),
     FullVariant("Ghazi 2023 Alg 5: E2 printed sigma", "E2", _module_pair(_G23, "alg5_e2_pair"), 1_000, 20_000,

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from dpaudit._validation import check_one_of
 
-__all__ = ["OBSERVE_MODES", "Observe", "TranscriptStep", "WorstPair", "check_observe", "steps_as_dicts"]
+__all__ = ["LAWS", "OBSERVE_MODES", "Observe", "TranscriptStep", "WorstPair", "check_observe", "steps_as_dicts"]
 
 Observe = Literal["final", "transcript"]
 OBSERVE_MODES: tuple[str, ...] = ("final", "transcript")

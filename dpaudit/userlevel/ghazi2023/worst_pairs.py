@@ -106,7 +106,7 @@ def alg4_worst_pair(cls: type[PhasedSCO] = PhasedSCO, outliers: int | None = Non
     one unstable user against none, where a deterministic test (P4) or an ``R1`` that is 0 too
     often (P5a) answers differently for sure.
     """
-    mech = _quiet(cls, golden_problem(), 1.0, 1e-5, beta=_BETA, threshold="printed", **kw)
+    mech = _quiet(cls, golden_problem(), 1.0, 1e-5, **{"beta": _BETA, "threshold": "printed", **kw})
     n = 436
     kappa = mech.calls(n, _M_ITEMS, 1)[0].spec.alg1.kappa
     d0, d1 = _golden_pair(n, kappa + 1 if outliers is None else outliers)
@@ -123,7 +123,7 @@ def alg6_worst_pair(cls: type[StronglyConvexSCO] = StronglyConvexSCO, outliers: 
 
     ``outliers`` as for :func:`alg4_worst_pair` (default ``kappa + 1``).
     """
-    mech = _quiet(cls, golden_problem(), 1.0, 1e-5, beta=_BETA, threshold="printed", **kw)
+    mech = _quiet(cls, golden_problem(), 1.0, 1e-5, **{"beta": _BETA, "threshold": "printed", **kw})
     n = 884
     kappa = mech.first_stage(n, _M_ITEMS).parameters(n, _M_ITEMS, 1).alg1.kappa
     d0, d1 = _golden_pair(n, kappa + 1 if outliers is None else outliers)

@@ -2,8 +2,10 @@
 
 Each sub-command imports its machinery lazily so that ``dpaudit --help`` stays fast.
 
-Exit status of ``audit`` and ``report``: 0 when no violation was found, 1 on a violation, 2 on bad
-input (one line on stderr naming what is wrong, never a traceback).
+Exit status of ``audit`` and ``report``: 0 when the claim was not refuted, 1 when it was (by the
+audit's lower bound, a violation, or by computation: the certified epsilon of the pair from the
+mechanism's declared profile exceeds the claim, :attr:`AuditResult.claim_refuted`), 2 on bad input
+(one line on stderr naming what is wrong, never a traceback).
 """
 
 from __future__ import annotations
@@ -29,12 +31,12 @@ _EXAMPLES = {
         "  dpaudit audit \"lyu alg. 4\"                       # a catalogue entry, its own pair and claim\n"
         "  dpaudit audit mymod:noisy_mean --d0 d0.npy --d1 d1.npy --epsilon 1\n"
         "  dpaudit audit mymod:make_mechanism --pair user-replace --shape 100x10 --low 0 --high 1 --json\n"
-        "\nexit status: 0 no violation found, 1 violation, 2 bad input"
+        "\nexit status: 0 claim not refuted, 1 refuted (violation, or exact epsilon on the pair above the claim), 2 bad input"
     ),
     "report": (
         "example:\n"
         "  dpaudit report mymod:noisy_mean --d0 d0.npy --d1 d1.npy --epsilon 1 --output report.html\n"
-        "\nexit status: 0 no violation found, 1 violation, 2 bad input"
+        "\nexit status: 0 claim not refuted, 1 refuted (violation, or exact epsilon on the pair above the claim), 2 bad input"
     ),
     "prove": "example:\n  dpaudit prove --only levy",
     "bounds": "example:\n  dpaudit bounds | head -20",
@@ -232,7 +234,7 @@ def _run_audit(args: argparse.Namespace) -> int:
             print(f"{result.to_text()}\n  pair              : {case.note}", flush=True)
     except BrokenPipeError:  # `| head` left early: the verdict still decides the exit status
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return EXIT_VIOLATION if result.violation else EXIT_OK
+    return EXIT_VIOLATION if result.claim_refuted else EXIT_OK
 
 
 def _attack_options(args: argparse.Namespace) -> dict[str, Any]:

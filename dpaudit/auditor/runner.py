@@ -310,11 +310,14 @@ def audit(
     # the fits and scores below are small matrix products: one BLAS thread is faster, and on a
     # shared machine many times faster, than a pool of them
     with threadpool_limits(1, user_api="blas"):
-        return _select_and_estimate(
+        result = _select_and_estimate(
             sampler, (d0, d1), (out0, out1), streams, notes, started=started, sampling_seconds=sampling_seconds,
             epsilon=epsilon, delta=delta, confidence=confidence, trials=trials, candidates=candidates,
             selection_fraction=selection_fraction, float_bits=float_bits, spot_check=spot_check,
         )
+    from dpaudit.exact.bracket import attach_bracket  # the other side of the bracket (declared structure)
+
+    return attach_bracket(result, sampler.target, d0, d1, float_bits=float_bits)
 
 
 def _select_and_estimate(

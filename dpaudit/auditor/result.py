@@ -191,6 +191,10 @@ class AuditResult:
         lines.extend(f"  note              : {note}" for note in self.notes)
         return "\n".join(lines)
 
+    def bracket_rows(self) -> list[tuple[str, str]]:
+        """The two-sided part of the result as (label, text) rows, for reports."""
+        return [(line[:20].strip(), line[22:]) for line in self._bracket_lines()]
+
     def _bracket_lines(self) -> list[str]:
         if self.epsilon_upper is None:
             reason = self.profile_note or "the mechanism declares no structure"

@@ -20,9 +20,9 @@ import numpy as np
 
 from dpaudit.auditor.result import AuditResult, bracket_verdict
 from dpaudit.errors import InvalidArgument
-from dpaudit.exact.profile import EXACT, PrivacyProfile, ProfileUnavailable
+from dpaudit.exact.profile import EXACT, EpsilonBracket, PrivacyProfile, ProfileUnavailable
 
-__all__ = ["CURVE_POINTS", "attach_bracket", "declared_profile", "profile_curve"]
+__all__ = ["CURVE_POINTS", "attach_bracket", "case_bracket", "declared_profile", "profile_curve"]
 
 #: Points of the profile curve carried by a result (for plots).
 CURVE_POINTS = 48
@@ -77,3 +77,21 @@ def attach_bracket(result: AuditResult, mechanism: Any, d0: Any, d1: Any, *, flo
         profile_seconds=time.perf_counter() - started,
         bracket_verdict=verdict,
     )
+
+
+def case_bracket(case: Any) -> tuple[EpsilonBracket | None, str]:
+    """The certified bracket of an :class:`~dpaudit.auditor.AuditCase`'s pair at the delta its audit uses.
+
+    No sampling: the claim's delta (the case's, else the mechanism's, else 0), the pair's profile, and
+    its epsilon there; ``(None, why)`` without structure or for an audit of floating-point bits.
+    """
+    if case.options.get("float_bits"):
+        return None, "audited bit by bit (float_bits): the profile of the law over the reals does not apply"
+    delta = case.delta
+    if delta is None:
+        claim = case.mechanism.claimed_guarantee()
+        delta = getattr(claim, "delta", 0.0)
+    profile, note = declared_profile(case.mechanism, case.d0, case.d1)
+    if profile is None:
+        return None, note
+    return profile.epsilon(delta), profile.description

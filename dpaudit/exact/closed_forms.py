@@ -196,11 +196,20 @@ class GaussianProfile(PrivacyProfile):
             return arb_bounds(((arb_of(t) - mu * mu / 2) / (mu * arb(2).sqrt())).erfc() / 2)
 
     def loss_distribution(self, direction: int, step: float) -> LossDistribution:
+        """The same in both directions (the pair is symmetric); cached per (mu, step): Arb's erfc is the cost."""
         if self.mu.hi == 0.0:
             return IdenticalProfile().loss_distribution(direction, step)
-        mu = self.mu.hi
-        centre = mu * mu / 2
-        return LossDistribution.from_survival(self.survival, centre - self.TAILS * mu, centre + self.TAILS * mu, _ZERO, step)
+        key = (self._mu.mid_rad_10exp(), step)
+        if key not in _GAUSSIAN_LOSSES:
+            mu = self.mu.hi
+            centre = mu * mu / 2
+            _GAUSSIAN_LOSSES[key] = LossDistribution.from_survival(self.survival, centre - self.TAILS * mu, centre + self.TAILS * mu, _ZERO, step)
+            while len(_GAUSSIAN_LOSSES) > 64:
+                _GAUSSIAN_LOSSES.pop(next(iter(_GAUSSIAN_LOSSES)))
+        return _GAUSSIAN_LOSSES[key]
+
+
+_GAUSSIAN_LOSSES: dict[object, LossDistribution] = {}
 
 
 def _phi(x: arb) -> arb:

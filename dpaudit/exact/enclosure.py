@@ -120,16 +120,26 @@ def fraction_bounds(value: Fraction | int) -> Enclosure:
 
 
 def sum_bounds(lo_terms: NDArray[np.float64], hi_terms: NDArray[np.float64]) -> Enclosure:
-    """Bounds of ``sum(x_i)`` given ``0 <= lo_i <= x_i <= hi_i`` (float sums with [Hig02, Eq. (3.4)])."""
-    lo_terms = np.asarray(lo_terms, dtype=float)
-    hi_terms = np.asarray(hi_terms, dtype=float)
-    n = max(lo_terms.size, hi_terms.size)
-    if n == 0:
-        return Enclosure(0.0, 0.0)
-    gamma = _gamma(n + 1)
-    s_lo = float(np.sum(lo_terms))
-    s_hi = float(np.sum(hi_terms))
-    return Enclosure(max(0.0, down(s_lo * (1.0 - gamma))), up(s_hi * (1.0 + gamma)))
+    """Bounds of ``sum(x_i)`` given ``lo_i <= x_i <= hi_i``: the exact sums of the float ends, rounded outward.
+
+    ``math.fsum`` returns the correctly rounded exact sum; a second ``fsum`` of the terms minus that
+    result is the (exactly representable) rounding error's sign, so a sum that is exact stays exact.
+    """
+    return Enclosure(_exact_sum(np.asarray(lo_terms, dtype=float), upper=False),
+                     _exact_sum(np.asarray(hi_terms, dtype=float), upper=True))
+
+
+def _exact_sum(terms: NDArray[np.float64], *, upper: bool) -> float:
+    values = terms.ravel().tolist()
+    s = math.fsum(values)
+    if math.isinf(s):
+        return s
+    residual = math.fsum([*values, -s])
+    if residual == 0:
+        return s
+    if upper:
+        return up(s) if residual > 0 else s
+    return down(s) if residual < 0 else s
 
 
 def _gamma(n: int) -> float:

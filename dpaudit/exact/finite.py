@@ -35,11 +35,13 @@ MAX_PRODUCT_OUTPUTS = 200_000
 
 
 def _mul_down(a: NDArray[np.float64], b: NDArray[np.float64] | float) -> NDArray[np.float64]:
-    return np.maximum(np.nextafter(a * b, -np.inf), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.maximum(np.nextafter(np.where(a == 0, 0.0, a * b), -np.inf), 0.0)  # 0 * inf is 0 here
 
 
 def _mul_up(a: NDArray[np.float64], b: NDArray[np.float64] | float) -> NDArray[np.float64]:
-    return np.nextafter(a * b, np.inf)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(a == 0, 0.0, np.nextafter(a * b, np.inf))
 
 
 class FiniteProfile(PrivacyProfile):
@@ -102,8 +104,10 @@ class FiniteProfile(PrivacyProfile):
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
         a = exp_bounds(epsilon)
         p_lo, p_hi, q_lo, q_hi = self._laws(direction)
-        hi = np.maximum(np.nextafter(p_hi - _mul_down(q_lo, a.lo), np.inf), 0.0)
-        lo = np.maximum(np.nextafter(p_lo - _mul_up(q_hi, a.hi), -np.inf), 0.0)
+        prod_lo, prod_hi = _mul_down(q_lo, a.lo), _mul_up(q_hi, a.hi)
+        # a term with nothing to subtract is exact: keep it so (an atom of mass exactly delta stays delta)
+        hi = np.where(prod_lo == 0, p_hi, np.maximum(np.nextafter(p_hi - prod_lo, np.inf), 0.0))
+        lo = np.where(prod_hi == 0, p_lo, np.maximum(np.nextafter(p_lo - prod_hi, -np.inf), 0.0))
         return sum_bounds(lo, hi)
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:

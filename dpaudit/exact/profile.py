@@ -51,7 +51,8 @@ UPPER_BOUND: Literal["upper bound"] = "upper bound"
 
 #: Bisection stops when the bracket's ends are this close (relative), or after 80 halvings.
 _REL_TOL = 1e-12
-_MAX_EPS = 2.0**12
+#: Epsilons are searched up to here (``e^eps`` stays a finite float); beyond, the bracket says ``inf``.
+_MAX_EPS = 512.0
 
 
 class ProfileUnavailable(DPAuditError):
@@ -188,7 +189,7 @@ class PrivacyProfile(abc.ABC):
             if math.isfinite(cap) and high >= cap:
                 return cap
             high *= 2.0
-            if high > _MAX_EPS:
+            if high > _MAX_EPS:  # nothing below the cap: certified only up to it
                 return cap if math.isfinite(cap) else math.inf
         low = 0.0 if high == 1.0 else high / 2.0
         return _bisect_boundary(lambda e: not feasible(e), low, high)[1]

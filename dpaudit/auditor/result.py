@@ -6,7 +6,7 @@ fields are added.
 
 Schema versions: 1, the audit's lower bound and its evidence; 2 adds the other side of the bracket
 (``epsilon_upper``, ``epsilon_computed_lower``, ``profile_kind``, ``profile_description``,
-``profile_note``, ``profile_curve``, ``profile_seconds``, ``bracket_verdict``), computed by
+``profile_note``, ``profile_curve``, ``bracket_verdict``; the profile's time is in ``total_seconds``), computed by
 :mod:`dpaudit.exact.bracket` when the mechanism declares its structure.
 """
 
@@ -132,7 +132,6 @@ class AuditResult:
     profile_description: str | None = None
     profile_note: str | None = None
     profile_curve: tuple[tuple[float, float, float], ...] = ()
-    profile_seconds: float = 0.0
     bracket_verdict: str = "lower bound only"
 
     @property
@@ -207,7 +206,7 @@ class AuditResult:
             f"  exact on pair     : {figure}; this pair only, not a proof over all pairs",
             f"  bracket           : [{self.epsilon_lower_bound:.4f}, {self.epsilon_upper:.4f}] against the claim "
             f"{self.claimed_epsilon:g}  ->  {self.bracket_verdict}{self._loose_text()}",
-            f"  profile           : {self.profile_description} ({self.profile_seconds:.2f} s)",
+            f"  profile           : {self.profile_description}",
         ]
 
     def _loose_text(self) -> str:

@@ -62,7 +62,13 @@ from dpaudit.exact.composition import (
 from dpaudit.exact.enclosure import Enclosure
 from dpaudit.exact.finite import FiniteProfile, product
 from dpaudit.exact.pld import PLDProfile
-from dpaudit.exact.profile import EXACT, UPPER_BOUND, EpsilonBracket, PrivacyProfile, ProfileUnavailable
+from dpaudit.exact.profile import (
+    EXACT,
+    UPPER_BOUND,
+    EpsilonBracket,
+    PrivacyProfile,
+    ProfileUnavailable,
+)
 from dpaudit.exact.selection import report_noisy_max_profile
 from dpaudit.exact.threshold import ThresholdSpec, threshold_profile
 

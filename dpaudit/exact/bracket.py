@@ -74,8 +74,8 @@ def attach_bracket(result: AuditResult, mechanism: Any, d0: Any, d1: Any, *, flo
         profile_kind=bracket.kind,
         profile_description=profile.description,
         profile_curve=profile_curve(profile, top),
-        profile_seconds=time.perf_counter() - started,
         bracket_verdict=verdict,
+        total_seconds=result.total_seconds + time.perf_counter() - started,
     )
 
 

@@ -39,14 +39,14 @@ from flint import arb
 from dpaudit._validation import argument_error, check_nonnegative, check_positive
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, fraction_bounds, precision
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs, finite_from_fractions
-from dpaudit.exact.pld import LossDistribution, grid_step
+from dpaudit.exact.pld import LossDistribution
 from dpaudit.exact.profile import EXACT, EpsilonBracket, PrivacyProfile
 
 __all__ = [
     "GaussianProfile",
-    "as_values",
     "IdenticalProfile",
     "LaplaceProfile",
+    "as_values",
     "discrete_laplace_profile",
     "exponential_mechanism_profile",
     "randomized_response_profile",

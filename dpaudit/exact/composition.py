@@ -51,12 +51,18 @@ from typing import Literal
 
 import numpy as np
 
-from dpaudit._validation import argument_error, check_int, check_nonnegative, check_positive, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
 from dpaudit.exact.closed_forms import (
-    as_values,
     GaussianProfile,
     IdenticalProfile,
     LaplaceProfile,
+    as_values,
     discrete_laplace_profile,
     truncated_discrete_laplace_profile,
 )

@@ -21,7 +21,7 @@ from flint import arb
 
 from dpaudit.exact.enclosure import arb_of
 
-__all__ = ["ExpPoly"]
+__all__ = ["ExpPoly", "interior_point"]
 
 Key = tuple[int, ...]
 
@@ -102,3 +102,12 @@ def _integral_of_exp(scales: Sequence[float], key: Key, low: float | None, high:
     else:
         lower = (lam * arb_of(low)).exp()
     return (upper - lower) / lam
+
+
+def interior_point(lo: float | None, hi: float | None) -> float:
+    """A point inside the interval ``(lo, hi)`` (``None``: infinite end), to read off which piece applies."""
+    if lo is None:
+        return -1.0 if hi is None else hi - 1.0
+    if hi is None:
+        return lo + 1.0
+    return 0.5 * (lo + hi)

@@ -25,7 +25,14 @@ from flint import arb
 from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error
-from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, fraction_bounds, precision, sum_bounds
+from dpaudit.exact.enclosure import (
+    Enclosure,
+    arb_bounds,
+    arb_of,
+    fraction_bounds,
+    precision,
+    sum_bounds,
+)
 from dpaudit.exact.profile import EXACT, PrivacyProfile, exp_bounds
 
 __all__ = ["FiniteProfile", "finite_from_arbs", "finite_from_fractions", "product"]

@@ -40,7 +40,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error, check_positive
-from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, down, precision, scaled_bounds, sum_bounds, up
+from dpaudit.exact.enclosure import (
+    Enclosure,
+    arb_bounds,
+    arb_of,
+    down,
+    precision,
+    scaled_bounds,
+    sum_bounds,
+    up,
+)
 from dpaudit.exact.profile import EXACT, PrivacyProfile, exp_bounds
 
 __all__ = ["DEFAULT_RESOLUTION", "GridMeasure", "LossDistribution", "PLDProfile", "grid_step"]

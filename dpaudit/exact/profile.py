@@ -37,7 +37,6 @@ from fractions import Fraction
 from typing import Literal
 
 import numpy as np
-from flint import arb
 from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error, check_nonnegative, check_probability

@@ -25,7 +25,7 @@ from flint import arb
 
 from dpaudit._validation import check_one_of
 from dpaudit.exact.enclosure import arb_of, precision
-from dpaudit.exact.exppoly import ExpPoly
+from dpaudit.exact.exppoly import ExpPoly, interior_point
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs
 
 __all__ = ["argmax_law", "report_noisy_max_profile"]
@@ -35,7 +35,7 @@ def _pieces(scale: float, centre: float, lo: float | None, hi: float | None, noi
     """``(f(x - c), F(x - c))`` on the interval as exponential polynomials in ``x`` (one scale)."""
     scales = (scale,)
     b, c = arb_of(scale), arb_of(centre)
-    positive = _mid(lo, hi) >= centre
+    positive = interior_point(lo, hi) >= centre
     zero, one = ExpPoly(scales), ExpPoly.constant(scales, 1)
     if noise == "laplace":
         if positive:  # f = e^{-(x-c)/b}/2b, F = 1 - e^{-(x-c)/b}/2
@@ -47,14 +47,6 @@ def _pieces(scale: float, centre: float, lo: float | None, hi: float | None, noi
         return zero, zero
     tail = ExpPoly.exponential(scales, 0, -1, (c / b).exp())
     return tail.scaled(1 / b), one + tail.scaled(arb(-1))
-
-
-def _mid(lo: float | None, hi: float | None) -> float:
-    if lo is None:
-        return -1.0 if hi is None else hi - 1.0
-    if hi is None:
-        return lo + 1.0
-    return 0.5 * (lo + hi)
 
 
 def argmax_law(queries: Sequence[float], scale: float, noise: str = "laplace") -> list[arb]:

@@ -34,7 +34,7 @@ from flint import arb
 
 from dpaudit._validation import argument_error
 from dpaudit.exact.enclosure import arb_of, precision
-from dpaudit.exact.exppoly import ExpPoly
+from dpaudit.exact.exppoly import ExpPoly, interior_point
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs
 
 __all__ = ["MAX_OUTPUTS", "ThresholdSpec", "threshold_profile"]
@@ -93,7 +93,7 @@ class _Conditional:
         scales = spec.scales
         b1 = arb_of(spec.threshold_scale)
         self.density = [
-            ExpPoly.exponential(scales, 0, 1 if _mid(lo, hi) < 0 else -1, 1 / (2 * b1)) for lo, hi in self.intervals
+            ExpPoly.exponential(scales, 0, 1 if interior_point(lo, hi) < 0 else -1, 1 / (2 * b1)) for lo, hi in self.intervals
         ]
         distinct = sorted(set(self.queries))
         self.factors = {q: [self._factors(q, lo, hi) for lo, hi in self.intervals] for q in distinct}
@@ -101,7 +101,7 @@ class _Conditional:
     def _factors(self, q: float, lo: float | None, hi: float | None) -> tuple[ExpPoly, ExpPoly]:
         """``(P(halt | r), P(continue | r))`` on the interval, as exponential polynomials."""
         spec, scales = self.spec, self.spec.scales
-        y_positive = spec.threshold + _mid(lo, hi) - q >= 0  # sign of y = T + r - q on the interval
+        y_positive = spec.threshold + interior_point(lo, hi) - q >= 0  # sign of y = T + r - q on the interval
         one = ExpPoly.constant(scales, 1)
         if spec.query_scale is None:  # above iff q >= T + r
             above = ExpPoly(scales) if y_positive else one
@@ -135,14 +135,6 @@ class _Conditional:
             if not poly.is_zero():
                 total += poly.integrate(lo, hi)
         return total
-
-
-def _mid(lo: float | None, hi: float | None) -> float:
-    if lo is None:
-        return -1.0 if hi is None else hi - 1.0
-    if hi is None:
-        return lo + 1.0
-    return 0.5 * (lo + hi)
 
 
 def threshold_profile(spec: ThresholdSpec, q0: Sequence[float], q1: Sequence[float], *, description: str) -> FiniteProfile:

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from dpaudit.exact import GaussianProfile, LaplaceProfile, LaplaceStep, compose, discrete_laplace_profile
+from dpaudit.exact import (
+    GaussianProfile,
+    LaplaceProfile,
+    LaplaceStep,
+    compose,
+    discrete_laplace_profile,
+)
 
 pytestmark = pytest.mark.crosscheck
 pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")

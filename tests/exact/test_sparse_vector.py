@@ -12,7 +12,6 @@ import itertools
 import math
 import warnings
 
-import numpy as np
 import pytest
 from scipy import integrate, stats
 

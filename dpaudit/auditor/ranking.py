@@ -11,11 +11,14 @@ on the estimation split. Two predictors are used, both on selection data only:
 * **tail fit** (scores of scalar outputs, when the whole selection split ranks thresholds): if
   the counts point to an event beyond the pooled ``TAIL_TRIGGER`` quantile, where counts are few
   and their argmax is noisy, a threshold is also proposed from smooth fits, and the one with the
-  larger prediction is kept: the log-survival
-  function of each side, fitted by weighted least squares with a quadratic in ``t`` over the
-  pooled extreme ``TAIL_FIT_FRACTION`` of the selection scores, shrunk by ``TAIL_FIT_Z`` (less
-  than raw counts: the fit pools many thresholds), and evaluated only where both sides still
-  have ``MIN_TAIL_COUNT`` selection counts (interpolation, never extrapolation).
+  larger prediction is kept: the log-survival function of each side, fitted by weighted least
+  squares with a quadratic in ``t`` over the widest of the pooled extreme ``TAIL_FIT_FRACTIONS`` of
+  the selection scores on which both fits pass a lack-of-fit test (Pearson's chi-square of the
+  counts between grid points, at ``LACK_OF_FIT_P``; a quadratic describes the top 30% of a
+  Gaussian's scores, only the far tail of others), each fitted rate moved ``TAIL_FIT_Z`` of *its
+  own* standard errors to the unfavourable side (the delta method on the fit's Fisher information:
+  small where the fit pools many counts, growing towards the far end), and evaluated only where
+  both sides still have ``MIN_TAIL_COUNT`` selection counts (interpolation, never extrapolation).
 
 NaN scores belong to no event, in ranking and in evaluation alike (``Candidate.event`` is
 false for NaN on both sides, and :func:`event_counts` leaves NaN out of both counts).
@@ -29,7 +32,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
+from scipy import special, stats
 
 __all__ = ["Candidate", "event_counts", "predicted_bounds", "predicted_gdp", "rank_candidates"]
 
@@ -37,7 +40,9 @@ MAX_THRESHOLDS = 4000
 # Selection-side shrinkage: each frequency is first moved this many standard errors towards the
 # unfavourable side before the argmax over thresholds.
 SELECTION_Z = 2.0
-TAIL_FIT_FRACTION = 0.005
+TAIL_FIT_FRACTIONS = (0.3, 0.1, 0.03, 0.005)
+LACK_OF_FIT_GROUPS = 20
+LACK_OF_FIT_P = 0.01
 MIN_TAIL_POINTS = 50
 MIN_TAIL_COUNT = 10
 TAIL_GRID = 400
@@ -136,10 +141,15 @@ def _threshold_grid(s0: NDArray[np.float64], s1: NDArray[np.float64]) -> NDArray
     return finite if finite.size else np.zeros(1)
 
 
-def _fit_log_survival(s: NDArray[np.float64], t: NDArray[np.float64], counts: NDArray[np.int64]) -> NDArray[np.float64] | None:
-    """Fitted ``P[score > t]`` from a weighted quadratic fit of ``log(count / n)`` in ``t``.
+def _fit_log_survival(s: NDArray[np.float64], t: NDArray[np.float64], counts: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    """``(log P[score > t], its standard error)`` from a quadratic fit of ``log(count / n)`` in ``t``.
 
-    The variance of ``log(count)`` is about ``1 / count``, hence the weights ``count``.
+    The fit is weighted least squares (the variance of ``log(count)`` is about ``1 / count``, hence
+    the weights ``count``). Its standard error at each ``t`` is the delta method's
+    ``sqrt(x(t)' I^{-1} x(t))``, with ``I`` the Fisher information of the fitted curve for the
+    *independent* counts between consecutive grid points (a Poisson count per bin and one beyond the
+    last point; the cumulative counts themselves are nested, so weighting them as if independent
+    would understate the error many times over).
     """
     n = len(s)
     use = counts >= 3
@@ -152,7 +162,22 @@ def _fit_log_survival(s: NDArray[np.float64], t: NDArray[np.float64], counts: ND
     w = np.sqrt(counts[use].astype(float))
     coef, *_ = np.linalg.lstsq(design * w[:, None], np.log(counts[use] / n) * w, rcond=None)
     uu = (t - centre) / spread
-    return np.exp(np.minimum(coef[0] + coef[1] * uu + coef[2] * uu * uu, 0.0))
+    x = np.vstack([np.ones_like(uu), uu, uu * uu]).T
+    log_surv = np.minimum(x @ coef, 0.0)
+    # Fisher information of (a, b, c) for the bin counts n (S(t_i) - S(t_{i+1})) and n S(t_last)
+    surv = np.exp(log_surv)
+    grad = surv[:, None] * x  # d S(t_i) / d coef
+    mean = n * np.append(surv[:-1] - surv[1:], surv[-1])
+    dmean = n * np.vstack([grad[:-1] - grad[1:], grad[-1:]])
+    info = (dmean / np.maximum(mean, 1e-300)[:, None]).T @ dmean
+    try:
+        cov = np.linalg.inv(info)
+    except np.linalg.LinAlgError:
+        return None
+    se = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", x, cov, x), 0.0))
+    if not np.all(np.isfinite(se)):
+        return None
+    return log_surv, se
 
 
 def _pooled_top(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: float) -> float:
@@ -165,28 +190,61 @@ def _pooled_top(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: floa
     return float(top[-m])
 
 
+def _fits_well(log_surv: NDArray[np.float64], counts: NDArray[np.int64], n: int) -> bool:
+    """No lack of fit: Pearson's chi-square of the counts in ``LACK_OF_FIT_GROUPS`` groups of grid bins.
+
+    The counts between consecutive grid points (and beyond the last) are multinomial; the fitted
+    curve gives their expectations. The fit is accepted unless chi-square rejects it at
+    ``LACK_OF_FIT_P`` (three parameters fitted).
+    """
+    surv = np.exp(log_surv)
+    observed = np.append(counts[:-1] - counts[1:], counts[-1]).astype(float)
+    expected = n * np.append(surv[:-1] - surv[1:], surv[-1])
+    edges = np.linspace(0, len(observed), LACK_OF_FIT_GROUPS + 1).astype(int)
+    obs, exp = np.add.reduceat(observed, edges[:-1]), np.add.reduceat(expected, edges[:-1])
+    if np.any(exp <= 0):
+        return False
+    chi2 = float(((obs - exp) ** 2 / exp).sum())
+    return bool(stats.chi2.sf(chi2, LACK_OF_FIT_GROUPS - 3) > LACK_OF_FIT_P)
+
+
 def _tail_fit_candidate(
     score: Any, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float
 ) -> Candidate | None:
-    """The best ``upper``-tail (else, mirrored, lower-tail) event from smooth fits of both survival functions."""
+    """The best ``upper``-tail (else, mirrored, lower-tail) event from smooth fits of both survival functions.
+
+    The fits cover the widest of ``TAIL_FIT_FRACTIONS`` (of the pooled selection scores, from the
+    top) on which both pass the lack-of-fit test; the narrowest is used if none does.
+    """
     n = len(s0)
-    if n < MIN_TAIL_POINTS / TAIL_FIT_FRACTION or not (np.isfinite(s0[[0, -1]]).all() and np.isfinite(s1[[0, -1]]).all()):
+    if not (np.isfinite(s0[[0, -1]]).all() and np.isfinite(s1[[0, -1]]).all()):
         return None
     a0, a1 = (s0, s1) if upper else (-s0[::-1], -s1[::-1])
-    lo = _pooled_top(a0, a1, TAIL_FIT_FRACTION)
     hi = float(max(a0[-1], a1[-1]))
-    if not hi > lo:
+    fitted = None
+    for fraction in TAIL_FIT_FRACTIONS:
+        if n < MIN_TAIL_POINTS / fraction:
+            continue
+        lo = _pooled_top(a0, a1, fraction)
+        if not hi > lo:
+            continue
+        t = np.linspace(lo, hi, TAIL_GRID)
+        c0 = (n - np.searchsorted(a0, t, side="right")).astype(np.int64)
+        c1 = (n - np.searchsorted(a1, t, side="right")).astype(np.int64)
+        f0, f1 = _fit_log_survival(a0, t, c0), _fit_log_survival(a1, t, c1)
+        if f0 is None or f1 is None:
+            continue
+        fitted = (t, c0, c1, f0, f1)
+        if _fits_well(f0[0], c0, n) and _fits_well(f1[0], c1, n):
+            break
+    if fitted is None:
         return None
-    t = np.linspace(lo, hi, TAIL_GRID)
-    c0 = (n - np.searchsorted(a0, t, side="right")).astype(np.int64)
-    c1 = (n - np.searchsorted(a1, t, side="right")).astype(np.int64)
-    f0, f1 = _fit_log_survival(a0, t, c0), _fit_log_survival(a1, t, c1)
-    if f0 is None or f1 is None:
-        return None
-    (p_num, k_num), (p_den, k_den) = ((f0, c0), (f1, c1)) if numerator == 0 else ((f1, c1), (f0, c0))
-    # the fitted rates are shrunk too, by less than raw counts: the fit pools many thresholds
-    lo_num, _ = _wilson(p_num, n, TAIL_FIT_Z)
-    _, hi_den = _wilson(p_den, n, TAIL_FIT_Z)
+    t, c0, c1, f0, f1 = fitted
+    ((q_num, se_num), k_num), ((q_den, se_den), k_den) = ((f0, c0), (f1, c1)) if numerator == 0 else ((f1, c1), (f0, c0))
+    # each fitted rate is moved TAIL_FIT_Z of its own standard errors to the unfavourable side:
+    # little where the fit is well determined, more towards the far end where it rests on few counts
+    lo_num = np.exp(q_num - TAIL_FIT_Z * se_num)
+    hi_den = np.minimum(np.exp(q_den + TAIL_FIT_Z * se_den), 1.0)
     pred = np.where(np.minimum(c0, c1) >= MIN_TAIL_COUNT, _bound_from_rates(lo_num, hi_den, n_est, delta, z), -np.inf)
     i = int(np.argmax(pred))
     if not math.isfinite(float(pred[i])):

@@ -40,6 +40,7 @@ MAX_THRESHOLDS = 4000
 # Selection-side shrinkage: each frequency is first moved this many standard errors towards the
 # unfavourable side before the argmax over thresholds.
 SELECTION_Z = 2.0
+SHRINK_EVENTS = 4.0
 TAIL_FIT_FRACTIONS = (0.3, 0.1, 0.03, 0.005)
 LACK_OF_FIT_GROUPS = 20
 LACK_OF_FIT_P = 0.01
@@ -104,16 +105,28 @@ def _bound_from_rates(p_num: NDArray[np.float64], p_den: NDArray[np.float64], n_
     return np.where(lo > delta, out, -np.inf)
 
 
-def _conservative_rates(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    p_num, _ = _wilson(c_num / n_sel, n_sel, SELECTION_Z)
-    _, p_den = _wilson(c_den / n_sel, n_sel, SELECTION_Z)
+def _conservative_rates(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int,
+                        shrink: float = SELECTION_Z) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    p_num, _ = _wilson(c_num / n_sel, n_sel, shrink)
+    _, p_den = _wilson(c_den / n_sel, n_sel, shrink)
     return p_num, p_den
 
 
-def predicted_bounds(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int, n_est: int, delta: float, z: float) -> NDArray[np.float64]:
-    """Bound each event would give on ``n_est`` fresh samples, from shrunken selection frequencies."""
-    p_num, p_den = _conservative_rates(c_num, c_den, n_sel)
+def predicted_bounds(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int, n_est: int, delta: float, z: float,
+                     shrink: float = SELECTION_Z) -> NDArray[np.float64]:
+    """Bound each event would give on ``n_est`` fresh samples, from selection frequencies shrunk by ``shrink`` errors."""
+    p_num, p_den = _conservative_rates(c_num, c_den, n_sel, shrink)
     return _bound_from_rates(p_num, p_den, n_est, delta, z)
+
+
+def selection_shrink(n_scores: int) -> float:
+    """Standard errors each selection frequency is moved: ``Phi^{-1}(1 - 1 / (SHRINK_EVENTS * 4 k))`` for ``k`` scores.
+
+    The argmax over thresholds is taken for each of the ``4 k`` (score, side, numerator)
+    combinations and the winners are compared, so the winner's curse grows with ``k``; the shrink
+    grows with it, like a union bound over the comparisons (``SELECTION_Z`` at least).
+    """
+    return max(SELECTION_Z, float(special.ndtri(1.0 - 1.0 / (SHRINK_EVENTS * 4 * max(n_scores, 1)))))
 
 
 def predicted_gdp(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int, n_est: int, z: float) -> NDArray[np.float64]:
@@ -141,7 +154,7 @@ def _threshold_grid(s0: NDArray[np.float64], s1: NDArray[np.float64]) -> NDArray
     return finite if finite.size else np.zeros(1)
 
 
-def _fit_log_survival(s: NDArray[np.float64], t: NDArray[np.float64], counts: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+def _fit_log_survival(n: int, t: NDArray[np.float64], counts: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
     """``(log P[score > t], its standard error)`` from a quadratic fit of ``log(count / n)`` in ``t``.
 
     The fit is weighted least squares (the variance of ``log(count)`` is about ``1 / count``, hence
@@ -149,9 +162,8 @@ def _fit_log_survival(s: NDArray[np.float64], t: NDArray[np.float64], counts: ND
     ``sqrt(x(t)' I^{-1} x(t))``, with ``I`` the Fisher information of the fitted curve for the
     *independent* counts between consecutive grid points (a Poisson count per bin and one beyond the
     last point; the cumulative counts themselves are nested, so weighting them as if independent
-    would understate the error many times over).
+    would understate the error many times over). ``n`` is the number of rows the counts are of.
     """
-    n = len(s)
     use = counts >= 3
     if np.count_nonzero(use) < 5:
         return None
@@ -209,29 +221,30 @@ def _fits_well(log_surv: NDArray[np.float64], counts: NDArray[np.int64], n: int)
 
 
 def _tail_fit_candidate(
-    score: Any, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float
+    score: Any, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float,
+    n: int,
 ) -> Candidate | None:
     """The best ``upper``-tail (else, mirrored, lower-tail) event from smooth fits of both survival functions.
 
-    The fits cover the widest of ``TAIL_FIT_FRACTIONS`` (of the pooled selection scores, from the
-    top) on which both pass the lack-of-fit test; the narrowest is used if none does.
+    ``s0``, ``s1`` are the sorted non-NaN scores of ``n`` rows each (a NaN row is in no event). The
+    fits cover the widest of ``TAIL_FIT_FRACTIONS`` (of the pooled scores, from the top) on which
+    both pass the lack-of-fit test; the narrowest is used if none does.
     """
-    n = len(s0)
-    if not (np.isfinite(s0[[0, -1]]).all() and np.isfinite(s1[[0, -1]]).all()):
+    if min(len(s0), len(s1)) < MIN_TAIL_POINTS or not (np.isfinite(s0[[0, -1]]).all() and np.isfinite(s1[[0, -1]]).all()):
         return None
     a0, a1 = (s0, s1) if upper else (-s0[::-1], -s1[::-1])
     hi = float(max(a0[-1], a1[-1]))
     fitted = None
     for fraction in TAIL_FIT_FRACTIONS:
-        if n < MIN_TAIL_POINTS / fraction:
+        if min(len(a0), len(a1)) < MIN_TAIL_POINTS / fraction:
             continue
         lo = _pooled_top(a0, a1, fraction)
         if not hi > lo:
             continue
         t = np.linspace(lo, hi, TAIL_GRID)
-        c0 = (n - np.searchsorted(a0, t, side="right")).astype(np.int64)
-        c1 = (n - np.searchsorted(a1, t, side="right")).astype(np.int64)
-        f0, f1 = _fit_log_survival(a0, t, c0), _fit_log_survival(a1, t, c1)
+        c0 = (len(a0) - np.searchsorted(a0, t, side="right")).astype(np.int64)
+        c1 = (len(a1) - np.searchsorted(a1, t, side="right")).astype(np.int64)
+        f0, f1 = _fit_log_survival(n, t, c0), _fit_log_survival(n, t, c1)
         if f0 is None or f1 is None:
             continue
         fitted = (t, c0, c1, f0, f1)
@@ -267,12 +280,14 @@ def rank_candidates(
     """Best (score, threshold, side, numerator) candidates per score, best first.
 
     Returns two lists: ranked by the predicted epsilon bound, and by the predicted GDP mu.
-    Each score is evaluated and sorted once. ``tail_fit`` adds the tail-fit candidates of
-    continuous scores (used when the whole selection split ranks thresholds, nothing fitted).
+    Each score is evaluated and sorted once. ``tail_fit`` adds the tail-fit candidates of the
+    scores marked ``smooth`` (a real value with a smooth distribution: the output itself when
+    nothing is fitted, a released value within one atom pattern).
     """
     by_epsilon: list[Candidate] = []
     by_gdp: list[Candidate] = []
     n_sel = len(b0)
+    shrink = selection_shrink(len(scores))
     for score in scores:
         s0 = np.sort(score(b0))
         s1 = np.sort(score(b1))
@@ -281,11 +296,12 @@ def rank_candidates(
         le1, gt1 = event_counts(s1, t)
         options = [(True, 0, gt0, gt1), (True, 1, gt1, gt0), (False, 0, le0, le1), (False, 1, le1, le0)]
         trigger = None
-        if tail_fit and len(s0) and not (np.isnan(s0[-1]) or np.isnan(s1[-1])):
-            trigger = (_pooled_top(s0, s1, 1 - TAIL_TRIGGER), -_pooled_top(-s0[::-1], -s1[::-1], 1 - TAIL_TRIGGER))
+        f0, f1 = s0[~np.isnan(s0)], s1[~np.isnan(s1)]
+        if tail_fit and getattr(score, "smooth", False) and len(f0) and len(f1):
+            trigger = (_pooled_top(f0, f1, 1 - TAIL_TRIGGER), -_pooled_top(-f0[::-1], -f1[::-1], 1 - TAIL_TRIGGER))
         for upper, numerator, c_num, c_den in options:
             fnum, fden = c_num.astype(float), c_den.astype(float)
-            for objective, out in ((predicted_bounds(fnum, fden, n_sel, n_est, delta, z), by_epsilon),
+            for objective, out in ((predicted_bounds(fnum, fden, n_sel, n_est, delta, z, shrink), by_epsilon),
                                    (predicted_gdp(fnum, fden, n_sel, n_est, z), by_gdp)):
                 i = int(np.argmax(objective))
                 if not math.isfinite(float(objective[i])):
@@ -293,7 +309,7 @@ def rank_candidates(
                 cand = Candidate(score, float(t[i]), upper, numerator, float(objective[i]), (int(c_num[i]), int(c_den[i])))
                 if out is by_epsilon and trigger is not None and (t[i] >= trigger[0] if upper else t[i] <= trigger[1]):
                     # the counts point to a far-tail event: try a threshold from smooth tail fits
-                    fitted = _tail_fit_candidate(score, s0, s1, upper, numerator, n_est, delta, z)
+                    fitted = _tail_fit_candidate(score, f0, f1, upper, numerator, n_est, delta, z, n_sel)
                     if fitted is not None and fitted.predicted > cand.predicted:
                         cand = fitted
                 out.append(cand)

@@ -4,21 +4,24 @@ An *event* is ``{score > t}`` (``upper``) or ``{score <= t}`` for a fitted score
 dataset 0 or 1 on the numerator. Candidates are ranked by the bound they are *predicted* to give
 on the estimation split. Two predictors are used, both on selection data only:
 
-* **counts**: the selection frequencies, each first moved ``SELECTION_Z`` standard errors
-  towards the unfavourable side (against the winner's curse of an argmax over thousands of
-  thresholds), then scaled to the estimation size with Wilson limits as a fast stand-in for
+* **counts**: the selection frequencies, each first moved :func:`selection_shrink` standard
+  errors towards the unfavourable side (against the winner's curse of an argmax over thousands of
+  thresholds, compared across scores: the shrink grows with the number of scores, from
+  ``SELECTION_Z``), then scaled to the estimation size with Wilson limits as a fast stand-in for
   Clopper-Pearson;
-* **tail fit** (scores of scalar outputs, when the whole selection split ranks thresholds): if
-  the counts point to an event beyond the pooled ``TAIL_TRIGGER`` quantile, where counts are few
-  and their argmax is noisy, a threshold is also proposed from smooth fits, and the one with the
-  larger prediction is kept: the log-survival function of each side, fitted by weighted least
-  squares with a quadratic in ``t`` over the widest of the pooled extreme ``TAIL_FIT_FRACTIONS`` of
-  the selection scores on which both fits pass a lack-of-fit test (Pearson's chi-square of the
-  counts between grid points, at ``LACK_OF_FIT_P``; a quadratic describes the top 30% of a
-  Gaussian's scores, only the far tail of others), each fitted rate moved ``TAIL_FIT_Z`` of *its
+* **tail fit** (scores marked ``smooth``: a scalar output when nothing is fitted, a released value
+  within one atom pattern): if the counts point to an event beyond the pooled ``TAIL_TRIGGER``
+  quantile, where counts are few and their argmax is noisy, a threshold is also proposed from
+  smooth fits, and the one with the larger prediction is kept. Both sides' log-survival functions
+  are fitted jointly, quadratics in ``t`` sharing their curvature (two shifts of one distribution
+  bend alike, so the fitted log ratio is a line and cannot bend apart in the far tail), by
+  weighted least squares over the widest of the pooled extreme ``TAIL_FIT_FRACTIONS`` of the
+  selection scores on which both pass a lack-of-fit test (Pearson's chi-square of the counts
+  between grid points, at ``LACK_OF_FIT_P``); each fitted rate is moved ``TAIL_FIT_Z`` of *its
   own* standard errors to the unfavourable side (the delta method on the fit's Fisher information:
-  small where the fit pools many counts, growing towards the far end), and evaluated only where
-  both sides still have ``MIN_TAIL_COUNT`` selection counts (interpolation, never extrapolation).
+  small where the fit pools many counts, growing towards the far end), and the fit is evaluated
+  only where both sides still have ``MIN_TAIL_COUNT`` selection counts (interpolation, never
+  extrapolation).
 
 NaN scores belong to no event, in ranking and in evaluation alike (``Candidate.event`` is
 false for NaN on both sides, and :func:`event_counts` leaves NaN out of both counts).
@@ -154,42 +157,52 @@ def _threshold_grid(s0: NDArray[np.float64], s1: NDArray[np.float64]) -> NDArray
     return finite if finite.size else np.zeros(1)
 
 
-def _fit_log_survival(n: int, t: NDArray[np.float64], counts: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
-    """``(log P[score > t], its standard error)`` from a quadratic fit of ``log(count / n)`` in ``t``.
+def _fit_log_survival(n: int, t: NDArray[np.float64], c0: NDArray[np.int64], c1: NDArray[np.int64]) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None:
+    """``(log P[score > t], its standard error)`` on each side, from a joint fit of ``log(count / n)``.
 
-    The fit is weighted least squares (the variance of ``log(count)`` is about ``1 / count``, hence
-    the weights ``count``). Its standard error at each ``t`` is the delta method's
-    ``sqrt(x(t)' I^{-1} x(t))``, with ``I`` the Fisher information of the fitted curve for the
+    Both sides share the quadratic term (``a_j + b_j u + c u^2``, ``u`` the standardised ``t``): two
+    shifts of one distribution have log-survival functions of the same curvature, so their log
+    ratio is fitted as a line and cannot bend apart in the far tail where the counts are few. The
+    fit is weighted least squares (the variance of ``log(count)`` is about ``1 / count``, hence the
+    weights ``count``). Its standard error at each ``t`` is the delta method's
+    ``sqrt(x(t)' I^{-1} x(t))``, with ``I`` the Fisher information of the fitted curves for the
     *independent* counts between consecutive grid points (a Poisson count per bin and one beyond the
-    last point; the cumulative counts themselves are nested, so weighting them as if independent
-    would understate the error many times over). ``n`` is the number of rows the counts are of.
+    last point; the cumulative counts are nested, so weighting them as if independent would
+    understate the error many times over). ``n`` is the number of rows the counts are of.
     """
-    use = counts >= 3
-    if np.count_nonzero(use) < 5:
+    use0, use1 = c0 >= 3, c1 >= 3
+    if min(np.count_nonzero(use0), np.count_nonzero(use1)) < 5:
         return None
-    tt = t[use]
-    centre, spread = float(tt.mean()), float(tt.std()) or 1.0
-    u = (tt - centre) / spread
-    design = np.vstack([np.ones_like(u), u, u * u]).T
-    w = np.sqrt(counts[use].astype(float))
-    coef, *_ = np.linalg.lstsq(design * w[:, None], np.log(counts[use] / n) * w, rcond=None)
-    uu = (t - centre) / spread
-    x = np.vstack([np.ones_like(uu), uu, uu * uu]).T
-    log_surv = np.minimum(x @ coef, 0.0)
-    # Fisher information of (a, b, c) for the bin counts n (S(t_i) - S(t_{i+1})) and n S(t_last)
-    surv = np.exp(log_surv)
-    grad = surv[:, None] * x  # d S(t_i) / d coef
-    mean = n * np.append(surv[:-1] - surv[1:], surv[-1])
-    dmean = n * np.vstack([grad[:-1] - grad[1:], grad[-1:]])
-    info = (dmean / np.maximum(mean, 1e-300)[:, None]).T @ dmean
+    centre, spread = float(t.mean()), float(t.std()) or 1.0
+    u = (t - centre) / spread
+    one, zero = np.ones_like(u), np.zeros_like(u)
+    x0 = np.vstack([one, u, zero, zero, u * u]).T  # (a0, b0, a1, b1, c)
+    x1 = np.vstack([zero, zero, one, u, u * u]).T
+    design = np.vstack([x0[use0], x1[use1]])
+    counts = np.concatenate([c0[use0], c1[use1]]).astype(float)
+    w = np.sqrt(counts)
+    coef, *_ = np.linalg.lstsq(design * w[:, None], np.log(counts / n) * w, rcond=None)
+    info = np.zeros((5, 5))
+    fits = []
+    for x in (x0, x1):
+        log_surv = np.minimum(x @ coef, 0.0)
+        surv = np.exp(log_surv)
+        grad = surv[:, None] * x  # d S(t_i) / d coef
+        mean = n * np.append(surv[:-1] - surv[1:], surv[-1])
+        dmean = n * np.vstack([grad[:-1] - grad[1:], grad[-1:]])
+        info += (dmean / np.maximum(mean, 1e-300)[:, None]).T @ dmean
+        fits.append(log_surv)
     try:
         cov = np.linalg.inv(info)
     except np.linalg.LinAlgError:
         return None
-    se = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", x, cov, x), 0.0))
-    if not np.all(np.isfinite(se)):
-        return None
-    return log_surv, se
+    out = []
+    for x, log_surv in zip((x0, x1), fits, strict=True):
+        se = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", x, cov, x), 0.0))
+        if not np.all(np.isfinite(se)):
+            return None
+        out.append((log_surv, se))
+    return out[0], out[1]
 
 
 def _pooled_top(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: float) -> float:
@@ -244,9 +257,10 @@ def _tail_fit_candidate(
         t = np.linspace(lo, hi, TAIL_GRID)
         c0 = (len(a0) - np.searchsorted(a0, t, side="right")).astype(np.int64)
         c1 = (len(a1) - np.searchsorted(a1, t, side="right")).astype(np.int64)
-        f0, f1 = _fit_log_survival(n, t, c0), _fit_log_survival(n, t, c1)
-        if f0 is None or f1 is None:
+        pair = _fit_log_survival(n, t, c0, c1)
+        if pair is None:
             continue
+        f0, f1 = pair
         fitted = (t, c0, c1, f0, f1)
         if _fits_well(f0[0], c0, n) and _fits_well(f1[0], c1, n):
             break

@@ -44,7 +44,14 @@ from scipy import stats
 from threadpoolctl import threadpool_limits
 
 from dpaudit._rng import as_seed_sequence
-from dpaudit._validation import argument_error, check_array, check_in_range, check_int, check_nonnegative, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_array,
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    check_probability,
+)
 from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
 from dpaudit.auditor.ranking import Candidate
@@ -52,7 +59,7 @@ from dpaudit.auditor.result import _jsonable
 from dpaudit.auditor.selection import SCALAR_FRACTION, choose_candidates, default_selection_fraction
 from dpaudit.auditor.stats import clopper_pearson_lower, clopper_pearson_upper
 
-__all__ = ["SCORES_SCHEMA_VERSION", "MIN_SCORES", "ScoresAuditResult", "audit_scores"]
+__all__ = ["MIN_SCORES", "SCORES_SCHEMA_VERSION", "ScoresAuditResult", "audit_scores"]
 
 OWNER = "audit_scores"
 MIN_SCORES = 20

@@ -21,9 +21,21 @@ References
 """
 
 from dpaudit.one_run.canaries import audit_canary_users, linear_canary_users, slot_scores
-from dpaudit.one_run.guesses import MIN_GUESSES, audit_canaries, default_plans, draw_inclusion, guess_outcome
+from dpaudit.one_run.guesses import (
+    MIN_GUESSES,
+    audit_canaries,
+    default_plans,
+    draw_inclusion,
+    guess_outcome,
+)
 from dpaudit.one_run.result import GuessOutcome, OneRunResult
-from dpaudit.one_run.tail_bounds import fdp_epsilon, fdp_mu, fdp_rejects, steinke_epsilon, steinke_p_value
+from dpaudit.one_run.tail_bounds import (
+    fdp_epsilon,
+    fdp_mu,
+    fdp_rejects,
+    steinke_epsilon,
+    steinke_p_value,
+)
 
 __all__ = [
     "MIN_GUESSES",

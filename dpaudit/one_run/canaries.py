@@ -24,8 +24,8 @@ References
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np

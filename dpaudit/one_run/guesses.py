@@ -32,7 +32,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit._rng import as_generator
-from dpaudit._validation import argument_error, check_finite_array, check_in_range, check_int, check_nonnegative, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_finite_array,
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    check_probability,
+)
 from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.one_run.result import GuessOutcome, OneRunResult
 from dpaudit.one_run.tail_bounds import fdp_mu, steinke_epsilon

@@ -54,7 +54,13 @@ from collections.abc import Callable
 import numpy as np
 from scipy import special, stats
 
-from dpaudit._validation import argument_error, check_int, check_nonnegative, check_one_of, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_int,
+    check_nonnegative,
+    check_one_of,
+    check_probability,
+)
 from dpaudit.accounting.conversions import gdp_epsilon
 
 __all__ = ["TRADEOFFS", "fdp_epsilon", "fdp_mu", "fdp_rejects", "steinke_epsilon", "steinke_p_value"]

@@ -25,7 +25,13 @@ import pytest
 from scipy import special, stats
 
 from dpaudit.accounting.conversions import gdp_epsilon
-from dpaudit.one_run import audit_canaries, audit_canary_users, draw_inclusion, linear_canary_users, steinke_epsilon
+from dpaudit.one_run import (
+    audit_canaries,
+    audit_canary_users,
+    draw_inclusion,
+    linear_canary_users,
+    steinke_epsilon,
+)
 
 FAILURE_PROB = 1e-4
 CONFIDENCE = 0.95

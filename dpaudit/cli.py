@@ -1,11 +1,11 @@
-"""Command-line interface: ``dpaudit demo | audit | report | prove | bounds``.
+"""Command-line interface: ``dpaudit demo | audit | audit-scores | report | prove | bounds``.
 
 Each sub-command imports its machinery lazily so that ``dpaudit --help`` stays fast.
 
-Exit status of ``audit`` and ``report``: 0 when the claim was not refuted, 1 when it was (by the
-audit's lower bound, a violation, or by computation: the certified epsilon of the pair from the
-mechanism's declared profile exceeds the claim, :attr:`AuditResult.claim_refuted`), 2 on bad input
-(one line on stderr naming what is wrong, never a traceback).
+Exit status of ``audit``, ``audit-scores`` and ``report``: 0 when the claim was not refuted, 1 when
+it was (by the audit's lower bound, a violation, or by computation: the certified epsilon of the
+pair from the mechanism's declared profile exceeds the claim, :attr:`AuditResult.claim_refuted`),
+2 on bad input (one line on stderr naming what is wrong, never a traceback).
 """
 
 from __future__ import annotations
@@ -37,6 +37,11 @@ _EXAMPLES = {
         "example:\n"
         "  dpaudit report mymod:noisy_mean --d0 d0.npy --d1 d1.npy --epsilon 1 --output report.html\n"
         "\nexit status: 0 claim not refuted, 1 refuted (violation, or exact epsilon on the pair above the claim), 2 bad input"
+    ),
+    "audit-scores": (
+        "example:\n"
+        "  dpaudit audit-scores scores_d0.npy scores_d1.csv --epsilon 1 --delta 1e-5\n"
+        "\nexit status: 0 no violation found, 1 violation, 2 bad input"
     ),
     "prove": "example:\n  dpaudit prove --only levy",
     "bounds": "example:\n  dpaudit bounds | head -20",
@@ -108,6 +113,20 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Audit a mechanism on two neighbouring datasets and print the evidence.")
     add_audit_options(aud)
 
+    scores = sub.add_parser("audit-scores", help="bound epsilon from your own attack's scores on d0 and d1; exit 1 on a violation",
+                            description="Lower-bound epsilon from attack scores of outputs on d0 and on d1 (one score, or one "
+                            "row of scores, per independent run): the event is chosen on a selection split, the bound "
+                            "computed on the rest.")
+    scores.add_argument("scores_d0", metavar="FILE0", help="scores of outputs on d0: .npy, .csv or .json")
+    scores.add_argument("scores_d1", metavar="FILE1", help="scores of outputs on d1")
+    scores.add_argument("--epsilon", type=float, help="claimed epsilon, >= 0 (without it, only the bound is printed)")
+    scores.add_argument("--delta", type=float, default=0.0, help="claimed delta, in [0, 1) (default 0)")
+    scores.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
+    scores.add_argument("--seed", type=int, default=0, help="seed of the random split, >= 0 (default 0)")
+    scores.add_argument("--candidates", type=int, default=1, metavar="K", help="events evaluated, each paid for (default 1)")
+    scores.add_argument("--selection-fraction", type=float, metavar="F", help="fraction choosing the event, in (0, 1)")
+    scores.add_argument("--json", action="store_true", help="print the result as JSON (it carries schema_version)")
+
     rep = sub.add_parser("report", help="audit as `audit` does and write a self-contained HTML report",
                          description="Audit as `dpaudit audit` does and write one HTML file (verdict, claim, "
                          "evidence, privacy-region plot, the command that reproduces it).")
@@ -144,7 +163,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from dpaudit.catalogue import run_demo
 
         return run_demo(seed=args.seed, scale=args.scale, as_json=args.json, only=args.only)
-    if args.command in ("audit", "report"):
+    if args.command in ("audit", "report", "audit-scores"):
         return _audit_command(args)
     if args.command == "prove":
         from dpaudit.verify.runner import main as prove_main
@@ -217,6 +236,8 @@ def _audit_command(args: argparse.Namespace) -> int:
 def _run_audit(args: argparse.Namespace) -> int:
     from dpaudit._cli_inputs import prepare_case
 
+    if args.command == "audit-scores":
+        return _run_scores(args)
     case = prepare_case(args)
     with _open_executor(args, case.mechanism) as executor:
         result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
@@ -235,6 +256,17 @@ def _run_audit(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # `| head` left early: the verdict still decides the exit status
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return EXIT_VIOLATION if result.claim_refuted else EXIT_OK
+
+
+def _run_scores(args: argparse.Namespace) -> int:
+    from dpaudit._cli_inputs import load_dataset
+    from dpaudit.auditor.scores import audit_scores
+
+    result = audit_scores(load_dataset(args.scores_d0, "FILE0"), load_dataset(args.scores_d1, "FILE1"), epsilon=args.epsilon,
+                          delta=args.delta, confidence=args.confidence, candidates=args.candidates,
+                          selection_fraction=args.selection_fraction, seed=args.seed)
+    print(result.to_json() if args.json else result.to_text(), flush=True)
+    return EXIT_VIOLATION if result.violation else EXIT_OK
 
 
 def _attack_options(args: argparse.Namespace) -> dict[str, Any]:

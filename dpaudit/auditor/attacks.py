@@ -54,6 +54,8 @@ class Score:
     fn: Callable[[NDArray[Any]], NDArray[np.float64]] = field(repr=False, compare=False)
     members: Callable[[float, bool], str | None] | None = field(default=None, repr=False, compare=False)
     family: str = field(default="", compare=False)
+    # a real value with a smooth distribution (a noisy released value): tail fits may rank its thresholds
+    smooth: bool = field(default=False, compare=False)
 
     def __call__(self, x: NDArray[Any]) -> NDArray[np.float64]:
         return np.asarray(self.fn(x), dtype=float)

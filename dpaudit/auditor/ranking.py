@@ -165,6 +165,18 @@ def _pooled_top(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: floa
     return float(top[-m])
 
 
+def _pooled_bottom(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: float) -> float:
+    """``-_pooled_top(-a0[::-1], -a1[::-1], fraction)``, without negated copies of the whole samples."""
+    m = max(1, int(fraction * (len(a0) + len(a1))))
+    bottom = np.sort(np.concatenate([a0[:m], a1[:m]]))
+    return float(bottom[m - 1])
+
+
+def _non_nan(sorted_scores: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The sorted scores without their NaN (sorted last): a view, not a copy."""
+    return sorted_scores[: len(sorted_scores) - int(np.count_nonzero(np.isnan(sorted_scores)))]
+
+
 def _tail_fit_candidate(
     score: Any, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float
 ) -> Candidate | None:
@@ -172,15 +184,19 @@ def _tail_fit_candidate(
     n = len(s0)
     if n < MIN_TAIL_POINTS / TAIL_FIT_FRACTION or not (np.isfinite(s0[[0, -1]]).all() and np.isfinite(s1[[0, -1]]).all()):
         return None
-    a0, a1 = (s0, s1) if upper else (-s0[::-1], -s1[::-1])
-    lo = _pooled_top(a0, a1, TAIL_FIT_FRACTION)
-    hi = float(max(a0[-1], a1[-1]))
+    # the lower tail is the upper tail of -score, counted on the sorted scores themselves (no negated copies)
+    lo = _pooled_top(s0, s1, TAIL_FIT_FRACTION) if upper else -_pooled_bottom(s0, s1, TAIL_FIT_FRACTION)
+    hi = float(max(s0[-1], s1[-1])) if upper else -float(min(s0[0], s1[0]))
     if not hi > lo:
         return None
     t = np.linspace(lo, hi, TAIL_GRID)
-    c0 = (n - np.searchsorted(a0, t, side="right")).astype(np.int64)
-    c1 = (n - np.searchsorted(a1, t, side="right")).astype(np.int64)
-    f0, f1 = _fit_log_survival(a0, t, c0), _fit_log_survival(a1, t, c1)
+    if upper:
+        c0 = (n - np.searchsorted(s0, t, side="right")).astype(np.int64)
+        c1 = (n - np.searchsorted(s1, t, side="right")).astype(np.int64)
+    else:  # #{-score > t} = #{score < -t}
+        c0 = np.searchsorted(s0, -t, side="left").astype(np.int64)
+        c1 = np.searchsorted(s1, -t, side="left").astype(np.int64)
+    f0, f1 = _fit_log_survival(s0, t, c0), _fit_log_survival(s1, t, c1)
     if f0 is None or f1 is None:
         return None
     (p_num, k_num), (p_den, k_den) = ((f0, c0), (f1, c1)) if numerator == 0 else ((f1, c1), (f0, c0))
@@ -218,13 +234,13 @@ def rank_candidates(
     for score in scores:
         s0 = np.sort(score(b0))
         s1 = np.sort(score(b1))
-        t = _threshold_grid(s0[~np.isnan(s0)], s1[~np.isnan(s1)])
+        t = _threshold_grid(_non_nan(s0), _non_nan(s1))
         le0, gt0 = event_counts(s0, t)
         le1, gt1 = event_counts(s1, t)
         options = [(True, 0, gt0, gt1), (True, 1, gt1, gt0), (False, 0, le0, le1), (False, 1, le1, le0)]
         trigger = None
         if tail_fit and len(s0) and not (np.isnan(s0[-1]) or np.isnan(s1[-1])):
-            trigger = (_pooled_top(s0, s1, 1 - TAIL_TRIGGER), -_pooled_top(-s0[::-1], -s1[::-1], 1 - TAIL_TRIGGER))
+            trigger = (_pooled_top(s0, s1, 1 - TAIL_TRIGGER), _pooled_bottom(s0, s1, 1 - TAIL_TRIGGER))
         for upper, numerator, c_num, c_den in options:
             fnum, fden = c_num.astype(float), c_den.astype(float)
             for objective, out in ((predicted_bounds(fnum, fden, n_sel, n_est, delta, z), by_epsilon),

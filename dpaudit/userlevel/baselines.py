@@ -77,11 +77,14 @@ def clip_to_ball(x: Any, radius: float) -> NDArray[np.float64]:
     v = np.asarray(x, dtype=float)
     scale = np.max(np.abs(v), axis=-1, keepdims=True)
     safe = np.where(scale > 0, scale, 1.0)
-    unit_norm = np.linalg.norm(v / safe, axis=-1, keepdims=True)  # ||x|| / s, in [1, sqrt(d)] (or 0)
-    # factor radius / ||x|| where outside the ball, rounded down one ulp so the product stays inside
-    outside = scale * unit_norm > radius
-    factor = np.where(outside, np.nextafter(radius / np.where(unit_norm > 0, unit_norm, 1.0) / safe, 0.0), 1.0)
-    return np.asarray(v * factor)
+    unit = v / safe  # entries in [-1, 1]
+    unit_norm = np.linalg.norm(unit, axis=-1, keepdims=True)  # ||x|| / s, in [1, sqrt(d)] (or 0)
+    with np.errstate(over="ignore", under="ignore"):  # radius / s may round to inf or 0: still the right side
+        outside = unit_norm > radius / safe  # ||x|| > radius, without forming ||x|| (which can overflow)
+    # outside the ball: radius x / ||x|| = unit * (radius / ||unit||), the factor rounded down one ulp so
+    # that the product stays inside; inside, x unchanged
+    factor = np.nextafter(radius / np.where(unit_norm > 0, unit_norm, 1.0), 0.0)
+    return np.asarray(np.where(outside, unit * factor, v))
 
 
 def gaussian_epsilon(sigma: float, sensitivity: float, delta: float) -> float:

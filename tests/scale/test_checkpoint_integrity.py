@@ -53,16 +53,22 @@ def rows(path: Path, dataset: int) -> list[tuple]:
                             "ORDER BY block", (dataset,)).fetchall()
 
 
-def test_d1_rows_relabelled_as_copies_of_d0_rows_are_refused(tmp_path):
-    """The old digest covered the bytes only: copying d0's rows over d1's resumed a leaky audit to 'no violation'."""
+@pytest.mark.parametrize("digest", ["of the bytes", "copied along"])
+def test_d1_rows_relabelled_as_copies_of_d0_rows_are_refused(tmp_path, digest):
+    """The old digest covered the bytes only: copying d0's rows over d1's resumed a leaky audit to 'no violation'.
+
+    Whether the forger recomputes a digest of the bytes or copies d0's row whole, digest included, the
+    row's own digest (which covers its dataset) refuses it, before any block is re-drawn.
+    """
     path = tmp_path / "leaky.sqlite"
     honest = dpaudit.audit(sm.leaky_laplace, 0.0, 1.0, checkpoint=path, **BASE)
     assert honest.violation
     with connect(path) as conn:
-        for block, _, _, dtype, shape, _, data in rows(path, 0):
+        for block, _, _, dtype, shape, kept, data in rows(path, 0):
+            forged = hashlib.sha256(data).hexdigest() if digest == "of the bytes" else kept
             conn.execute("UPDATE blocks SET data = ?, sha256 = ?, dtype = ?, shape = ? WHERE dataset = 1 AND block = ?",
-                         (data, hashlib.sha256(data).hexdigest(), dtype, shape, block))
-    with pytest.raises(CheckpointError, match=re.escape(str(path))):
+                         (data, forged, dtype, shape, block))
+    with pytest.raises(CheckpointError, match=re.escape(str(path)) + ".*whose fields do not match their SHA-256"):
         dpaudit.audit(sm.leaky_laplace, 0.0, 1.0, checkpoint=path, **BASE)
 
 
@@ -75,7 +81,7 @@ def test_rows_transplanted_from_another_audit_are_refused(tmp_path):
         conn.execute("DELETE FROM blocks WHERE dataset = 1 AND block = 2")
         conn.execute(f"ATTACH DATABASE '{other}' AS other")
         conn.execute("INSERT INTO blocks SELECT * FROM other.blocks WHERE dataset = 1 AND block = 2")
-    with pytest.raises(CheckpointError, match=re.escape(str(mine))):
+    with pytest.raises(CheckpointError, match=re.escape(str(mine)) + ".*whose fields do not match their SHA-256"):
         dpaudit.audit(LaplaceMechanism(1.0), 0.0, 1.0, checkpoint=mine, **BASE)
 
 

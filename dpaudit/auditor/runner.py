@@ -69,7 +69,7 @@ from dpaudit.auditor.stats import (
 from dpaudit.auditor.streaming import (
     EventTally,
     available_memory,
-    estimated_audit_bytes,
+    check_memory,
     read_selection,
     tally_rows,
 )
@@ -180,29 +180,6 @@ def _check_executor(executor: Any) -> Any:
         raise argument_error(OWNER, "executor", "a concurrent.futures.Executor (with a submit() method), or None to "
                              "run serially", executor, fix="build one with dpaudit.auditor.executors.make_executor.")
     return executor
-
-
-def _megabytes(n: float) -> str:
-    return f"{n / 1e9:.3g} GB" if n >= 1e9 else f"{n / 1e6:.3g} MB"
-
-
-def _check_memory(probe: NDArray[Any], selection_rows: int, streams: TrialStreams, in_flight: int,
-                  trials: int, limit: int | None, source: str) -> None:
-    """Refuse (InvalidArgument on ``trials``) an audit whose estimated memory exceeds ``limit`` bytes."""
-    if limit is None:
-        return
-    row_values = max(1, int(np.prod(probe.shape[1:])))
-    need = estimated_audit_bytes(selection_rows, probe.dtype.itemsize * row_values, row_values,
-                                 min(streams.block_size, trials), in_flight)
-    if need > limit:
-        raise argument_error(
-            OWNER, "trials",
-            f"small enough for the audit to fit in memory: {selection_rows} selection rows per dataset of "
-            f"{probe.dtype.itemsize * row_values}-byte outputs, and blocks of {streams.block_size} trials ({in_flight} "
-            f"held at once), need about {_megabytes(need)}, more than the memory limit of {_megabytes(limit)} "
-            f"({source})", trials,
-            fix="lower trials, selection_fraction or block_size (or batch_size), or pass a larger memory_limit.",
-        )
 
 
 def audit(
@@ -376,7 +353,7 @@ def audit(
     limit_source = "memory_limit" if memory_limit is not None else "the memory available"
     limit = memory_limit if memory_limit is not None else available_memory()
     smallest_split = _selection_size(trials, SCALAR_FRACTION if selection_fraction is None else selection_fraction)
-    _check_memory(probe, smallest_split, streams, in_flight, trials, limit, limit_source)
+    check_memory(probe, smallest_split, streams, in_flight, trials, limit, limit_source)
 
     store = bar = None
     try:
@@ -395,7 +372,7 @@ def audit(
             result = _select_and_estimate(
                 sampler, source, notes, started=started, epsilon=epsilon, delta=delta, confidence=confidence,
                 trials=trials, candidates=candidates, selection_fraction=selection_fraction, float_bits=float_bits,
-                spot_check=spot_check, fits=lambda rows: _check_memory(probe, rows, streams, in_flight, trials, limit,
+                spot_check=spot_check, fits=lambda rows: check_memory(probe, rows, streams, in_flight, trials, limit,
                                                                         limit_source),
             )
         if store is not None:

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit._rng import TrialStreams
+from dpaudit._validation import argument_error
 from dpaudit.auditor.features import flatten_outputs
 from dpaudit.auditor.ranking import Candidate
 
@@ -41,6 +43,7 @@ __all__ = [
     "EventTally",
     "SelectionRows",
     "available_memory",
+    "check_memory",
     "estimated_audit_bytes",
     "read_selection",
     "tally_rows",
@@ -172,6 +175,30 @@ def estimated_audit_bytes(selection_rows: int, row_bytes: int, row_values: int, 
     selection = 2 * selection_rows * per_row
     blocks = in_flight * block_size * BLOCK_OVERHEAD * max(row_bytes, 8 * row_values)
     return math.ceil(selection + blocks)
+
+
+def _megabytes(n: float) -> str:
+    return f"{n / 1e9:.3g} GB" if n >= 1e9 else f"{n / 1e6:.3g} MB"
+
+
+def check_memory(probe: NDArray[Any], selection_rows: int, streams: TrialStreams, in_flight: int,
+                 trials: int, limit: int | None, source: str) -> None:
+    """Refuse (:class:`InvalidArgument` on ``trials``) an audit whose estimated memory exceeds ``limit``
+    bytes (no check when ``limit`` is None); ``probe`` is one call's output, ``source`` names the limit."""
+    if limit is None:
+        return
+    row_values = max(1, int(np.prod(probe.shape[1:])))
+    need = estimated_audit_bytes(selection_rows, probe.dtype.itemsize * row_values, row_values,
+                                 min(streams.block_size, trials), in_flight)
+    if need > limit:
+        raise argument_error(
+            "audit", "trials",
+            f"small enough for the audit to fit in memory: {selection_rows} selection rows per dataset of "
+            f"{probe.dtype.itemsize * row_values}-byte outputs, and blocks of {streams.block_size} trials ({in_flight} "
+            f"held at once), need about {_megabytes(need)}, more than the memory limit of {_megabytes(limit)} "
+            f"({source})", trials,
+            fix="lower trials, selection_fraction or block_size (or batch_size), or pass a larger memory_limit.",
+        )
 
 
 def available_memory() -> int | None:

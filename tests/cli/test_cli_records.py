@@ -136,3 +136,17 @@ def test_user_code_raising_systemexit_keeps_the_exit_code_contract(tmp_path):
     assert done.returncode == 2 and "the mechanism raised SystemExit" in done.stderr, (done.returncode, done.stderr)
     done = _run(tmp_path, "audit", "exiting:fn", "--d0", "d0.npy", "--d1", "d1.npy", "--epsilon", "1", "--trials", "1000")
     assert done.returncode == 2 and "importing 'exiting' raised SystemExit" in done.stderr, (done.returncode, done.stderr)
+
+
+def test_a_report_that_cannot_be_written_after_the_audit_still_prints_the_result(folder, capsys, monkeypatch):
+    import dpaudit.report
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(dpaudit.report, "write_report", full_disk)
+    code = main(["report", "laplace", "--d0", "d0.npy", "--d1", "d1.npy", "--trials", "1000", "--json",
+                 "--output", "r.html"])
+    out, err = capsys.readouterr()
+    assert code == EXIT_BAD_INPUT and json.loads(out)["trials"] == 1000
+    assert err.startswith("dpaudit report: error: --output 'r.html' could not be written (OSError: ") and err.count("\n") == 1

@@ -127,3 +127,15 @@ def test_the_estimation_tally_is_identical_for_every_batch_size_and_checkpoint(t
     resumed = dpaudit.audit(gauss2, [0.0, 0.0], [1.0, 0.0], checkpoint=tmp_path / "c.sqlite", **kwargs)
     assert verdict(first) == verdict(batched) == verdict(stored) == verdict(resumed)
     assert first.estimation_trials == first.evidence.n == 6_000 - first.selection_trials
+
+
+def test_running_out_of_memory_in_a_block_is_not_blamed_on_the_mechanism():
+    from dpaudit.errors import AuditMemoryError
+
+    def greedy(data, rng, size=None):
+        if size is not None and size > 1:
+            raise MemoryError("cannot allocate")
+        return rng.laplace(data, 1.0, size)
+
+    with pytest.raises(AuditMemoryError, match=r"memory ran out drawing 1000 trials on d0 \(block 0\); a smaller block_size"):
+        dpaudit.audit(greedy, 0.0, 1.0, epsilon=1.0, trials=2_000, seed=0, block_size=1_000)

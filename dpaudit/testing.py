@@ -220,13 +220,19 @@ class ContractCase:
         return f"ContractCase({self.name!r})"
 
 
-def _non_finite_variants(data: Any) -> list[Any]:
-    """``data`` with its first entry NaN, +inf and -inf (float data only; empty otherwise)."""
+def _as_floats(data: Any) -> Any:
+    """``data`` as a float array copy, or None when it is not numeric or has no entries."""
     try:
         x = np.array(data, dtype=float)
     except (TypeError, ValueError):
-        return []
-    if x.size == 0:
+        return None
+    return x if x.size else None
+
+
+def _non_finite_variants(data: Any) -> list[Any]:
+    """``data`` with its first entry NaN, +inf and -inf (float data only; empty otherwise)."""
+    x = _as_floats(data)
+    if x is None:
         return []
     out = []
     for bad in (np.nan, np.inf, -np.inf):
@@ -240,11 +246,8 @@ def near_limit_variants(data: Any) -> list[Any]:
     """Copies of ``data`` (float) with values near the float limits: every entry one value of
     +-1.8e308, +-1.5e308 or 5e-324, and, along the first axis (users), one row at +1.8e308, the next at
     -1.8e308, the next alternating (sums overflow, differences are NaN)."""
-    try:
-        x = np.array(data, dtype=float)
-    except (TypeError, ValueError):
-        return []
-    if x.size == 0:
+    x = _as_floats(data)
+    if x is None:
         return []
     out = [np.full_like(x, value) for value in _NEAR_LIMITS]
     if x.ndim >= 1 and x.shape[0] >= 3:

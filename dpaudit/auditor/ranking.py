@@ -233,6 +233,18 @@ def _fits_well(log_surv: NDArray[np.float64], counts: NDArray[np.int64], n: int)
     return bool(stats.chi2.sf(chi2, LACK_OF_FIT_GROUPS - 3) > LACK_OF_FIT_P)
 
 
+def _pooled_bottom(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: float) -> float:
+    """``-_pooled_top(-a0[::-1], -a1[::-1], fraction)``, without negated copies of the whole samples."""
+    m = max(1, int(fraction * (len(a0) + len(a1))))
+    bottom = np.sort(np.concatenate([a0[:m], a1[:m]]))
+    return float(bottom[m - 1])
+
+
+def _non_nan(sorted_scores: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The sorted scores without their NaN (sorted last): a view, not a copy."""
+    return sorted_scores[: len(sorted_scores) - int(np.count_nonzero(np.isnan(sorted_scores)))]
+
+
 def _tail_fit_candidate(
     score: Any, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float,
     n: int,
@@ -305,14 +317,15 @@ def rank_candidates(
     for score in scores:
         s0 = np.sort(score(b0))
         s1 = np.sort(score(b1))
-        t = _threshold_grid(s0[~np.isnan(s0)], s1[~np.isnan(s1)])
+        t = _threshold_grid(_non_nan(s0), _non_nan(s1))
         le0, gt0 = event_counts(s0, t)
         le1, gt1 = event_counts(s1, t)
         options = [(True, 0, gt0, gt1), (True, 1, gt1, gt0), (False, 0, le0, le1), (False, 1, le1, le0)]
         trigger = None
-        f0, f1 = s0[~np.isnan(s0)], s1[~np.isnan(s1)]
-        if tail_fit and getattr(score, "smooth", False) and len(f0) and len(f1):
-            trigger = (_pooled_top(f0, f1, 1 - TAIL_TRIGGER), -_pooled_top(-f0[::-1], -f1[::-1], 1 - TAIL_TRIGGER))
+        if tail_fit and getattr(score, "smooth", False):
+            f0, f1 = _non_nan(s0), _non_nan(s1)
+            if len(f0) and len(f1):
+                trigger = (_pooled_top(f0, f1, 1 - TAIL_TRIGGER), _pooled_bottom(f0, f1, 1 - TAIL_TRIGGER))
         for upper, numerator, c_num, c_den in options:
             fnum, fden = c_num.astype(float), c_den.astype(float)
             for objective, out in ((predicted_bounds(fnum, fden, n_sel, n_est, delta, z, shrink), by_epsilon),

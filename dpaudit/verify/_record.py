@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +19,9 @@ __all__ = ["STEP_KINDS", "Step", "rng_for"]
 
 #: ``proof``: a sub-claim that, with the others, implies the statement (decided symbolically or
 #: exactly); ``cross``: a check on finite instances that can only refute; ``refute``: a
-#: counterexample to the statement, verified exactly.
-STEP_KINDS = ("proof", "cross", "refute")
+#: counterexample to the statement, verified exactly; ``support``: a proof step of an auxiliary fact the
+#: check uses (recorded under :meth:`~dpaudit.verify.Proof.supporting`), not a sub-claim of the statement.
+STEP_KINDS = ("proof", "cross", "refute", "support")
 
 
 def rng_for(key: str) -> np.random.Generator:
@@ -66,10 +69,10 @@ class Step:
 
     def describe(self) -> str:
         """``[method] label: outcome, n case(s) (note)``."""
-        if self.kind == "proof":
+        if self.kind in ("proof", "support"):
             mark = str(self.verdict) + (" (trivial)" if self.trivial else "")
         elif self.kind == "cross":
-            mark = "VIOLATED" if self.verdict is Verdict.DISPROVED else "ok"
+            mark = {Verdict.DISPROVED: "VIOLATED", Verdict.UNDECIDED: "violated in floating point (evidence only)"}.get(self.verdict, "ok")
         else:
             mark = "counterexample" if self.verdict is Verdict.DISPROVED else "not a counterexample"
         note = f" ({self.note})" if self.note else ""
@@ -89,13 +92,27 @@ class _Record:
         self._premises: list[Premise] = []
         self._residuals: list[Any] = []
         self._counterexample: dict[str, Any] | None = None
+        self._established: list[str] = []
+        self._support_depth = 0
 
     @property
     def steps(self) -> tuple[Step, ...]:
         """The steps recorded so far."""
         return tuple(self._steps)
 
+    @contextlib.contextmanager
+    def supporting(self) -> Iterator[None]:
+        """Record the proof steps made inside as ``support`` steps: auxiliary facts (a closed form, a tail
+        bound) that a refutation uses, not sub-claims of the statement."""
+        self._support_depth += 1
+        try:
+            yield
+        finally:
+            self._support_depth -= 1
+
     def _add(self, step: Step, residual: Any = None) -> Verdict:
+        if self._support_depth and step.kind == "proof":
+            step = dataclasses.replace(step, kind="support")
         self._steps.append(step)
         if residual is not None:
             self._residuals.append(residual)

@@ -212,8 +212,8 @@ def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.nd
                           low=low, high=high, tolerance=tol)
     label = f"counterexample search ({search.pairs} pairs, tolerance {float(tol):g})"
     if search.violation is not None:
-        proof.instance(label, False, point=search.violation, cases=search.pairs,
-                       note=f"||f(x) - f(y)|| / ||x - y|| = {search.violation['ratio']:.6g} > {L}")
+        proof.rechecked_pair(label, search.violation, cases=search.pairs,
+                             note=f"||f(x) - f(y)|| / ||x - y|| = {search.violation['ratio']:.6g} > {L}")
     else:
         proof.instance(label, True, point={}, cases=search.pairs)
     result = proof.result()

@@ -227,8 +227,8 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     proof.given(claim)
     label = f"neighbour search ({search.count} neighbours, tolerance {float(tol):g})"
     if search.violation is not None:
-        proof.instance(label, False, point=search.violation, cases=search.count,
-                       note=f"distance {search.violation['distance']:.6g} > {float(b):g}")
+        proof.rechecked_pair(label, search.violation, cases=search.count,
+                             note=f"distance {search.violation['distance']:.6g} > {float(b):g}")
     else:
         proof.instance(label, True, point={}, cases=search.count)
     result = proof.result()

@@ -83,8 +83,9 @@ class Premise:
     Parameters
     ----------
     kind : str
-        ``"cited"`` (a theorem from the literature) or ``"assumed"`` (a step of the argument taken
-        on trust: a reduction, a symmetry, a standard fact).
+        ``"cited"`` (a theorem from the literature), ``"assumed"`` (a step of the argument taken
+        on trust: a reduction, a symmetry, a standard fact) or ``"fact"`` (a :class:`~dpaudit.verify.Fact` of a
+        dependency that the dependency's own proof did not establish).
     key : str
         Short name printed beside the verdict, e.g. ``"[DR14] Thm A.1"`` or ``"reduction to the plane"``.
     text : str
@@ -96,8 +97,8 @@ class Premise:
     text: str
 
     def __post_init__(self) -> None:
-        if self.kind not in ("cited", "assumed"):
-            raise ValueError(f"Premise.kind must be 'cited' or 'assumed', got {self.kind!r}")
+        if self.kind not in ("cited", "assumed", "fact"):
+            raise ValueError(f"Premise.kind must be 'cited', 'assumed' or 'fact', got {self.kind!r}")
         if not self.key.strip():
             raise ValueError("Premise.key must be a non-empty short name")
 
@@ -145,6 +146,8 @@ class CheckResult:
         Why the verdict is UNDECIDED (e.g. a timeout, a step sympy could not decide).
     evidence : Mapping or None
         Search statistics of a check that could only refute (pairs searched, the largest ratio seen).
+    established : tuple of str
+        The :class:`~dpaudit.verify.Fact` names the proof established (:meth:`~dpaudit.verify.Proof.establish`).
     """
 
     verdict: Verdict
@@ -159,6 +162,7 @@ class CheckResult:
     premises: tuple[Premise, ...] = ()
     reason: str = field(default="", compare=False)
     evidence: Mapping[str, Any] | None = field(default=None, compare=False)
+    established: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def proved(self) -> bool:

@@ -48,7 +48,7 @@ import sympy as sp
 
 from dpaudit.verify._record import Step
 from dpaudit.verify.crosscheck import CrossChecks
-from dpaudit.verify.decide import decide_nonneg, decide_zero, decision, exact_sign, plain
+from dpaudit.verify.decide import decide_nonneg, decide_positive, decide_zero, decision, exact_sign, plain
 from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions
 from dpaudit.verify.lemma import FactInstance, LemmaCheck
 from dpaudit.verify.regions import Region, coverage
@@ -139,10 +139,20 @@ class Proof(CrossChecks):
 
     # -- proof steps decided by sympy -----------------------------------------------------------
 
-    def nonneg(self, label: str, expr: Any) -> Verdict:
-        """Proof step: ``expr >= 0`` under the symbols' assumptions (see :func:`~dpaudit.verify.decide_nonneg`)."""
+    def nonneg(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: ``expr >= 0`` under the symbols' assumptions and ``hypotheses``, decided by the kernel
+        (see :func:`~dpaudit.verify.decide_nonneg`)."""
         expr = sp.sympify(expr)
-        return self._add(Step("proof", "sympy", label, decide_nonneg(expr), 1, trivial=_trivial(expr, False)), expr)
+        note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
+        return self._add(Step("proof", "kernel", label, decide_nonneg(expr, hypotheses), 1, note,
+                              trivial=_trivial(expr, False)), expr)
+
+    def positive(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: ``expr > 0`` under the symbols' assumptions and ``hypotheses`` (decided by the kernel)."""
+        expr = sp.sympify(expr)
+        note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
+        return self._add(Step("proof", "kernel", label, decide_positive(expr, hypotheses), 1, note,
+                              trivial=_trivial(expr, False)), expr)
 
     def zero(self, label: str, expr: Any) -> Verdict:
         """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``)."""

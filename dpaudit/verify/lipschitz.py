@@ -26,9 +26,9 @@ answer is DISPROVED with the pair (the exact floats, re-evaluated to confirm) or
 evidence (pairs searched, the largest ratio seen); never PROVED.
 
 Tolerance: a numerical pair counts only if ``||f(x) - f(y)|| > L ||x - y|| + tolerance * scale``
-with ``scale`` the largest of ``||f(x)||, ||f(y)||, L ||x||, L ||y||`` (the size of the values, hence
-of their rounding errors), decided exactly on the floats; ``tolerance=0`` asks for the exact
-comparison, so that a correct map can be refuted by its own rounding.
+with ``scale`` the larger of the distances compared, ``||f(x) - f(y)||`` and ``L ||x - y||`` (an offset
+of the values cannot hide a violation), decided exactly on the floats; ``tolerance=0`` asks for the
+exact comparison. For a sympy map every numerical pair is then re-checked on the exact map.
 
 Examples
 --------

@@ -10,9 +10,10 @@
 
 Points have log-uniform magnitudes up to the domain's ends (up to 1e300 where it is unbounded).
 A pair is a violation when ``||f(x) - f(y)|| > L ||x - y|| + tol * scale``, where ``scale`` is the
-larger of the two distances compared, ``||f(x) - f(y)||`` and ``L ||x - y||`` (so an offset of the
-values cannot hide a violation), decided exactly on the float values (:func:`exceeds`); ``tol = 0``
-asks for the exact comparison. The floats are the callable's own values: a pair is a counterexample
+larger of the two distances compared, ``||f(x) - f(y)||`` and ``L ||x - y||``, plus a rounding allowance
+of 16 units in the last place of the values (so an offset of the values cannot hide a violation, and the
+rounding of the subtraction is not one), decided exactly on the float values (:func:`exceeds`);
+``tol = 0`` asks for the exact comparison. The floats are the callable's own values: a pair is a counterexample
 about the callable as written (its rounding included). A violation is re-evaluated before it is reported, and the reported
 pair is the exact floats (``repr`` round-trips them).
 
@@ -27,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -52,6 +54,9 @@ _SEPARATED = 1e-6
 
 _UNBOUNDED_SCALES = (1e-3, 1e-1, 1.0, 10.0, 1e3, 1e6, 1e12, 1e50, 1e100, 1e200, 1e300)
 
+#: Units in the last place of the values allowed for the rounding of ``f(x) - f(y)`` (with a non-zero tolerance).
+ROUNDING_ULPS = 16
+
 #: Largest magnitude drawn where the domain is unbounded.
 _FAR = 1e300
 
@@ -66,11 +71,13 @@ def norm_of(v: NDArray[np.float64], norm: float) -> float:
     if v.size == 0:
         return 0.0
     a = np.abs(v)
-    if norm == 1:
-        return float(a.sum())
-    if norm == 2:
-        return float(np.sqrt(np.sum(a * a)))
-    return float(a.max())
+    top = float(a.max())
+    if norm == math.inf or top == 0.0 or not math.isfinite(top):
+        return top if norm == math.inf or top == 0.0 else math.inf
+    with np.errstate(over="ignore"):
+        if norm == 1:
+            return float(a.sum())
+        return top * float(np.sqrt(np.sum((a / top) ** 2)))  # scaled: no overflow for entries near 1e300
 
 
 def _exact_norm(diffs: Sequence[Fraction], norm: float) -> mpmath.mpf | Fraction:
@@ -152,7 +159,8 @@ class PairSearch:
         return np.clip(v, self.low, self.high)
 
     def _call(self, v: NDArray[np.float64]) -> NDArray[np.float64] | None:
-        out = as_vector(self.f(v.copy()))
+        with np.errstate(all="ignore"):  # huge inputs may overflow inside f: such a pair is skipped, not an error
+            out = as_vector(self.f(v.copy()))
         return out if np.all(np.isfinite(out)) else None
 
     def ratio(self, x: NDArray[np.float64], y: NDArray[np.float64], strategy: str) -> float:
@@ -166,6 +174,11 @@ class PairSearch:
         self.pairs += 1
         self.strategies[strategy] = self.strategies.get(strategy, 0) + 1
         fx, fy = self._call(x), self._call(y)
+        with np.errstate(all="ignore"):
+            return self._compare(x, y, fx, fy, strategy)
+
+    def _compare(self, x: NDArray[np.float64], y: NDArray[np.float64], fx: NDArray[np.float64] | None,
+                 fy: NDArray[np.float64] | None, strategy: str) -> float:
         if fx is None or fy is None:
             self.nonfinite += 1
             return 0.0
@@ -176,7 +189,7 @@ class PairSearch:
         if dx == 0.0:
             return 0.0
         gap = norm_of(fx - fy, self.norm)
-        scale = max(gap, L * dx)  # the distances compared (not the size of the values: an offset must not hide a violation)
+        scale = self._slack_scale(gap, L * dx, fx, fy)
         ratio = max(0.0, gap - float(self.tolerance) * scale) / dx
         if dx > _SEPARATED * scale:  # far enough apart that rounding cannot move the raw ratio much
             self.best_raw_ratio = max(self.best_raw_ratio, gap / dx)
@@ -189,6 +202,16 @@ class PairSearch:
         if exceeds(fx, fy, x, y, self.constant, self.tolerance, self.norm, scale):
             self._confirm(x, y, fx, fy, scale, strategy)
         return ratio
+
+    def _slack_scale(self, gap: float, stretch: float, fx: NDArray[np.float64], fy: NDArray[np.float64]) -> float:
+        """``tol * scale`` is the allowed excess: the tolerance times the larger distance compared, plus (when the
+        tolerance is not 0) a rounding allowance of ``ROUNDING_ULPS`` units in the last place of the values (the
+        error of the float subtraction ``f(x) - f(y)``; 16 ulps of 1e12 is 4e-3, so an offset cannot hide a
+        violation of size 1 the way a tolerance relative to the values did)."""
+        if self.tolerance == 0:
+            return 0.0
+        rounding = ROUNDING_ULPS * float(np.finfo(float).eps) * max(norm_of(fx, self.norm), norm_of(fy, self.norm))
+        return max(gap, stretch) + rounding / float(self.tolerance)
 
     def _confirm(self, x: NDArray[np.float64], y: NDArray[np.float64], fx: NDArray[np.float64], fy: NDArray[np.float64],
                  scale: float, strategy: str) -> None:

@@ -106,7 +106,8 @@ class _Search:
         return self.violation is not None or self.count >= self.budget
 
     def _call(self, data: NDArray[np.float64]) -> NDArray[np.float64] | None:
-        out = as_vector(self.query(data.copy()))
+        with np.errstate(all="ignore"):  # huge entries may overflow inside the query: such a neighbour is skipped
+            out = as_vector(self.query(data.copy()))
         return out if np.all(np.isfinite(out)) else None
 
     def distance(self, other: NDArray[np.float64], strategy: str) -> float:
@@ -121,10 +122,16 @@ class _Search:
             return 0.0
         if q.shape != self.q_base.shape:
             raise ValueError(f"the query returned outputs of different shapes {self.q_base.shape} and {q.shape}")
-        dist = norm_of(q - self.q_base, self.norm)
+        with np.errstate(all="ignore"):
+            dist = norm_of(q - self.q_base, self.norm)
+        if not np.isfinite(dist):
+            self.nonfinite += 1
+            return 0.0
         if dist > self.best:
             self.best, self.best_neighbor, self.best_base = dist, other.copy(), self.base
-        scale = max(dist, float(self.bound))  # the distances compared: an offset of the query cannot hide a violation
+        # the distances compared, plus 16 ulps of the values for the subtraction's rounding: an offset cannot hide a violation
+        rounding = 16 * float(np.finfo(float).eps) * max(norm_of(q, self.norm), norm_of(self.q_base, self.norm))
+        scale = 0.0 if self.tol == 0 else max(dist, float(self.bound)) + rounding / float(self.tol)
         if exceeds(q, self.q_base, [1.0], [0.0], self.bound, self.tol, self.norm, scale):
             self._confirm(other, scale, strategy)
         return dist
@@ -196,8 +203,9 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     budget : int, optional
         Neighbours evaluated (default 1000).
     tolerance : float
-        A pair counts only if ``||q(D) - q(D')|| > bound + tolerance * scale`` with ``scale`` the largest of
-        ``||q(D)||, ||q(D')||, bound`` (compared exactly on the floats); 0 asks for the exact comparison.
+        A pair counts only if ``||q(D) - q(D')|| > bound + tolerance * max(||q(D) - q(D')||, bound)`` plus
+        16 units in the last place of the query's values (the rounding of the subtraction), compared exactly on
+        the floats; 0 asks for the exact comparison.
     domain : (low, high), optional
         The domain of a data entry. Default: unbounded (entries up to +-1e9 are tried).
 

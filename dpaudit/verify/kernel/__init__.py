@@ -20,7 +20,7 @@ Examples
 <Verdict.PROVED: 'proved'>
 >>> d = decide(sp.Le(x**2, x, evaluate=False))
 >>> d.verdict, d.counterexample
-(<Verdict.DISPROVED: 'disproved'>, {'x': '-1'})
+(<Verdict.DISPROVED: 'disproved'>, {'x': '2'})
 """
 
 from dpaudit.verify.kernel.core import RLIMIT, Decision, KernelError, NotSmooth, c1_conditions, decide, recheck

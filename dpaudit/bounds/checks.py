@@ -58,8 +58,9 @@ def _info(symbol: sp.Symbol) -> SymbolInfo:
     info = SYMBOLS.get(symbol.name)
     if info is not None and info.symbol == symbol:
         return info
-    if symbol.is_positive:
-        return SymbolInfo(symbol, "auxiliary positive symbol", 0.0, math.inf, False, False, (1e-2, 1e2))
+    if symbol.is_positive:  # an integer one (a phase count) is drawn as an integer: its points must satisfy its assumptions
+        return SymbolInfo(symbol, "auxiliary positive symbol", 0.0, math.inf, False, False, (1e-2, 1e2),
+                          integer=bool(symbol.is_integer))
     if symbol.is_nonnegative:
         return SymbolInfo(symbol, "auxiliary nonnegative symbol", 0.0, math.inf, True, False, (0.0, 10.0),
                           log_scale=False)
@@ -210,6 +211,16 @@ def _confirmed(lhs: sp.Expr, rhs: sp.Expr, point: Mapping[sp.Symbol, float], kin
         return False
 
 
+def _sides(f_l: Any, f_r: Any, syms: Sequence[sp.Symbol], point: Mapping[str, float]) -> dict[str, float]:
+    """Both sides at a (kernel) counterexample, for the record."""
+    with mpmath.workdps(DIGITS):
+        at = {s: point[s.name] for s in syms if s.name in point}
+        if len(at) != len(syms):
+            return {}
+        a, b = _mp_eval(f_l, syms, at), _mp_eval(f_r, syms, at)
+    return {} if a is None or b is None else {"lhs": float(a), "rhs": float(b)}
+
+
 def _combine(symbolic: bool | None, counterexample: Mapping[str, Any] | None, points: int,
              decision_: Decision | None = None) -> tuple[Verdict, str, Mapping[str, Any] | None]:
     kernel = "" if decision_ is None else f"kernel ({decision_.method}): {decision_.note}"
@@ -217,8 +228,11 @@ def _combine(symbolic: bool | None, counterexample: Mapping[str, Any] | None, po
         raise KernelError(f"the kernel proved the claim and a re-checked counterexample was found: {counterexample}")
     if symbolic is True:
         return Verdict.PROVED, f"{kernel}; no counterexample at {points} points", None
+    if counterexample is not None:
+        return Verdict.DISPROVED, "numerical counterexample, re-checked exactly by the kernel", counterexample
     if symbolic is False and decision_ is not None and decision_.counterexample is not None:
-        return Verdict.DISPROVED, f"{kernel}", dict(decision_.counterexample)
+        shown = {k: float(Fraction(v)) for k, v in decision_.counterexample.items()}
+        return Verdict.DISPROVED, f"{kernel}; exact point {dict(decision_.counterexample)}", shown
     if counterexample is not None:
         return Verdict.DISPROVED, "numerical counterexample, re-checked exactly by the kernel", counterexample
     return Verdict.UNDECIDED, f"{kernel or 'not decided'}; no counterexample at {points} points", None
@@ -262,6 +276,8 @@ def check_identity(
                 counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
                 break
     verdict, details, counterexample = _combine(symbolic, counterexample, evaluated, dec)
+    if counterexample is not None and "lhs" not in counterexample:
+        counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
     return CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
                        1 + evaluated, details)
 
@@ -370,6 +386,8 @@ def check_inequality(
             if violated and counterexample is None and _confirmed(lhs, rhs, pt, "lt" if strict else "le", where):
                 counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
     verdict, details, counterexample = _combine(symbolic_answer, counterexample, evaluated, dec)
+    if counterexample is not None and "lhs" not in counterexample:
+        counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
     if not symbolic:
         details = details.replace("sympy answered None", "numeric only")
     if cases_note:

@@ -26,8 +26,14 @@ def no_local_constants() -> Iterator[None]:
     if original is None:  # pragma: no cover - an older hypothesis: nothing to switch off
         yield
         return
-    empty = type(providers._local_constants)(*(type(field)() if not hasattr(field, "key") else type(field)(key=field.key)
-                                               for field in providers._local_constants))
+    try:
+        from hypothesis.internal.constants_ast import Constants
+        from hypothesis.internal.floats import float_to_int
+        from sortedcontainers import SortedSet
+
+        empty = Constants(integers=SortedSet(), floats=SortedSet(key=float_to_int), bytes=SortedSet(), strings=SortedSet())
+    except (ImportError, TypeError):  # pragma: no cover - another layout: fall back to the global constants only
+        empty = providers.GLOBAL_CONSTANTS
     providers._get_local_constants = lambda: empty
     try:
         yield

@@ -124,16 +124,16 @@ def _box(symbols: Sequence[sp.Symbol], hypotheses: Sequence[Any]) -> dict[sp.Sym
     return {s: (lo[s], hi[s]) for s in symbols}
 
 
-def _solver() -> z3.Solver:
-    solver = z3.Solver()
+def _solver(ctx: z3.Context) -> z3.Solver:
+    solver = z3.Solver(ctx=ctx)
     solver.set("rlimit", RLIMIT)
     solver.set("timeout", TIMEOUT_MS)
     solver.set("random_seed", 0)
     return solver
 
 
-def _check(*facts: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
-    solver = _solver()
+def _check(ctx: z3.Context, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    solver = _solver(ctx)
     solver.add(*facts)
     result = solver.check()
     return result, (solver.model() if result == z3.sat else None)
@@ -157,13 +157,13 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             reasons.append(str(exc))
             continue
         where = tuple(tr.assumptions) + shown
-        defined = z3.And(tr.defined) if tr.defined else z3.BoolVal(True)
-        status, _ = _check(*tr.side, *hz, z3.Not(defined))
+        defined = z3.And(*tr.defined) if tr.defined else z3.BoolVal(True, tr.ctx)
+        status, _ = _check(tr.ctx, *tr.side, *hz, z3.Not(defined))
         if status != z3.unsat:
             reasons.append("not shown to be defined at every point of the domain (a division by zero, or an even "
                            "root or log of a negative number, is not excluded)")
             continue
-        status, model = _check(*tr.side, *hz, z3.Not(gz))
+        status, model = _check(tr.ctx, *tr.side, *hz, z3.Not(gz))
         abstracted = abstracted or bool(tr.abstracted)
         if status == z3.unsat:
             method = "z3+abstraction" if tr.abstracted else "z3"

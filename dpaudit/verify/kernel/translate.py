@@ -32,14 +32,15 @@ class UnsupportedFormula(Exception):
     """The formula uses something the translation refuses (a Float, a complex unit, a non-real relation)."""
 
 
-def _q(value: Fraction) -> z3.ArithRef:
-    return z3.RealVal(f"{value.numerator}/{value.denominator}")
+def _q(value: Fraction, ctx: z3.Context) -> z3.ArithRef:
+    return z3.RealVal(f"{value.numerator}/{value.denominator}", ctx)
 
 
 class Translation:
     """Translates formulas over one set of symbols; collects side conditions and definedness conditions."""
 
     def __init__(self, enclose: Any) -> None:
+        self.ctx = z3.Context()  # a fresh context per decision: no state shared between decisions (determinism)
         self.enclose = enclose  # closed-form constant -> (Fraction lo, Fraction hi) or None
         self.vars: dict[sp.Symbol, z3.ArithRef] = {}
         self.side: list[z3.BoolRef] = []      # true facts about auxiliary variables
@@ -50,16 +51,19 @@ class Translation:
         self._by_func: dict[Any, list[tuple[z3.ArithRef, z3.ArithRef]]] = {}
         self._fresh = 0
 
+    def num(self, n: int) -> z3.ArithRef:
+        return z3.RealVal(n, self.ctx)
+
     def fresh(self, integer: bool = False) -> z3.ArithRef:
         self._fresh += 1
-        return (z3.Int if integer else z3.Real)(f"_aux{self._fresh}")
+        return (z3.Int if integer else z3.Real)(f"_aux{self._fresh}", self.ctx)
 
     # -- symbols -------------------------------------------------------------------------------
     def symbol(self, s: sp.Symbol) -> z3.ArithRef:
         if s in self.vars:
             return self.vars[s]
         name = f"{s.name}_{len(self.vars)}"
-        v = z3.Int(name) if s.is_integer else z3.Real(name)
+        v = z3.Int(name, self.ctx) if s.is_integer else z3.Real(name, self.ctx)
         self.vars[s] = v
         facts = [("positive", v > 0, "> 0"), ("negative", v < 0, "< 0"), ("nonnegative", v >= 0, ">= 0"),
                  ("nonpositive", v <= 0, "<= 0"), ("nonzero", v != 0, "!= 0")]
@@ -78,7 +82,7 @@ class Translation:
         if isinstance(e, sp.Float):
             raise UnsupportedFormula(f"the float {e} is not exact; convert it to a Rational first")
         if e.is_Rational:
-            return _q(Fraction(int(e.p), int(e.q)))
+            return _q(Fraction(int(e.p), int(e.q)), self.ctx)
         if isinstance(e, sp.Symbol):
             return self.symbol(e)
         if e in (sp.oo, -sp.oo, sp.zoo, sp.nan) or e.has(sp.I):
@@ -103,11 +107,11 @@ class Translation:
             return z3.If(a >= 0, a, -a)
         if isinstance(e, sp.sign):
             a = self.term(e.args[0])
-            return z3.If(a > 0, z3.RealVal(1), z3.If(a < 0, z3.RealVal(-1), z3.RealVal(0)))
+            return z3.If(a > 0, self.num(1), z3.If(a < 0, self.num(-1), self.num(0)))
         if isinstance(e, sp.Heaviside):
             a = self.term(e.args[0])
-            at0 = self.term(e.args[1]) if len(e.args) > 1 else z3.RealVal("1/2")
-            return z3.If(a > 0, z3.RealVal(1), z3.If(a < 0, z3.RealVal(0), at0))
+            at0 = self.term(e.args[1]) if len(e.args) > 1 else _q(Fraction(1, 2), self.ctx)
+            return z3.If(a > 0, self.num(1), z3.If(a < 0, self.num(0), at0))
         if isinstance(e, sp.Piecewise):
             return self._piecewise(e)
         if isinstance(e, (sp.floor, sp.ceiling)):
@@ -124,7 +128,7 @@ class Translation:
             n = int(exp)
             b = self.term(base)
             if n == 0:
-                return z3.RealVal(1)
+                return self.num(1)
             out = b
             for _ in range(abs(n) - 1):
                 out = out * b
@@ -156,7 +160,7 @@ class Translation:
 
     def _piecewise(self, e: sp.Piecewise) -> z3.ArithRef:
         pieces = [(self.term(v), self.formula(c)) for v, c in e.args]
-        self.defined.append(z3.Or([c for _, c in pieces]))
+        self.defined.append(z3.Or(*[c for _, c in pieces]))
         out = pieces[-1][0]
         for value, cond in reversed(pieces[:-1]):
             out = z3.If(cond, value, out)
@@ -173,9 +177,9 @@ class Translation:
             bounds = self.enclose(e)
             if bounds is None:
                 raise UnsupportedFormula(f"no certified enclosure of the constant {e}")
-            self.side.append(z3.And(_q(bounds[0]) <= a, a <= _q(bounds[1])))
+            self.side.append(z3.And(_q(bounds[0], self.ctx) <= a, a <= _q(bounds[1], self.ctx)))
             if e is sp.E:  # exp(1), ordered against the other values of exp
-                self._monotone(sp.exp, z3.RealVal(1), a)
+                self._monotone(sp.exp, self.num(1), a)
             elif isinstance(e, MONOTONE):
                 self._monotone(e.func, self.term(e.args[0]), a)
             return a
@@ -195,7 +199,7 @@ class Translation:
                 facts.append(z3.If(u >= 0, a <= u, a >= u))
         elif f is sp.atan:
             half_pi = Fraction(314159266, 200000000)
-            facts = [a > -_q(half_pi), a < _q(half_pi), a * u >= 0, z3.Implies(u != 0, a != 0),
+            facts = [a > -_q(half_pi, self.ctx), a < _q(half_pi, self.ctx), a * u >= 0, z3.Implies(u != 0, a != 0),
                      z3.If(u >= 0, a <= u, a >= u)]
         elif f is sp.sin:
             facts = [a >= -1, a <= 1, z3.If(u >= 0, a <= u, a >= u)]
@@ -219,13 +223,13 @@ class Translation:
     # -- formulas ------------------------------------------------------------------------------
     def formula(self, c: Any) -> z3.BoolRef:
         if c is True or c == sp.true:
-            return z3.BoolVal(True)
+            return z3.BoolVal(True, self.ctx)
         if c is False or c == sp.false:
-            return z3.BoolVal(False)
+            return z3.BoolVal(False, self.ctx)
         if isinstance(c, sp.And):
-            return z3.And([self.formula(a) for a in c.args])
+            return z3.And(*[self.formula(a) for a in c.args])
         if isinstance(c, sp.Or):
-            return z3.Or([self.formula(a) for a in c.args])
+            return z3.Or(*[self.formula(a) for a in c.args])
         if isinstance(c, sp.Not):
             return z3.Not(self.formula(c.args[0]))
         if isinstance(c, sp.Implies):

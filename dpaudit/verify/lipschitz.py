@@ -314,6 +314,7 @@ def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where:
 def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.Symbol] | None, where: list[Any],
               seed: int | None, budget: int | None, tol: Fraction) -> CheckResult:
     exprs, xs, params, where, notes = _as_real(_components(f), variables, where)
+    params = sorted(set(params) | (L.free_symbols - set(xs)), key=lambda s: s.name)  # a symbolic constant's parameters
     if not xs:
         raise argument_error("lipschitz", "f", "a function of at least one real symbol", f)
     low, high = _box("lipschitz", domain, len(xs))
@@ -333,6 +334,7 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
              f" with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
     key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
     proof = Proof(key)
+    proof.kernel_points = []  # type: ignore[attr-defined]
     proof.given(claim, *notes)
     reason = ""
     split: list[tuple[sp.Expr, list[Any]]] = []
@@ -426,6 +428,9 @@ def _by_kernel(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Ma
     """The pair residuals decided by the kernel at once (Z3 reads Max, Min, Abs, Piecewise exactly); True if all PROVED."""
     residuals = _pair_residuals(exprs, xs, to_y, L, p)
     decisions = [(label, r, decision(r, ">=", pair_domain)) for label, r in residuals]
+    for _, _, d in decisions:
+        if d.counterexample:  # a pair the kernel re-checked: the refutation records it (the pair residual is the claim)
+            proof.kernel_points.append(dict(d.counterexample))
     if not all(d.verdict is Verdict.PROVED for _, _, d in decisions):
         return False
     if len(residuals) > 1:

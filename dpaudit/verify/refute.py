@@ -60,6 +60,7 @@ def _margin(exprs: list[sp.Expr], xs: list[sp.Symbol], params: list[sp.Symbol], 
 def _try_pair(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
               p: float, xv: Sequence[sp.Expr], yv: Sequence[sp.Expr], pv: Mapping[sp.Symbol, sp.Expr], pair_domain: list[Any],
               how: str) -> bool:
+    L = sp.sympify(L).xreplace(dict(pv))  # a symbolic constant takes the parameters' values
     margin, fx, fy = _margin(exprs, xs, params, L, p, xv, yv, pv)
     sign = exact_sign(margin) if not margin.free_symbols else None
     if sign is None or sign >= 0:
@@ -125,6 +126,16 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
     """Look for an exact counterexample pair: points of the cells that were not proved, then a numerical
     search on the lambdified map, each candidate re-checked in exact arithmetic."""
     result_so_far = proof.result()
+    by_name = {str(s): s for s in (*xs, *ys, *params)}
+    for point in getattr(proof, "kernel_points", []):  # pairs the kernel found on the pair residual
+        if set(point) & {str(v) for v in (*xs, *ys)}:
+            # a component's pair: the coordinates it does not involve are equal in x and y (0 here)
+            exact = {s: sp.Integer(0) for s in (*xs, *ys)}
+            exact.update({by_name[k]: sp.Rational(v) for k, v in point.items() if k in by_name})
+            pv = {s: exact.get(s, sp.Integer(1)) for s in params}
+            if _try_pair(proof, exprs, xs, ys, params, L, p, [exact[v] for v in xs], [exact[v] for v in ys], pv, pair_domain,
+                         "the kernel (Z3, re-checked exactly)"):
+                return {"found in": "the kernel"}
     if result_so_far.verdict is not Verdict.PROVED:
         for residual, cells in split:
             for cell in cells:
@@ -148,7 +159,10 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
             with np.errstate(all="ignore"):
                 return np.asarray(fn(*v, *_pvals), dtype=float)
 
-        search = search_pairs(f, len(xs), norm=p, constant=as_fraction(L), rng=rng, budget=per, low=low, high=high, tolerance=tol)
+        L_here = sp.sympify(L).xreplace(pv)
+        if L_here.free_symbols or exact_sign(L_here) != 1:
+            continue  # a parameter setting where the constant is not a positive number
+        search = search_pairs(f, len(xs), norm=p, constant=as_fraction(L_here), rng=rng, budget=per, low=low, high=high, tolerance=tol)
         evidence["parameter settings"] += 1
         evidence["pairs searched"] += search.pairs
         evidence["largest ratio (after the tolerance)"] = max(evidence["largest ratio (after the tolerance)"], search.best_ratio)

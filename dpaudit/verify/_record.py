@@ -92,7 +92,7 @@ class _Record:
         self._premises: list[Premise] = []
         self._residuals: list[Any] = []
         self._counterexample: dict[str, Any] | None = None
-        self._established: list[str] = []
+        self._established: list[tuple[str, Any]] = []
         self._support_depth = 0
 
     @property

@@ -283,7 +283,7 @@ class Proof(CrossChecks):
         residual = sp.sympify(hi - lo).subs(dict(where or {}), simultaneous=True)
         verdict = decision(residual, "==" if kind == "eq" else ">=", hypotheses).verdict
         if verdict is Verdict.PROVED:
-            self._established.append(name)
+            self._established.append((name, relation))
         self._add(Step("proof", "kernel", f"establishes Fact {name!r}: {relation}", verdict, 1), residual)
         return verdict
 
@@ -348,7 +348,7 @@ class Proof(CrossChecks):
     # -- proof by lemmas ------------------------------------------------------------------------
 
     def depends(self, label: str, goal: Any, premises: Sequence[FactInstance | LocalFact], *,
-                certificate: Any = None) -> Verdict:
+                certificate: Any = None, establishes: str | None = None) -> Verdict:
         """Proof step: ``goal`` follows from facts of other checks, and those checks are PROVED.
 
         The implication is checked, not trusted: the instantiated facts are written in slack
@@ -363,6 +363,9 @@ class Proof(CrossChecks):
         premises : sequence of FactInstance or LocalFact
             From :meth:`LemmaCheck.fact` of each dependency, with its symbols renamed, or
             relations this proof established with :meth:`show`.
+        establishes : str, optional
+            The name of a :class:`~dpaudit.verify.Fact` of this check that ``goal`` is (written in the Fact's
+            own symbols): recorded as established when the step is PROVED.
         """
         if not premises:
             raise ValueError(f"depends {label!r}: name the facts the goal follows from")
@@ -379,7 +382,7 @@ class Proof(CrossChecks):
             if result.verdict is not Verdict.PROVED:
                 verdicts.append(Verdict.UNDECIDED)
                 notes.append(f"{inst.check.name} is {result.verdict}")
-            elif inst.fact.name not in result.established:
+            elif not any(name == inst.fact.name and relation == inst.fact.relation for name, relation in result.established):
                 # declared by the dependency but not established by its proof: a premise, printed beside the verdict
                 self._premises.append(Premise("fact", f"unproved Fact {inst.check.name}:{inst.fact.name}",
                                               f"{inst.fact.relation} (declared by {inst.check.name}; its proof does "
@@ -389,6 +392,8 @@ class Proof(CrossChecks):
         direct = decision(hi - lo, "==" if kind == "eq" else ">=", [p.relation for p in premises])
         if direct.verdict is Verdict.PROVED:
             verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
+            if establishes is not None and verdict is Verdict.PROVED:
+                self._established.append((establishes, goal))
             note = f"from {names} ({direct.method})" + ("; " + "; ".join(notes) if notes else "")
             return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), hi - lo)
         region, ok, why = _slack_form(label, [p.relation for p in premises])
@@ -405,6 +410,8 @@ class Proof(CrossChecks):
             if implied is not Verdict.PROVED:
                 notes.append(f"the goal does not follow (residual {residual})")
         verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
+        if establishes is not None and verdict is Verdict.PROVED:
+            self._established.append((establishes, goal))
         note = f"from {names}" + ("; " + "; ".join(notes) if notes else "")
         return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), residual)
 

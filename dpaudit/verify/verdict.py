@@ -146,8 +146,9 @@ class CheckResult:
         Why the verdict is UNDECIDED (e.g. a timeout, a step sympy could not decide).
     evidence : Mapping or None
         Search statistics of a check that could only refute (pairs searched, the largest ratio seen).
-    established : tuple of str
-        The :class:`~dpaudit.verify.Fact` names the proof established (:meth:`~dpaudit.verify.Proof.establish`).
+    established : tuple of (str, relation)
+        The :class:`~dpaudit.verify.Fact` s the proof established, by name and relation
+        (:meth:`~dpaudit.verify.Proof.establish`, or :meth:`~dpaudit.verify.Proof.depends` with ``establishes=``).
     """
 
     verdict: Verdict
@@ -162,7 +163,7 @@ class CheckResult:
     premises: tuple[Premise, ...] = ()
     reason: str = field(default="", compare=False)
     evidence: Mapping[str, Any] | None = field(default=None, compare=False)
-    established: tuple[str, ...] = field(default=(), compare=False)
+    established: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
 
     @property
     def proved(self) -> bool:

@@ -31,6 +31,9 @@ from dpaudit.verify.verdict import Verdict
 __all__ = ["decide_nonneg", "decide_positive", "decide_zero", "decision", "exact_negative", "exact_sign", "plain"]
 
 
+_BRANCHING = (sp.Piecewise, sp.Max, sp.Min, sp.Abs, sp.sign, sp.floor, sp.ceiling, sp.Heaviside)
+
+
 def _rewrites(expr: sp.Expr) -> Iterable[sp.Expr]:
     """Forms equal to ``expr`` (sympy rewrites; the kernel decides each, and re-checks any counterexample on
     ``expr`` itself). Cheap ones first."""
@@ -38,7 +41,8 @@ def _rewrites(expr: sp.Expr) -> Iterable[sp.Expr]:
     yield sp.factor(expr)
     yield sp.together(expr)
     yield sp.expand(sp.expand_log(expr))
-    yield sp.simplify(expr)
+    if not expr.has(*_BRANCHING) and sp.count_ops(expr) <= 60:  # Z3 reads branches itself; simplify is slow on them
+        yield sp.simplify(expr)
 
 
 def _forms(expr: sp.Expr, build: Any) -> tuple[Any, ...]:
@@ -162,6 +166,27 @@ def exact_negative(value: Any) -> bool | None:
     return None if sign is None else sign < 0
 
 
+def approx(value: Any) -> float | str:
+    """A closed-form number as a float for display (the centre of an arb ball at 120 bits; the text if it has none).
+    Display only: no decision is taken on it."""
+    from flint import ctx
+
+    from dpaudit.verify.kernel import value as kernel_value
+
+    old = ctx.prec
+    ctx.prec = 120
+    try:
+        v = kernel_value(sp.sympify(value), {})
+    finally:
+        ctx.prec = old
+    if v is None:
+        return str(value)
+    try:
+        return float(v) if not hasattr(v, "mid") else float(v.mid())
+    except (OverflowError, ValueError):
+        return str(value)
+
+
 def plain(value: Any) -> Any:
     """A JSON-friendly version of ``value`` for counterexample records."""
     if isinstance(value, np.generic):
@@ -172,7 +197,7 @@ def plain(value: Any) -> Any:
         if value.is_Rational:
             return str(value)
         if value.is_number:
-            return float(sp.N(value, 17))
+            return approx(value)
         return str(value)
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]

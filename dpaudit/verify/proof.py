@@ -48,7 +48,7 @@ import sympy as sp
 
 from dpaudit.verify._record import Step
 from dpaudit.verify.crosscheck import CrossChecks
-from dpaudit.verify.decide import decide_nonneg, decide_positive, decide_zero, decision, exact_sign, plain
+from dpaudit.verify.decide import approx, decide_nonneg, decide_positive, decide_zero, decision, exact_sign, plain
 from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions
 from dpaudit.verify.lemma import FactInstance, LemmaCheck
 from dpaudit.verify.regions import Region, coverage
@@ -442,9 +442,9 @@ class Proof(CrossChecks):
         if sign is not None and sign < 0 and not failed:
             values = {k: plain(v) for k, v in counterexample.items()}
             margin = sp.sympify(margin)
-            values["margin (negative = statement fails)"] = plain(margin if margin.is_Rational else sp.N(margin, 17))
+            values["margin (negative = statement fails)"] = plain(margin if margin.is_Rational else approx(margin))
             self._record_counterexample(label, values)
-            self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {sp.N(margin, 6)}"), margin)
+            self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {approx(margin)!s:.10}"), margin)
             return True
         if failed:
             state = "hypotheses not verified there: " + ", ".join(failed)

@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.verify.cells import cell_points
-from dpaudit.verify.decide import exact_sign, plain
+from dpaudit.verify.decide import approx, exact_sign, plain
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.search import search_pairs
 from dpaudit.verify.verdict import Verdict
@@ -28,7 +28,7 @@ def as_fraction(value: sp.Expr) -> Fraction:
     """A positive sympy number as a Fraction (exact for rationals, 30 digits otherwise)."""
     if value.is_Rational:
         return Fraction(int(value.p), int(value.q))
-    return Fraction(float(sp.N(value, 30)))
+    return Fraction(approx(value))
 
 
 def _exact_values(values: Iterable[float], simplify: bool) -> list[sp.Rational]:
@@ -73,7 +73,7 @@ def _try_pair(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[
     norm_df = _exact_norm_value(df, p)
     counterexample = {"x": [plain(v) for v in xv], "y": [plain(v) for v in yv], **{str(k): plain(v) for k, v in pv.items()},
                       "f(x)": [plain(v) for v in fx], "f(y)": [plain(v) for v in fy],
-                      "|f(x) - f(y)|": float(sp.N(norm_df, 17)), "L |x - y|": float(sp.N(L * norm_dx, 17))}
+                      "|f(x) - f(y)|": approx(norm_df), "L |x - y|": approx(L * norm_dx)}
     return proof.refute(f"pair found by {how}: ||f(x) - f(y)|| > {L} ||x - y||", counterexample, margin, conditions=conditions)
 
 

@@ -172,6 +172,8 @@ def truth(c: Any, at: Mapping[sp.Symbol, Value]) -> bool | None:
     if isinstance(c, sp.Not):
         t = truth(c.args[0], at)
         return None if t is None else not t
+    if isinstance(c, sp.Implies):
+        return truth(sp.Or(sp.Not(c.args[0]), c.args[1], evaluate=False), at)
     if not isinstance(c, sp.core.relational.Relational):
         return None
     lhs, rhs = value(c.lhs, at), value(c.rhs, at)
@@ -188,18 +190,16 @@ def enclose_constant(e: sp.Expr, bits: int = 200) -> tuple[Fraction, Fraction] |
     """Rational bounds ``lo <= e <= hi`` of a closed-form constant, from an arb enclosure at ``bits`` bits."""
     old = ctx.prec
     ctx.prec = bits
-    try:
+    try:  # the ends are rounded at the working precision: read them inside it
         v = value(e, {})
+        if v is None or isinstance(v, Fraction):
+            return None if v is None else (v, v)
+        lo, hi = v.lower(), v.upper()
+        if not (lo.is_finite() and hi.is_finite()):
+            return None
+        return _exact(lo), _exact(hi)
     finally:
         ctx.prec = old
-    if v is None:
-        return None
-    if isinstance(v, Fraction):
-        return v, v
-    lo, hi = v.lower(), v.upper()
-    if not (lo.is_finite() and hi.is_finite()):
-        return None
-    return _exact(lo), _exact(hi)
 
 
 def _exact(x: arb) -> Fraction:

@@ -193,16 +193,13 @@ class Translation:
         elif f is sp.log:
             self.defined.append(u > 0)
             facts = [z3.Implies(u > 0, z3.And(a <= u - 1, a * u >= u - 1))]
-        elif f in (sp.tanh, sp.erf):
-            facts = [a > -1, a < 1, a * u >= 0, z3.Implies(u != 0, a != 0)]
-            if f is sp.tanh:
-                facts.append(z3.If(u >= 0, a <= u, a >= u))
-        elif f is sp.atan:
-            half_pi = Fraction(314159266, 200000000)
-            facts = [a > -_q(half_pi, self.ctx), a < _q(half_pi, self.ctx), a * u >= 0, z3.Implies(u != 0, a != 0),
-                     z3.If(u >= 0, a <= u, a >= u)]
+        elif f in (sp.tanh, sp.erf, sp.atan):
+            bound = self.term(sp.pi) / 2 if f is sp.atan else self.num(1)
+            facts = [a > -bound, a < bound, z3.Implies(u > 0, a > 0), z3.Implies(u < 0, a < 0), z3.Implies(u == 0, a == 0)]
+            if f is not sp.erf:  # |tanh u|, |atan u| <= |u|
+                facts += [z3.Implies(u >= 0, a <= u), z3.Implies(u <= 0, a >= u)]
         elif f is sp.sin:
-            facts = [a >= -1, a <= 1, z3.If(u >= 0, a <= u, a >= u)]
+            facts = [a >= -1, a <= 1, z3.Implies(u >= 0, z3.And(-u <= a, a <= u)), z3.Implies(u <= 0, z3.And(u <= a, a <= -u))]
         elif f is sp.cos:
             facts = [a >= -1, a <= 1, a >= 1 - u * u / 2]
         elif f is sp.erfc:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from dpaudit.verify.decide import plain
 from dpaudit.verify.verdict import Premise, Verdict
@@ -79,6 +80,13 @@ class Step:
         return f"[{self.method}] {self.label}: {mark}, {self.cases} case(s){note}"
 
 
+def _assumption_text(s: sp.Symbol) -> str:
+    """A symbol's declared domain in words (``x > 0``, ``n integer >= 1``, ``x real``): a hypothesis of every step."""
+    signs = {"positive": "> 0", "negative": "< 0", "nonnegative": ">= 0", "nonpositive": "<= 0", "nonzero": "!= 0"}
+    text = next((f"{s.name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), f"{s.name} real")
+    return text + (" integer" if s.is_integer else "")
+
+
 class _Record:
     """Bookkeeping of a proof: steps, residuals, premises, hypotheses and the first counterexample."""
 
@@ -94,6 +102,7 @@ class _Record:
         self._counterexample: dict[str, Any] | None = None
         self._established: list[tuple[str, Any]] = []
         self._support_depth = 0
+        self._symbols: dict[str, str] = {}
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -114,9 +123,17 @@ class _Record:
         if self._support_depth and step.kind == "proof":
             step = dataclasses.replace(step, kind="support")
         self._steps.append(step)
+        self._note_symbols(residual)
         if residual is not None:
             self._residuals.append(residual)
         return step.verdict
+
+    def _note_symbols(self, residual: Any) -> None:
+        """Record the declared domain of the symbols a step decides over (printed with the verdict)."""
+        for expr in residual if isinstance(residual, tuple) else (residual,):
+            for s in getattr(expr, "free_symbols", ()):
+                if not isinstance(s, sp.Dummy):  # a region's slack variables are its parametrisation, not hypotheses
+                    self._symbols.setdefault(s.name, _assumption_text(s))
 
     def _record_counterexample(self, label: str, values: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> None:
         if self._counterexample is None:

@@ -2,10 +2,11 @@
 
 A check records *steps* on a :class:`Proof`:
 
-* **proof steps** (sympy or exact): sub-claims that together imply the statement. sympy decides
-  the sign or zero-ness of a residual under the symbols' declared assumptions (three-valued: its
-  ``None`` stays UNDECIDED); an exact step is a rational or symbolic fact about the *whole*
-  statement, and when it fails it names its counterexample. A case analysis (:meth:`Proof.cases`)
+* **proof steps** (kernel or exact): sub-claims that together imply the statement. The trusted kernel
+  (:mod:`dpaudit.verify.kernel`: Z3, certified interval arithmetic, exact rationals) decides the sign or
+  zero-ness of a residual under the symbols' declared assumptions (three-valued: undecided stays
+  UNDECIDED); sympy only rewrites. An exact step is a fact about the *whole* statement computed exactly
+  (never a float comparison), and when it fails it names its counterexample. A case analysis (:meth:`Proof.cases`)
   also checks that its regions cover the domain; a proof by lemmas (:meth:`Proof.depends`) checks
   that the lemmas' facts imply its goal.
 * **cross-checks** (finite instances, seeded random points, hypothesis property tests): they can
@@ -17,9 +18,11 @@ Premises taken on trust are recorded apart: :meth:`Proof.cite` (a theorem from t
 and :meth:`Proof.assume` (a step of the argument not checked, e.g. a reduction to the plane).
 They are printed beside the verdict: "PROVED given [DR14] Thm A.1".
 
-The verdict (:meth:`Proof.result`): **DISPROVED** iff a counterexample was recorded; **PROVED** iff
-there is at least one proof step that needed deciding (not 0 at construction) and every proof
-step is PROVED; **UNDECIDED** otherwise, with the reason.
+The verdict (:meth:`Proof.result`): **DISPROVED** iff a counterexample was recorded (exactly re-checked);
+**PROVED** iff there is at least one proof step that needed deciding (not 0 at construction) and every proof
+step is PROVED; **UNDECIDED** otherwise, with the reason. Every proof step PROVED together with a counterexample
+raises :class:`~dpaudit.verify.kernel.KernelError`. Facts of dependencies that their own proof did not establish
+(:meth:`Proof.establish`) become "unproved Fact" premises, printed beside the verdict.
 
 Examples
 --------
@@ -234,6 +237,7 @@ class Proof(CrossChecks):
         unknown = set(certificates) - {r.name for r in regions}
         if unknown:
             raise ValueError(f"cases {label!r}: certificates for unknown regions {sorted(unknown)}")
+        self._note_symbols(sp.sympify(residual))
         covered, cover_note, orderings_seen = coverage(regions, domain)
         self._add(Step("proof", "coverage", f"coverage: {label}", covered, orderings_seen, cover_note))
         verdicts, bad, shown = [], [], []
@@ -486,7 +490,8 @@ class Proof(CrossChecks):
             claim="",
             method="+".join(methods) if methods else "none",
             residual=residual,
-            assumptions=tuple(self._hypotheses),
+            assumptions=tuple(self._hypotheses) + ((("symbols: " + ", ".join(self._symbols[k] for k in sorted(self._symbols))),)
+                                                   if self._symbols else ()),
             counterexample=self._counterexample,
             cases=sum(s.cases for s in self._steps),
             details="; ".join(s.describe() for s in self._steps),

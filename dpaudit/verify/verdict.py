@@ -197,6 +197,8 @@ class CheckResult:
             text += f"  {self.source}"
         if self.verdict is Verdict.PROVED and self.premises:
             text += f"  [given {self.premises_text()}]"
+        if self.verdict is Verdict.PROVED and self.assumptions:
+            text += f"  [hypotheses: {'; '.join(self.assumptions)}]"
         if self.counterexample:
             shown = ", ".join(f"{k}={_short(v)}" for k, v in self.counterexample.items())
             text += f"  [counterexample: {shown}]"

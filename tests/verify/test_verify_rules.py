@@ -123,7 +123,7 @@ def test_verify_premises_are_printed_beside_the_verdict():
     result = proof.result()
     assert result.verdict_text() == "PROVED given [DR14] Thm A.1; reduction to the plane"
     assert [p.kind for p in result.premises] == ["cited", "assumed"]
-    assert result.assumptions == ("x real",)
+    assert result.assumptions == ("x real", "symbols: x real")  # the given hypothesis, then the symbols decided over
     assert "[given [DR14] Thm A.1; reduction to the plane]" in result.line()
 
 

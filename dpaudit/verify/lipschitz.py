@@ -39,7 +39,7 @@ Examples
 'PROVED'
 >>> result = verify.lipschitz(sp.Min(sp.Max(x, -1), 1), sp.Rational(1, 2))
 >>> result.verdict_text(), result.counterexample["x"], result.counterexample["y"]
-('DISPROVED', ['-1/3'], ['1/3'])
+('DISPROVED', ['1'], ['-1/3'])
 """
 
 from __future__ import annotations

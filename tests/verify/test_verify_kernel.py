@@ -433,3 +433,39 @@ def test_translation_collects_definedness_and_refuses_floats():
     tr2 = Translation(enclose_constant)
     tr2.term(sp.exp(X) + sp.exp(X))
     assert tr2.abstracted == [sp.exp(X)]
+
+
+def test_branch_and_bound_budget_is_exact():
+    goal = le(X * (1 - X), sp.Rational(1, 3))
+    assert branch_and_bound(goal, [], {X: (F(0), F(1))}, max_boxes=11) == (True, None)  # 11 pieces certify it
+    assert branch_and_bound(goal, [], {X: (F(0), F(1))}, max_boxes=10) == (None, None)
+
+
+def test_more_constructs_read_exactly():
+    nonneg = [sp.Ge(X, 0, evaluate=False)]
+    assert decide(sp.Eq(X ** sp.Rational(3, 2), X * sp.sqrt(X), evaluate=False), nonneg).verdict is P_
+    assert decide(sp.Eq(X ** sp.Rational(5, 3), X * sp.cbrt(X) ** 2, evaluate=False), nonneg).verdict is P_
+    assert decide(sp.Eq(X ** sp.Rational(-3, 2) * X * sp.sqrt(X), 1, evaluate=False), [sp.Gt(X, 0, evaluate=False)]).verdict is P_
+    assert decide(ge(X ** sp.Rational(3, 2), X), [sp.Ge(X, 1, evaluate=False)]).verdict is P_
+    assert decide(ge(X, X ** sp.Rational(3, 2)), [sp.Ge(X, 2, evaluate=False)]).verdict is D_
+    steps = sp.Piecewise((1, X < 0), (2, X < 1), (3, True))
+    assert decide(sp.Eq(steps, 3, evaluate=False), [sp.Ge(X, 1, evaluate=False)]).verdict is P_
+    assert decide(sp.Eq(steps, 2, evaluate=False), [sp.Ge(X, 0, evaluate=False), sp.Lt(X, 1, evaluate=False)]).verdict is P_
+    assert decide(sp.Eq(steps, 1, evaluate=False), [sp.Lt(X, 0, evaluate=False)]).verdict is P_
+    assert decide(sp.Eq(steps, 2, evaluate=False)).verdict is D_
+    # monotone facts are exactly as strict as the order of the arguments
+    assert decide(sp.Lt(sp.exp(X), sp.exp(Y), evaluate=False), [le(X, Y)]).verdict is D_
+    assert decide(sp.Gt(sp.exp(X), sp.exp(Y), evaluate=False), [le(Y, X)]).verdict is D_
+    assert decide(sp.Gt(sp.exp(X), sp.exp(Y), evaluate=False), [sp.Lt(Y, X, evaluate=False)]).verdict is P_
+    assert decide(le(sp.exp(Y), sp.exp(X)), [le(Y, X)]).verdict is P_
+    assert decide(sp.Eq(sp.exp(X), sp.exp(Y), evaluate=False), [sp.Eq(X, Y, evaluate=False)]).verdict is P_
+    note = decide(ge(sp.sin(X) * sp.sin(Y) + sp.Rational(1, 10)), [le(0, X), le(X, 1), le(0, Y), le(Y, 1)]).note
+    assert "x in [0, 1], y in [0, 1]" in note
+
+
+def test_c1_conditions_are_unevaluated_relations():
+    assert c1_conditions(2**X) == [sp.Gt(2, 0, evaluate=False)]
+    assert c1_conditions(sp.log(P)) == [sp.Gt(P, 0, evaluate=False)]
+    assert c1_conditions(P ** sp.Rational(1, 2)) == [sp.Gt(P, 0, evaluate=False)]
+    assert c1_conditions(1 / P) == [sp.Ne(P, 0, evaluate=False)]
+    assert c1_conditions(X**3) == []

@@ -22,9 +22,9 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from fractions import Fraction
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import mpmath

@@ -32,8 +32,8 @@ from typing import Any
 
 import sympy as sp
 
-from dpaudit.verify.decide import exact_sign
 from dpaudit.verify.cells import MAX_CELLS, OrderedCell, cell_points, ordering_cells, product_cells
+from dpaudit.verify.decide import exact_sign
 from dpaudit.verify.kinks import (
     KINKS,
     CaseSplitError,

@@ -51,7 +51,15 @@ import sympy as sp
 
 from dpaudit.verify._record import Step
 from dpaudit.verify.crosscheck import CrossChecks
-from dpaudit.verify.decide import approx, decide_nonneg, decide_positive, decide_zero, decision, exact_sign, plain
+from dpaudit.verify.decide import (
+    approx,
+    decide_nonneg,
+    decide_positive,
+    decide_zero,
+    decision,
+    exact_sign,
+    plain,
+)
 from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions
 from dpaudit.verify.lemma import FactInstance, LemmaCheck
 from dpaudit.verify.regions import Region, coverage

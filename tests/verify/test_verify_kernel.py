@@ -218,7 +218,6 @@ def test_decide_is_deterministic_and_independent_of_history():
     goal = le(X**2, X)
     first = decide(goal)
     decide(ge(sp.exp(Y), 1 + Y))
-    decide.__wrapped__ if hasattr(decide, "__wrapped__") else None
     from dpaudit.verify.kernel.core import _decide_cached
 
     _decide_cached.cache_clear()
@@ -319,7 +318,7 @@ def test_value_encloses_on_balls():
     h = value(sp.Heaviside(X), {X: around})
     assert h.contains(0) and h.contains(1) and h.contains(arb(1) / 2)
     m = value(sp.Max(X, 0), {X: around})
-    assert m.contains(0) and m.contains(1) and not m.contains(-1) or m.contains(0)
+    assert (m.contains(0) and m.contains(1) and not m.contains(-1)) or m.contains(0)
     assert value(sp.Min(X, Y), {X: around, Y: F(3)}).contains(-1)
     assert value(sp.Max(X, Y), {X: around, Y: F(3)}).contains(3)
     assert value(sp.Abs(X), {X: around}).contains(1)

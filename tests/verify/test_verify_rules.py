@@ -8,7 +8,6 @@ import pytest
 import sympy as sp
 from hypothesis import strategies as st
 
-from dpaudit.verify.kernel import KernelError
 from dpaudit.verify import (
     Fact,
     LemmaCheck,
@@ -21,6 +20,7 @@ from dpaudit.verify import (
     finite_floats,
     le,
 )
+from dpaudit.verify.kernel import KernelError
 
 X = sp.Symbol("x", real=True)
 P = sp.Symbol("p", positive=True)

@@ -23,7 +23,15 @@ Examples
 (<Verdict.DISPROVED: 'disproved'>, {'x': '2'})
 """
 
-from dpaudit.verify.kernel.core import RLIMIT, Decision, KernelError, NotSmooth, c1_conditions, decide, recheck
+from dpaudit.verify.kernel.core import (
+           RLIMIT,
+           Decision,
+           KernelError,
+           NotSmooth,
+           c1_conditions,
+           decide,
+           recheck,
+)
 from dpaudit.verify.kernel.evaluate import sign_of, value
 from dpaudit.verify.kernel.number import number_sign
 

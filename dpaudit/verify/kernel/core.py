@@ -32,7 +32,7 @@ import z3
 from flint import ctx
 
 from dpaudit.errors import DPAuditError
-from dpaudit.verify.kernel.evaluate import branch_and_bound, enclose_constant, truth, value
+from dpaudit.verify.kernel.evaluate import branch_and_bound, enclose_constant, truth
 from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula
 from dpaudit.verify.verdict import Verdict
 

@@ -85,7 +85,7 @@ def _power(base: Value, exp: sp.Expr, at: Mapping[sp.Symbol, Value]) -> Value | 
     return (_arb(e) * _arb(base).log()).exp()
 
 
-def value(e: Any, at: Mapping[sp.Symbol, Value]) -> Value | None:  # noqa: C901 - one case per kind of node
+def value(e: Any, at: Mapping[sp.Symbol, Value]) -> Value | None:
     """An exact value or an enclosure of ``e`` with its symbols at ``at`` (None: possibly undefined, or unknown)."""
     e = sp.sympify(e)
     if e.is_Rational:

@@ -77,7 +77,7 @@ class Translation:
         return v
 
     # -- terms ---------------------------------------------------------------------------------
-    def term(self, e: Any) -> z3.ArithRef:  # noqa: C901 - one case per kind of node
+    def term(self, e: Any) -> z3.ArithRef:
         e = sp.sympify(e)
         if isinstance(e, sp.Float):
             raise UnsupportedFormula(f"the float {e} is not exact; convert it to a Rational first")

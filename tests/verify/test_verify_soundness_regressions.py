@@ -180,3 +180,29 @@ def test_tolerance_scales_with_the_distance_not_the_values():
     result = sensitivity(lambda d: 1e12 + 2 * np.clip(d, 0, 1).sum(), 1.0, relation=ItemReplace(), dataset=np.zeros(5),
                          domain=(0, 1))
     assert result.verdict is Verdict.DISPROVED
+
+
+def test_search_results_do_not_depend_on_imports(tmp_path, monkeypatch):
+    # hypothesis mixes constants collected from local modules into its draws: with that switched off, the seeded
+    # hypothesis phase of a search tries the same neighbours whatever else the program imported
+    from fractions import Fraction
+
+    from dpaudit.verify.sensitivity import _hypothesis, _Search
+
+    def tried() -> list[float]:
+        seen: list[float] = []
+
+        def query(d):
+            seen.append(float(d.sum()))
+            return float(np.clip(d, -3, 3).sum())
+
+        search = _Search(query, np.zeros(3), ItemReplace(), Fraction(100), 1.0, Fraction(0), 10**6)
+        _hypothesis(search, 60, 12345, -3.0, 3.0)
+        return seen
+
+    before = tried()
+    (tmp_path / "many_constants.py").write_text("VALUES = [" + ", ".join(f"{k / 97 - 1.5!r}" for k in range(300)) + "]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import many_constants  # noqa: F401
+
+    assert tried() == before

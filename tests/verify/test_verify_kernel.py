@@ -468,3 +468,29 @@ def test_c1_conditions_are_unevaluated_relations():
     assert c1_conditions(P ** sp.Rational(1, 2)) == [sp.Gt(P, 0, evaluate=False)]
     assert c1_conditions(1 / P) == [sp.Ne(P, 0, evaluate=False)]
     assert c1_conditions(X**3) == []
+
+
+def test_box_keeps_the_tightest_rational_bounds():
+    half, three_halves = sp.Rational(1, 2), sp.Rational(3, 2)
+    assert _box([X], [le(half, X), le(X, three_halves)]) == {X: (F(1, 2), F(3, 2))}
+    assert _box([X], [le(2, X), le(1, X), le(X, 5), le(X, 4)]) == {X: (F(2), F(4))}
+    assert _box([X], [le(half, X), le(sp.Rational(1, 3), X), le(X, three_halves), le(X, sp.Rational(7, 3))]) == {X: (F(1, 2), F(3, 2))}
+    assert _box([P], [le(1, P), le(P, 2)]) == {P: (F(1), F(2))}
+
+
+def test_value_of_powers():
+    ctx.prec = 100
+    assert bounds_of(value(X**-3, {X: arb(2)})) == pytest.approx(0.125)
+    assert bounds_of(value(X**Y, {X: F(2), Y: F(-1)})) == pytest.approx(0.5)
+    assert value(X ** (1 / Y), {X: F(2), Y: F(0)}) is None
+    assert value(X**Y, {X: F(0), Y: F(1, 2)}) is None
+    assert value(X ** sp.Rational(-1, 2), {X: F(0)}) is None
+    assert value(X ** sp.Rational(3, 2), {X: F(0)}) == 0
+    assert bounds_of(value(X ** sp.Rational(3, 2), {X: F(4)})) == pytest.approx(8.0)
+
+
+def test_an_irrational_model_is_only_a_candidate():
+    # Z3 answers x = sqrt(2) (an algebraic number); its 40-digit rational does not re-check, so nothing is concluded
+    d = decide(sp.Ne(X**2, 2, evaluate=False))
+    assert d.verdict is U_ and "did not re-check" in d.note
+    assert decide(sp.Ne(X**2, 4, evaluate=False)).verdict is D_

@@ -44,6 +44,9 @@ TIMEOUT_MS = 20_000
 
 _RECHECK_BITS = (200, 400, 1000)
 
+#: Digits of the rational read off an algebraic (irrational) value of a Z3 model: a candidate, re-checked exactly.
+ALGEBRAIC_DIGITS = 40
+
 
 class KernelError(DPAuditError, AssertionError):
     """An internal contradiction: a statement both proved and refuted by a re-checked counterexample."""
@@ -74,7 +77,7 @@ def _rational(v: z3.ExprRef) -> Fraction | None:
     if z3.is_rational_value(v):
         return Fraction(v.numerator_as_long(), v.denominator_as_long())
     if z3.is_algebraic_value(v):
-        text = v.approx(40).as_fraction()
+        text = v.approx(ALGEBRAIC_DIGITS).as_fraction()
         return Fraction(text.numerator, text.denominator)
     return None
 

@@ -21,6 +21,13 @@ __all__ = ["ball", "branch_and_bound", "enclose_constant", "sign_of", "truth", "
 
 Value = Fraction | arb
 
+#: Bits of the enclosures of constants handed to Z3; pieces and bits of a branch and bound; the relative width below
+#: which a piece is not split further.
+ENCLOSURE_BITS = 200
+MAX_BOXES = 4000
+BOX_BITS = 120
+MIN_WIDTH = Fraction(1, 2**60)
+
 #: Functions evaluated on balls (arb's implementations enclose the exact range on every ball).
 _ARB = {sp.exp: arb.exp, sp.sin: arb.sin, sp.cos: arb.cos, sp.tan: arb.tan, sp.tanh: arb.tanh, sp.atan: arb.atan,
         sp.erf: arb.erf, sp.erfc: arb.erfc, sp.sinh: arb.sinh, sp.cosh: arb.cosh, sp.asinh: arb.asinh}
@@ -71,18 +78,14 @@ def _power(base: Value, exp: sp.Expr, at: Mapping[sp.Symbol, Value]) -> Value | 
         n = int(exp)
         if n < 0 and sign_of(base) in (None, 0):
             return None  # may divide by zero
-        if isinstance(base, Fraction):
-            return base**n
-        return _arb(base) ** n if n >= 0 else 1 / (_arb(base) ** (-n))
+        return base**n if isinstance(base, Fraction) else _arb(base) ** n
     s = sign_of(base)
-    if s is None or s < 0 or (s == 0 and not (exp.is_Rational and exp > 0)):
-        return None  # a real power needs a base shown >= 0 (> 0 for a non-constant exponent)
-    e = value(exp, at)
-    if e is None or (s == 0 and sign_of(e) != 1):
-        return None
-    if s == 0:
+    if s == 0 and exp.is_Rational and exp > 0:
         return Fraction(0)
-    return (_arb(e) * _arb(base).log()).exp()
+    if s != 1:
+        return None  # a real power needs a base shown > 0 (or 0 with a positive constant exponent)
+    e = value(exp, at)
+    return None if e is None else (_arb(e) * _arb(base).log()).exp()
 
 
 def value(e: Any, at: Mapping[sp.Symbol, Value]) -> Value | None:
@@ -186,7 +189,7 @@ def truth(c: Any, at: Mapping[sp.Symbol, Value]) -> bool | None:
             sp.GreaterThan: s >= 0, sp.StrictGreaterThan: s > 0}[type(c)]
 
 
-def enclose_constant(e: sp.Expr, bits: int = 200) -> tuple[Fraction, Fraction] | None:
+def enclose_constant(e: sp.Expr, bits: int = ENCLOSURE_BITS) -> tuple[Fraction, Fraction] | None:
     """Rational bounds ``lo <= e <= hi`` of a closed-form constant, from an arb enclosure at ``bits`` bits."""
     old = ctx.prec
     ctx.prec = bits
@@ -208,7 +211,7 @@ def _exact(x: arb) -> Fraction:
 
 
 def branch_and_bound(goal: Any, hypotheses: Sequence[Any], box: Mapping[sp.Symbol, tuple[Fraction, Fraction]],
-                     max_boxes: int = 4000, bits: int = 120) -> tuple[bool | None, dict[sp.Symbol, Fraction] | None]:
+                     max_boxes: int = MAX_BOXES, bits: int = BOX_BITS) -> tuple[bool | None, dict[sp.Symbol, Fraction] | None]:
     """Prove ``goal`` on every point of ``box`` where the ``hypotheses`` hold, by splitting the box.
 
     Returns ``(True, None)`` when every piece is certified (the goal certainly holds on it, or a hypothesis
@@ -233,7 +236,7 @@ def branch_and_bound(goal: Any, hypotheses: Sequence[Any], box: Mapping[sp.Symbo
                 return False, mid
             widest = max(piece, key=lambda s: piece[s][1] - piece[s][0])
             lo, hi = piece[widest]
-            if hi - lo < Fraction(1, 2**60) * max(1, abs(lo), abs(hi)):
+            if hi - lo < MIN_WIDTH * max(1, abs(lo), abs(hi)):  # below arb's resolution: give up
                 return None, None
             middle = (lo + hi) / 2
             stack.append({**piece, widest: (lo, middle)})

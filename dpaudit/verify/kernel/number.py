@@ -11,7 +11,10 @@ from flint import ctx
 
 from dpaudit.verify.kernel.evaluate import sign_of, value
 
-__all__ = ["number_sign"]
+__all__ = ["PRECISIONS", "number_sign"]
+
+#: Working precisions (bits) tried in turn.
+PRECISIONS = (200, 400, 1000, 3000)
 
 
 def number_sign(e: Any) -> int | None:
@@ -23,7 +26,7 @@ def number_sign(e: Any) -> int | None:
         return 1 if e == sp.oo else -1
     old = ctx.prec
     try:
-        for bits in (200, 400, 1000, 3000):
+        for bits in PRECISIONS:
             ctx.prec = bits
             s = sign_of(value(e, {}))
             if s is not None:

@@ -239,12 +239,17 @@ def test_recheck_needs_hypotheses_assumptions_and_a_certain_failure():
     assert not recheck(goal, [], {X: F(1, 2)})                     # the goal holds there
     assert not recheck(goal, [le(X, 1)], {X: F(2)})               # a hypothesis fails there
     assert not recheck(goal, [le(X, Y)], {X: F(2)})               # a hypothesis cannot be evaluated
-    assert not recheck(le(P, 0), [], {P: F(-1)})                  # the symbol's assumption fails there
+    assert not recheck(ge(P, 1), [], {P: F(-1)})                  # the symbol's assumption fails there
+    assert not recheck(ge(P, 1), [], {P: F(0)})                   # positive excludes 0
+    assert recheck(ge(P, 1), [], {P: F(1, 2)})
     assert not recheck(ge(N, 1), [], {N: F(1, 2)})                # not an integer
     assert recheck(ge(N, 1), [], {N: F(0)})
-    for a, v in ((sp.Symbol("a", negative=True), F(1)), (sp.Symbol("a", nonnegative=True), F(-1)),
-                 (sp.Symbol("a", nonpositive=True), F(1)), (sp.Symbol("a", nonzero=True, real=True), F(0))):
-        assert not recheck(sp.Gt(a, 100, evaluate=False), [], {a: v})
+    boundary = {"negative": ((F(0), False), (F(-1, 2), True)), "nonnegative": ((F(-1, 2), False), (F(0), True)),
+                "nonpositive": ((F(1, 2), False), (F(0), True)), "nonzero": ((F(0), False), (F(1, 2), True))}
+    for key, cases in boundary.items():
+        a = sp.Symbol("a", real=True, **{key: True})
+        for v, counterexample in cases:  # the goal a > 100 fails at each point: only the assumption decides
+            assert recheck(sp.Gt(a, 100, evaluate=False), [], {a: v}) is counterexample, (key, v)
     assert not recheck(sp.Eq(sp.sqrt(2) ** 2, 2, evaluate=False), [], {})  # a zero no ball can certify
     assert recheck(sp.Ge(sp.pi, sp.Rational(355, 113), evaluate=False), [], {})  # pi < 355/113
 
@@ -494,3 +499,36 @@ def test_an_irrational_model_is_only_a_candidate():
     d = decide(sp.Ne(X**2, 2, evaluate=False))
     assert d.verdict is U_ and "did not re-check" in d.note
     assert decide(sp.Ne(X**2, 4, evaluate=False)).verdict is D_
+
+
+def test_rational_reads_z3_numerals():
+    import z3
+
+    from dpaudit.verify.kernel.core import _rational
+
+    assert _rational(z3.IntVal(-3)) == F(-3)
+    assert _rational(z3.RealVal("7/3")) == F(7, 3)
+    x = z3.Real("x")
+    solver = z3.Solver()
+    solver.add(x * x == 2, x > 0)
+    assert solver.check() == z3.sat
+    root = _rational(solver.model()[x])
+    assert abs(root * root - 2) < F(1, 10**35) and root > 1
+    assert _rational(x) is None
+
+
+def test_box_with_negative_upper_bounds_and_a_power_value():
+    assert _box([X], [le(-2, X), le(X, sp.Rational(-3, 2))]) == {X: (F(-2), F(-3, 2))}
+    assert _box([X], [le(sp.Rational(-5, 2), X), le(X, 1)]) == {X: (F(-5, 2), F(1))}
+    four = [sp.Eq(X, 4, evaluate=False)]
+    assert decide(sp.Eq(X ** sp.Rational(-3, 2), sp.Rational(1, 8), evaluate=False), four).verdict is P_
+    assert decide(sp.Eq(X ** sp.Rational(3, 2), 8, evaluate=False), four).verdict is P_
+    assert decide(ge(X ** sp.Rational(-3, 2), 1), [sp.Gt(X, 0, evaluate=False), le(X, 1)]).verdict is P_
+    assert decide(ge(X ** sp.Rational(-3, 2), 1), [sp.Ge(X, 2, evaluate=False)]).verdict is D_
+
+
+def test_branch_and_bound_splits_the_widest_side():
+    goal = le(X * (1 - X) + Y * (1 - Y), sp.Rational(2, 3))
+    box = {X: (F(0), F(1)), Y: (F(0), F(1))}
+    assert branch_and_bound(goal, [], box, max_boxes=47) == (True, None)
+    assert branch_and_bound(goal, [], box, max_boxes=46) == (None, None)

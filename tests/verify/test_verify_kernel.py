@@ -532,3 +532,59 @@ def test_branch_and_bound_splits_the_widest_side():
     box = {X: (F(0), F(1)), Y: (F(0), F(1))}
     assert branch_and_bound(goal, [], box, max_boxes=47) == (True, None)
     assert branch_and_bound(goal, [], box, max_boxes=46) == (None, None)
+
+
+@pytest.mark.parametrize("goal, hyps, verdict", [
+    (sp.Eq(X**-2, sp.Rational(1, 4), evaluate=False), [sp.Eq(X, 2, evaluate=False)], P_),
+    (sp.Eq(sp.sqrt(X), 1, evaluate=False), [sp.Eq(X, 0, evaluate=False)], D_),       # sqrt(0) = 0: the root may be 0
+    (sp.Eq(sp.sqrt(X), 0, evaluate=False), [sp.Eq(X, 0, evaluate=False)], P_),
+    (le(2**X, 3**X), [le(X, -1)], D_),                                            # 2^x > 3^x for x < 0
+    (le(2**X, 3**X), [le(1, X)], P_),
+    (sp.Gt(sp.exp(X), 0, evaluate=False), [], P_),
+    (sp.Eq(sp.log(X), 1, evaluate=False), [sp.Eq(X, 1, evaluate=False)], D_),      # log 1 = 0: no fact may exclude it
+    (sp.Eq(sp.log(X), 0, evaluate=False), [sp.Eq(X, 1, evaluate=False)], P_),
+    (le(sp.exp(X), sp.exp(2)), [le(X, 2)], P_),
+    (ge(sp.exp(X), sp.exp(2)), [le(2, X)], P_),
+])
+def test_decide_facts_are_exactly_true(goal, hyps, verdict):
+    assert decide(goal, hyps).verdict is verdict
+
+
+def test_decide_facts_do_not_overstate_ranges():
+    # atan(x) < 11/10 is false (atan(10) = 1.47): the fact atan < pi/2 must not be strengthened into a proof
+    assert decide(sp.Lt(sp.atan(X), sp.Rational(11, 10), evaluate=False)).verdict is not P_
+    assert decide(sp.Lt(sp.atan(X), 1, evaluate=False)).verdict is not P_
+    # x^(-1/2) and log x are not defined at 0
+    for goal in (ge(X ** sp.Rational(-1, 2)), ge(sp.log(X), -(10**6))):
+        d = decide(goal, [sp.Ge(X, 0, evaluate=False)])
+        assert d.verdict is U_ and "defined" in d.note
+
+
+def test_decide_prints_the_assumptions_of_every_answer():
+    for a, text in ((sp.Symbol("a", positive=True), "a > 0"), (sp.Symbol("a", negative=True), "a < 0"),
+                    (sp.Symbol("a", nonnegative=True), "a >= 0"), (sp.Symbol("a", nonpositive=True), "a <= 0"),
+                    (sp.Symbol("a", nonzero=True, real=True), "a != 0")):
+        d = decide(sp.Eq(a, 5, evaluate=False))  # fails somewhere under every assumption: DISPROVED
+        assert d.verdict is D_ and d.hypotheses[0] == text, (text, d)
+    d = decide(sp.Eq(N, 5, evaluate=False), [le(N, 9)])
+    assert d.verdict is D_ and d.hypotheses == ("n integer", "n <= 9")
+
+
+def test_truth_of_negations_and_implications():
+    at = {X: F(1), Y: F(2)}
+    both = sp.And(le(X, Y), le(Y, 3))
+    assert truth(sp.Not(both, evaluate=False), at) is False
+    assert truth(sp.Not(sp.And(le(X, Y), le(Y, 1)), evaluate=False), at) is True
+    assert truth(sp.Not(sp.And(le(X, Y), le(sp.Symbol("z"), 1)), evaluate=False), at) is None
+    assert truth(sp.Implies(le(X, Y), le(Y, 3), evaluate=False), at) is True
+    assert truth(sp.Implies(le(X, Y), le(Y, 1), evaluate=False), at) is False
+    assert truth(sp.Implies(le(Y, X), le(Y, 1), evaluate=False), at) is True
+
+
+def test_value_of_floor_ceiling_on_balls_and_of_undefined_bases():
+    ctx.prec = 100
+    inside = ball(F(6, 5), F(7, 5))
+    assert value(sp.floor(X), {X: inside}).contains(1) and not value(sp.floor(X), {X: inside}).contains(2)
+    assert value(sp.ceiling(X), {X: inside}).contains(2) and not value(sp.ceiling(X), {X: inside}).contains(1)
+    assert value((1 / X) ** 2, {X: F(0)}) is None
+    assert value(sp.exp(1 / X), {X: F(0)}) is None

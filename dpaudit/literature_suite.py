@@ -51,7 +51,7 @@ from dpaudit.mechanisms.literature import (
     TruncatedGeometric,
 )
 
-__all__ = ["GROUP", "PUBLISHED", "literature_cases", "statdp_patterns"]
+__all__ = ["GROUP", "PUBLISHED", "exact_column", "literature_cases", "statdp_patterns"]
 
 GROUP = "literature suite (StatDP, DP-Sniper)"
 
@@ -174,3 +174,21 @@ def _cases() -> list[AuditCase]:
               "Mironov's snapping mechanism, 0.1-DP in floating point [Mir12, Thm 1].", float_bits=True),
     ]
 
+
+
+def exact_column(cases: list[AuditCase] | None = None) -> list[tuple[str, float, Any, str]]:
+    """The suite's "true epsilon on this pair" column, computed (no sampling).
+
+    One row per case: ``(name, claimed epsilon, bracket or None, what the profile is or why there is
+    none)``; the bracket (:class:`dpaudit.exact.EpsilonBracket`) is certified at the claim's delta.
+    ``python -m benchmarks.bench_exact_profiles`` times it.
+    """
+    from dpaudit.exact.bracket import case_bracket
+
+    rows = []
+    for case in literature_cases() if cases is None else cases:
+        claim = case.mechanism.claimed_guarantee()
+        epsilon = case.epsilon if case.epsilon is not None else claim.epsilon_at(getattr(claim, "delta", 0.0))
+        bracket, note = case_bracket(case)
+        rows.append((case.name, float(epsilon), bracket, note))
+    return rows

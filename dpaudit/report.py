@@ -108,6 +108,7 @@ def render_html(
     ]
     if result.gdp_mu_lower_bound is not None:
         evidence.append(("GDP estimate", f"mu >= {result.gdp_mu_lower_bound:.4f} (assumes a Gaussian trade-off curve; not the verdict)"))
+    evidence.extend(result.bracket_rows())  # the certified other side, when the mechanism declares its structure
     evidence.extend(("note", note) for note in result.notes)
     audited = [("mechanism", result.mechanism)]
     if target is not None:
@@ -115,7 +116,7 @@ def render_html(
     if pair is not None:
         audited.append(("pair", pair))
     image = base64.b64encode(png).decode("ascii")
-    css_class = "violation" if result.violation else "ok"
+    css_class = "violation" if result.claim_refuted else "ok"
     from dpaudit import __version__
 
     made = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -135,7 +136,8 @@ def render_html(
 <h1>dpaudit report</h1>
 <p class="muted">{html.escape(target or result.mechanism)}</p>
 <div class="verdict {css_class}" id="verdict"><strong>{html.escape(result.verdict)}</strong>:
-epsilon &ge; {result.epsilon_lower_bound:.4f} against the claimed {result.claimed_epsilon:g} (delta = {result.delta:g}).</div>
+epsilon &ge; {result.epsilon_lower_bound:.4f} against the claimed {result.claimed_epsilon:g} (delta = {result.delta:g});
+two-sided: {html.escape(result.bracket_verdict)}.</div>
 <p>{html.escape(_meaning(result))}</p>
 <h2>What was audited</h2>
 <table>{_rows(audited)}</table>
@@ -156,8 +158,14 @@ JSON schema version {result.schema_version}.</p>
 """
 
 
-def write_report(result: AuditResult, path: str | Path, **kwargs: Any) -> Path:
-    """Write :func:`render_html` to ``path`` (UTF-8) and return the path."""
+def write_report(result: AuditResult, path: str | Path, *, overwrite: bool = True, **kwargs: Any) -> Path:
+    """Write :func:`render_html` to ``path`` (UTF-8) and return the path.
+
+    With ``overwrite=False`` an existing file is left alone (``FileExistsError``); the file is
+    created exclusively, so one made by someone else in the meantime is never replaced.
+    """
     out = Path(path)
-    out.write_text(render_html(result, **kwargs), encoding="utf-8")
+    text = render_html(result, **kwargs)  # rendered first: a failure here leaves no partial file
+    with out.open("w" if overwrite else "x", encoding="utf-8") as fh:
+        fh.write(text)
     return out

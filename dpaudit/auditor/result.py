@@ -3,6 +3,11 @@
 Stability contract (after dp_accounting's ``dp_event``): fields are never removed or renamed, new
 fields are optional, and the meaning of a field never changes; ``schema_version`` is bumped when
 fields are added.
+
+Schema versions: 1, the audit's lower bound and its evidence; 2 adds the other side of the bracket
+(``epsilon_upper``, ``epsilon_computed_lower``, ``profile_kind``, ``profile_description``,
+``profile_note``, ``profile_curve``, ``bracket_verdict``; the profile's time is in ``total_seconds``), computed by
+:mod:`dpaudit.exact.bracket` when the mechanism declares its structure.
 """
 
 from __future__ import annotations
@@ -12,9 +17,38 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["SCHEMA_VERSION", "AuditResult", "EventEvidence"]
+__all__ = [
+    "BRACKET_VERDICTS",
+    "CLAIM_ROUNDING",
+    "LOOSE_FACTOR",
+    "SCHEMA_VERSION",
+    "AuditResult",
+    "EventEvidence",
+    "bracket_verdict",
+]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+#: A claim is refuted by computation only when the certified lower end exceeds it by more than this
+#: relative amount: the claim is itself a float (``ln(9/8)`` rounded), and a smaller excess is
+#: reported as "at the claim".
+CLAIM_ROUNDING = 1e-9
+#: "loose on this pair" when the claim is at least this many times the certified upper bound.
+LOOSE_FACTOR = 1.1
+
+#: The two-sided verdicts, from the audit's lower bound and the computed bracket.
+BRACKET_VERDICTS = {
+    "wrong declaration": "the audit's lower bound exceeds the certified upper bound of the mechanism's declared "
+    "profile: the declaration is not the mechanism's law (or the audit hit its 1 - confidence chance)",
+    "refuted by the audit and by computation": "both the audit's lower bound and the certified epsilon of the pair exceed the claim",
+    "refuted by computation": "the certified epsilon of the pair exceeds the claim: a proof, no sampling",
+    "refuted by the audit": "the audit's lower bound exceeds the claim",
+    "consistent": "the pair's epsilon lies in [lower bound, certified upper bound], and the claim is at least the upper bound",
+    "loose on this pair": "the certified upper bound on this pair is below the claim by the stated factor",
+    "at the claim": "the pair's certified epsilon equals the claim up to the claim's float rounding",
+    "undecided": "the claim lies inside the computed bracket (or above an upper-bound-only figure's lower end)",
+    "lower bound only": "no declared structure: only the audit's lower bound is known",
+}
 
 
 @dataclass(frozen=True)
@@ -53,6 +87,20 @@ class AuditResult:
         An *estimate*, not a verdict: a lower confidence bound on mu for a mu-GDP claim, and the
         epsilon at ``delta`` it implies if the trade-off curve has the Gaussian shape
         [Nasr et al. 2023]. ``None`` when not computed.
+    epsilon_upper : float or None
+        Certified upper bound on the epsilon *of this pair* at ``delta``, from the mechanism's
+        declared privacy profile (:mod:`dpaudit.exact`); ``None`` without declared structure. It is
+        about the pair audited, not a proof of privacy over all pairs.
+    epsilon_computed_lower : float or None
+        Certified lower bound on the pair's epsilon from the same computation, when the profile is
+        the pair's exact law (``profile_kind == "exact"``); it refutes a claim below it.
+    profile_kind, profile_description, profile_note : str or None
+        ``"exact"`` or ``"upper bound"`` (a dominating pair), what the profile is, and why there is
+        none when there is none.
+    profile_curve : tuple of (epsilon, delta_lo, delta_hi)
+        The pair's privacy profile on a grid of epsilons (the truth lies between), for plots.
+    bracket_verdict : str
+        The two-sided verdict, one of :data:`BRACKET_VERDICTS` (see :func:`bracket_verdict`).
     """
 
     mechanism: str
@@ -78,10 +126,31 @@ class AuditResult:
     gdp_evidence: EventEvidence | None = None
     notes: tuple[str, ...] = ()
     schema_version: int = field(default=SCHEMA_VERSION)
+    epsilon_upper: float | None = None
+    epsilon_computed_lower: float | None = None
+    profile_kind: str | None = None
+    profile_description: str | None = None
+    profile_note: str | None = None
+    profile_curve: tuple[tuple[float, float, float], ...] = ()
+    bracket_verdict: str = "lower bound only"
 
     @property
     def verdict(self) -> str:
         return "VIOLATION" if self.violation else "no violation found"
+
+    @property
+    def refuted_by_computation(self) -> bool:
+        """The certified epsilon of the pair (an exact profile) exceeds the claim."""
+        return self.bracket_verdict in ("refuted by computation", "refuted by the audit and by computation")
+
+    @property
+    def claim_refuted(self) -> bool:
+        """Refuted by the audit (``violation``) or by computation; what the command line's exit status 1 means."""
+        return self.violation or self.refuted_by_computation
+
+    @property
+    def wrong_declaration(self) -> bool:
+        return self.bracket_verdict == "wrong declaration"
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
@@ -117,11 +186,66 @@ class AuditResult:
             f"  time              : {self.total_seconds:.2f} s (sampling {self.sampling_seconds:.2f}, "
             f"selection {self.selection_seconds:.2f}, estimation {self.estimation_seconds:.2f})"
         )
+        lines.extend(self._bracket_lines())
         lines.extend(f"  note              : {note}" for note in self.notes)
         return "\n".join(lines)
 
+    def bracket_rows(self) -> list[tuple[str, str]]:
+        """The two-sided part of the result as (label, text) rows, for reports."""
+        return [(line[:20].strip(), line[22:]) for line in self._bracket_lines()]
+
+    def _bracket_lines(self) -> list[str]:
+        if self.epsilon_upper is None:
+            reason = self.profile_note or "the mechanism declares no structure"
+            return [f"  exact on pair     : none ({reason}); lower bound only"]
+        if self.epsilon_computed_lower is not None:
+            figure = f"epsilon in [{self.epsilon_computed_lower:.6g}, {self.epsilon_upper:.6g}] (certified, exact profile)"
+        else:
+            figure = f"epsilon <= {self.epsilon_upper:.6g} (certified upper bound: a dominating pair)"
+        return [
+            f"  exact on pair     : {figure}; this pair only, not a proof over all pairs",
+            f"  bracket           : [{self.epsilon_lower_bound:.4f}, {self.epsilon_upper:.4f}] against the claim "
+            f"{self.claimed_epsilon:g}  ->  {self.bracket_verdict}{self._loose_text()}",
+            f"  profile           : {self.profile_description}",
+        ]
+
+    def _loose_text(self) -> str:
+        if self.bracket_verdict != "loose on this pair" or self.epsilon_upper is None:
+            return ""
+        if self.epsilon_upper == 0:
+            return " (the two laws are identical)"
+        return f" (claim / upper = {self.claimed_epsilon / self.epsilon_upper:.3g}x)"
+
     def __str__(self) -> str:
         return self.to_text()
+
+
+def bracket_verdict(
+    lower_bound: float, violation: bool, claimed: float, upper: float | None, computed_lower: float | None
+) -> str:
+    """The two-sided verdict (one key of :data:`BRACKET_VERDICTS`).
+
+    In order: a declared profile that the audit's lower bound exceeds is a *wrong declaration*
+    (its figures are then not used); a certified lower end above the claim (beyond
+    :data:`CLAIM_ROUNDING`) *refutes by computation*; a lower bound above the claim *refutes by the
+    audit*; a certified upper bound at most the claim is *consistent*, or *loose on this pair* when
+    the claim is at least :data:`LOOSE_FACTOR` times it; a bracket within the claim's rounding is
+    *at the claim*; anything else is *undecided*.
+    """
+    if upper is None:
+        return "refuted by the audit" if violation else "lower bound only"
+    if lower_bound > upper:
+        return "wrong declaration"
+    slack = CLAIM_ROUNDING * max(abs(claimed), 1e-300)
+    if computed_lower is not None and computed_lower > claimed + slack:
+        return "refuted by the audit and by computation" if violation else "refuted by computation"
+    if violation:
+        return "refuted by the audit"
+    if upper <= claimed:
+        return "loose on this pair" if upper * LOOSE_FACTOR <= claimed and claimed > 0 else "consistent"
+    if computed_lower is not None and upper <= claimed + slack:
+        return "at the claim"
+    return "undecided"
 
 
 def _jsonable(value: Any) -> Any:

@@ -14,15 +14,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import check_int, check_positive, check_probability
+from dpaudit._validation import argument_error, check_int, check_positive, check_probability
 from dpaudit.guarantees import ApproxDP, PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_integer_valued, check_size
 from dpaudit.neighbors.relations import QueryDistance
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = [
     "DiscreteLaplaceMechanism",
@@ -71,6 +74,13 @@ class DiscreteLaplaceMechanism(MechanismBase):
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(float(self.sensitivity), "l1"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact profile: two-sided geometric noise of ``rate``, shifted by the integers ``d1 - d0``."""
+        from dpaudit.exact import DiscreteLaplaceStep, compose
+
+        shifts = _integer_shifts("DiscreteLaplaceMechanism.privacy_profile", d0, d1)
+        return compose([DiscreteLaplaceStep(s, self.rate) for s in shifts] or [DiscreteLaplaceStep(0, self.rate)])
 
 
 def tdlap_kappa(epsilon: float, delta: float) -> int:
@@ -138,3 +148,19 @@ class TruncatedDiscreteLaplaceMechanism(MechanismBase):
 
     def claimed_guarantee(self) -> ApproxDP:
         return ApproxDP(self.epsilon, self.delta, QueryDistance(1.0, "l1"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact profile: TDLap(epsilon, delta) on ``{0..2 kappa}`` shifted by the integers ``d1 - d0``."""
+        from dpaudit.exact import TruncatedDiscreteLaplaceStep, compose
+
+        shifts = _integer_shifts("TruncatedDiscreteLaplaceMechanism.privacy_profile", d0, d1) or [0]
+        return compose([TruncatedDiscreteLaplaceStep(s, self.epsilon, self.delta, self.kappa) for s in shifts])
+
+
+def _integer_shifts(owner: str, d0: Any, d1: Any) -> list[int]:
+    """The non-zero integer shifts ``d1 - d0`` per coordinate (data checked as ``sample`` checks it)."""
+    x0 = check_integer_valued(owner, "d0", d0)
+    x1 = check_integer_valued(owner, "d1", d1)
+    if x0.shape != x1.shape:
+        raise argument_error(owner, "d1", f"of the shape of d0 {x0.shape}", d1)
+    return [int(b) - int(a) for a, b in zip(x0.ravel(), x1.ravel(), strict=True) if a != b]

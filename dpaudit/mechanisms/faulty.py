@@ -19,12 +19,14 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit._validation import (
+    argument_error,
     check_finite_array,
     check_int,
     check_one_of,
@@ -36,8 +38,11 @@ from dpaudit.accounting.calibrate import gaussian_sigma_analytic, laplace_scale
 from dpaudit.data import as_user_dataset
 from dpaudit.guarantees import ApproxDP, PureDP
 from dpaudit.mechanisms.base import UnsafeMechanism, check_size
-from dpaudit.mechanisms.sparse_vector import BOTTOM, TOP, svt_codes
+from dpaudit.mechanisms.sparse_vector import BOTTOM, TOP, svt_codes, threshold_pair_profile
 from dpaudit.neighbors.relations import ItemAddRemove, ItemReplace, QueryDistance, UserReplace
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = [
     "AboveThresholdUnderscaled",
@@ -76,6 +81,21 @@ class _LyuSVT(UnsafeMechanism):
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(1.0, "linf"))
 
+    @property
+    def threshold_scale(self) -> float:
+        return 2.0 / self.epsilon
+
+    @property
+    def query_scale(self) -> float | None:
+        return 2.0 * self.cutoff / self.epsilon
+
+    def _profile(self, d0: Any, d1: Any, description: str, cutoff: int | None) -> PrivacyProfile:
+        """The true law of the ⊤/⊥ answers (these variants' real noise, not their claim)."""
+        from dpaudit.exact.threshold import ThresholdSpec
+
+        spec = ThresholdSpec(self.threshold, self.threshold_scale, self.query_scale, cutoff, "above")
+        return threshold_pair_profile(type(self).__name__, spec, d0, d1, description)
+
 
 @dataclass(frozen=True)
 class SparseVectorLyu3(_LyuSVT):
@@ -90,8 +110,8 @@ class SparseVectorLyu3(_LyuSVT):
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         q, size = self._queries(data, size)
-        rho = rng.laplace(0.0, 2.0 / self.epsilon, size=(size, 1))
-        noisy = q + rng.laplace(0.0, 2.0 * self.cutoff / self.epsilon, size=(size, q.shape[0]))
+        rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
+        noisy = q + rng.laplace(0.0, self.query_scale, size=(size, q.shape[0]))
         above = noisy >= self.threshold + rho
         codes = svt_codes(above, self.cutoff, TOP)
         return np.where(codes == TOP, noisy, 0.0)
@@ -107,11 +127,22 @@ class SparseVectorLyu4(_LyuSVT):
 
     flaw = "query noise Lap(4/(3 eps)) is not scaled with the cutoff: ((1+6c)/4) eps-DP, not eps-DP"
 
+    @property
+    def threshold_scale(self) -> float:
+        return 4.0 / self.epsilon
+
+    @property
+    def query_scale(self) -> float | None:
+        return 4.0 / (3.0 * self.epsilon)
+
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
         q, size = self._queries(data, size)
-        rho = rng.laplace(0.0, 4.0 / self.epsilon, size=(size, 1))
-        nu = rng.laplace(0.0, 4.0 / (3.0 * self.epsilon), size=(size, q.shape[0]))
+        rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
+        nu = rng.laplace(0.0, self.query_scale, size=(size, q.shape[0]))
         return svt_codes(q + nu >= self.threshold + rho, self.cutoff, TOP)
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        return self._profile(d0, d1, f"[LSL17] Alg. 4, c = {self.cutoff}", self.cutoff)
 
 
 @dataclass(frozen=True)
@@ -120,10 +151,17 @@ class SparseVectorLyu5(_LyuSVT):
 
     flaw = "adds no noise to the queries (and has no cutoff): not epsilon-DP for any epsilon"
 
+    @property
+    def query_scale(self) -> float | None:
+        return None
+
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
         q, size = self._queries(data, size)
-        rho = rng.laplace(0.0, 2.0 / self.epsilon, size=(size, 1))
+        rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
         return svt_codes(q >= self.threshold + rho, None, TOP)
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        return self._profile(d0, d1, "[LSL17] Alg. 5 (no query noise, no cutoff)", None)
 
 
 @dataclass(frozen=True)
@@ -132,11 +170,18 @@ class SparseVectorLyu6(_LyuSVT):
 
     flaw = "answers every query (no cutoff) with query noise that does not grow with their number"
 
+    @property
+    def query_scale(self) -> float | None:
+        return 2.0 / self.epsilon
+
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
         q, size = self._queries(data, size)
-        rho = rng.laplace(0.0, 2.0 / self.epsilon, size=(size, 1))
-        nu = rng.laplace(0.0, 2.0 / self.epsilon, size=(size, q.shape[0]))
+        rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
+        nu = rng.laplace(0.0, self.query_scale, size=(size, q.shape[0]))
         return svt_codes(q + nu >= self.threshold + rho, None, TOP)
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        return self._profile(d0, d1, "[LSL17] Alg. 6 (no cutoff)", None)
 
 
 @dataclass(frozen=True)
@@ -220,6 +265,13 @@ class HistogramWrongScale(UnsafeMechanism):
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(1.0, "l1"))
 
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law: ``Lap(epsilon)`` (not ``Lap(1/epsilon)``) on every bin."""
+        from dpaudit.exact.pairs import exact_shifts, paired_arrays
+
+        x0, x1 = paired_arrays("HistogramWrongScale.privacy_profile", d0, d1, ndim=1)
+        return _laplace(exact_shifts(x0, x1), self.epsilon)
+
 
 @dataclass(frozen=True)
 class GaussianAddRemoveUnderReplace(UnsafeMechanism):
@@ -247,11 +299,21 @@ class GaussianAddRemoveUnderReplace(UnsafeMechanism):
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         x = check_finite_array("GaussianAddRemoveUnderReplace.sample", "data", data, ndim=1)
         size = check_size("GaussianAddRemoveUnderReplace.sample", size)
-        total = float(np.clip(x, -self.bound, self.bound).sum())
-        return total + rng.normal(0.0, self.sigma, size=size)
+        return self._total(x) + rng.normal(0.0, self.sigma, size=size)
+
+    def _total(self, x: NDArray[np.float64]) -> float:
+        return float(np.clip(x, -self.bound, self.bound).sum())
 
     def claimed_guarantee(self) -> ApproxDP:
         return ApproxDP(self.epsilon, self.delta, ItemReplace())
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law: a Gaussian pair shifted by the difference of the (float) clipped sums."""
+        from dpaudit.exact import GaussianStep
+
+        owner = "GaussianAddRemoveUnderReplace.privacy_profile"
+        x0, x1 = (check_finite_array(owner, n, d, ndim=1) for n, d in (("d0", d0), ("d1", d1)))
+        return GaussianStep(Fraction(self._total(x1)) - Fraction(self._total(x0)), self.sigma).profile()
 
 
 @dataclass(frozen=True)
@@ -276,12 +338,25 @@ class UserMeanItemLevelSensitivity(UnsafeMechanism):
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         x = as_user_dataset(data, "UserMeanItemLevelSensitivity.sample", item_ndim=0)
         size = check_size("UserMeanItemLevelSensitivity.sample", size)
+        return self._mean(x) + rng.laplace(0.0, self._scale(x), size=size)
+
+    def _mean(self, x: NDArray[np.float64]) -> float:
+        return float(np.clip(x, -self.bound, self.bound).mean())
+
+    def _scale(self, x: NDArray[np.float64]) -> float:
         n, m = x.shape
-        mean = float(np.clip(x, -self.bound, self.bound).mean())
-        return mean + rng.laplace(0.0, laplace_scale(2.0 * self.bound / (n * m), self.epsilon), size=size)
+        return laplace_scale(2.0 * self.bound / (n * m), self.epsilon)
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, UserReplace())
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law: one Laplace release of the (float) clipped mean, at the item-level scale."""
+        owner = "UserMeanItemLevelSensitivity.privacy_profile"
+        x0, x1 = (as_user_dataset(d, owner, item_ndim=0) for d in (d0, d1))
+        if x0.shape != x1.shape:
+            raise argument_error(owner, "d1", f"of the shape of d0 {x0.shape}", d1)
+        return _laplace([Fraction(self._mean(x1)) - Fraction(self._mean(x0))], self._scale(x0))
 
 
 @dataclass(frozen=True)
@@ -303,13 +378,37 @@ class WinsorizedMeanDataRange(UnsafeMechanism):
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         x = check_finite_array("WinsorizedMeanDataRange.sample", "data", data, ndim=1)
         size = check_size("WinsorizedMeanDataRange.sample", size)
-        lo, hi = float(x.min()), float(x.max())
-        scale = (hi - lo) / (x.shape[0] * self.epsilon)
+        centre, scale = self._law(x)
         noise = rng.laplace(0.0, scale, size=size) if scale > 0 else np.zeros(size)
-        return float(np.clip(x, lo, hi).mean()) + noise
+        return centre + noise
+
+    def _law(self, x: NDArray[np.float64]) -> tuple[float, float]:
+        """(centre, Laplace scale) of the output on ``x``; scale 0 is a point mass."""
+        lo, hi = float(x.min()), float(x.max())
+        return float(np.clip(x, lo, hi).mean()), (hi - lo) / (x.shape[0] * self.epsilon)
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, ItemReplace())
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law: Laplace with a data-dependent scale, or a point mass when the data are constant.
+
+        A point mass against a continuous law (or two different points) are singular: one law has
+        all its mass where the other has none. Two different positive scales are not covered.
+        """
+        from dpaudit.exact import IdenticalProfile, ProfileUnavailable
+        from dpaudit.exact.finite import finite_from_fractions
+
+        owner = "WinsorizedMeanDataRange.privacy_profile"
+        (c0, s0), (c1, s1) = (self._law(check_finite_array(owner, n, d, ndim=1)) for n, d in (("d0", d0), ("d1", d1)))
+        if s0 == s1 and s0 > 0:
+            return _laplace([Fraction(c1) - Fraction(c0)], s0)
+        if s0 == s1 == 0 and c0 == c1:
+            return IdenticalProfile()
+        if s0 == 0 or s1 == 0:
+            one, zero = Fraction(1), Fraction(0)
+            return finite_from_fractions([one, zero], [zero, one], description="point mass against a different law (singular pair)")
+        raise ProfileUnavailable(f"{owner}: Laplace laws of different scales ({s0:g}, {s1:g}) are not covered")
 
 
 @dataclass(frozen=True)
@@ -367,3 +466,16 @@ class AboveThresholdUnderscaled(UnsafeMechanism):
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(2.0, "linf"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law: AboveThreshold (mirrored) with the sensitivity-1 scales."""
+        from dpaudit.exact.threshold import ThresholdSpec
+
+        spec = ThresholdSpec(self.threshold, laplace_scale(2.0, self.epsilon), laplace_scale(4.0, self.epsilon), 1, "below")
+        return threshold_pair_profile(type(self).__name__, spec, d0, d1, "AboveThreshold (ghazi2025) at sensitivity-1 scales")
+
+
+def _laplace(shifts: list[Fraction], scale: float) -> PrivacyProfile:
+    from dpaudit.exact import LaplaceStep
+
+    return LaplaceStep(tuple(shifts), scale).profile()

@@ -10,7 +10,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,6 +20,9 @@ from dpaudit.accounting.calibrate import gaussian_sigma_analytic, gaussian_sigma
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import QueryDistance
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = ["GaussianMechanism"]
 
@@ -66,3 +69,11 @@ class GaussianMechanism(MechanismBase):
 
     def claimed_guarantee(self) -> ApproxDP:
         return ApproxDP(self.epsilon, self.delta, QueryDistance(self.sensitivity, "l2"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact profile: the Gaussian pair with ``mu = ||d1 - d0||_2 / sigma`` [BW18, Thm 8]."""
+        from dpaudit.exact import GaussianStep
+        from dpaudit.exact.pairs import exact_shifts, paired_arrays
+
+        x0, x1 = paired_arrays("GaussianMechanism.privacy_profile", d0, d1)
+        return GaussianStep(tuple(exact_shifts(x0, x1)), self.sigma).profile()

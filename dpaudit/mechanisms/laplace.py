@@ -8,7 +8,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,6 +18,9 @@ from dpaudit.accounting.calibrate import laplace_scale
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import QueryDistance
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = ["LaplaceMechanism"]
 
@@ -63,3 +66,11 @@ class LaplaceMechanism(MechanismBase):
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "l1"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact profile: independent ``Lap(scale)`` releases shifted by ``d1 - d0`` per coordinate."""
+        from dpaudit.exact import LaplaceStep
+        from dpaudit.exact.pairs import exact_shifts, paired_arrays
+
+        x0, x1 = paired_arrays("LaplaceMechanism.privacy_profile", d0, d1)
+        return LaplaceStep(tuple(exact_shifts(x0, x1)), self.scale).profile()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,6 +21,9 @@ from dpaudit._validation import argument_error, check_int, check_positive
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_integer_valued, check_size
 from dpaudit.neighbors.relations import ItemReplace
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = ["RandomizedResponse", "randomized_response_keep_probability"]
 
@@ -73,3 +76,18 @@ class RandomizedResponse(MechanismBase):
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, ItemReplace())
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact profile (rationals): each entry that differs is one k-ary randomized response."""
+        from dpaudit.exact.closed_forms import randomized_response_profile
+
+        owner = "RandomizedResponse.privacy_profile"
+        xs = []
+        for name, data in (("d0", d0), ("d1", d1)):
+            x = check_integer_valued(owner, name, data)
+            if x.size and (x.min() < 0 or x.max() >= self.k):
+                raise argument_error(owner, name, f"categories in {{0, ..., {self.k - 1}}}", data)
+            xs.append(x)
+        if xs[0].shape != xs[1].shape:
+            raise argument_error(owner, "d1", f"of the shape of d0 {xs[0].shape}", d1)
+        return randomized_response_profile(self.keep_probability, self.k, int(np.count_nonzero(xs[0] != xs[1])))

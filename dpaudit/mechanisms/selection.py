@@ -17,7 +17,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,6 +27,9 @@ from dpaudit.accounting.calibrate import laplace_scale
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import QueryDistance
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = ["ExponentialMechanism", "ReportNoisyMax"]
 
@@ -73,6 +76,17 @@ class ReportNoisyMax(MechanismBase):
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
 
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact law of the index on both answer vectors (Gumbel noise: the softmax of ``q / scale``)."""
+        from dpaudit.exact.closed_forms import exponential_mechanism_profile
+        from dpaudit.exact.pairs import paired_arrays
+        from dpaudit.exact.selection import report_noisy_max_profile
+
+        q0, q1 = paired_arrays("ReportNoisyMax.privacy_profile", d0, d1, ndim=1)
+        if self.noise == "gumbel":  # argmax of q + Gumbel(scale) has P(i) ∝ exp(q_i / scale)
+            return exponential_mechanism_profile(q0.tolist(), q1.tolist(), 1.0, self.scale / 2.0)
+        return report_noisy_max_profile(q0.tolist(), q1.tolist(), self.scale, self.noise)
+
 
 @dataclass(frozen=True)
 class ExponentialMechanism(MechanismBase):
@@ -105,3 +119,12 @@ class ExponentialMechanism(MechanismBase):
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact law ``∝ exp(eps u_i / 2s)`` on both utility vectors (of the definition; the float
+        inverse-CDF sampler rounds each probability by about 2^-53)."""
+        from dpaudit.exact.closed_forms import exponential_mechanism_profile
+        from dpaudit.exact.pairs import paired_arrays
+
+        u0, u1 = paired_arrays("ExponentialMechanism.privacy_profile", d0, d1, ndim=1)
+        return exponential_mechanism_profile(u0.tolist(), u1.tolist(), self.epsilon, self.sensitivity)

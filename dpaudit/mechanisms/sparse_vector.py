@@ -19,7 +19,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,7 +36,11 @@ from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import QueryDistance
 
-__all__ = ["BOTTOM", "NOT_REACHED", "TOP", "AboveThreshold", "SparseVector", "svt_codes"]
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
+    from dpaudit.exact.threshold import ThresholdSpec
+
+__all__ = ["BOTTOM", "NOT_REACHED", "TOP", "AboveThreshold", "SparseVector", "svt_codes", "threshold_pair_profile"]
 
 TOP, BOTTOM, NOT_REACHED = 1, 0, -1
 
@@ -98,6 +102,22 @@ class SparseVector(MechanismBase):
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact law of the answers on both query vectors (conditioned on the threshold noise)."""
+        from dpaudit.exact.threshold import ThresholdSpec
+
+        spec = ThresholdSpec(self.threshold, self.threshold_scale, self.query_scale, self.cutoff, "above")
+        return threshold_pair_profile(type(self).__name__, spec, d0, d1, f"sparse vector [LSL17, Alg. 1], c = {self.cutoff}")
+
+
+def threshold_pair_profile(name: str, spec: ThresholdSpec, d0: Any, d1: Any, description: str) -> PrivacyProfile:
+    """The exact profile of a sparse-vector variant on two query vectors (validated as ``sample`` does)."""
+    from dpaudit.exact.pairs import paired_arrays
+    from dpaudit.exact.threshold import threshold_profile
+
+    q0, q1 = paired_arrays(f"{name}.privacy_profile", d0, d1, ndim=1)
+    return threshold_profile(spec, q0.tolist(), q1.tolist(), description=description)
 
 
 @dataclass(frozen=True)
@@ -175,3 +195,11 @@ class AboveThreshold(MechanismBase):
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact law of the answers on both query vectors (``T - Lap`` has the law of ``T + Lap``)."""
+        from dpaudit.exact.threshold import ThresholdSpec
+
+        halt_on = "above" if self.variant == "lowy2024" else "below"
+        spec = ThresholdSpec(self.threshold, self.threshold_scale, self.query_scale, 1, halt_on)
+        return threshold_pair_profile(type(self).__name__, spec, d0, d1, f"AboveThreshold ({self.variant})")

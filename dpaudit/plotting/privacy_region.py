@@ -12,6 +12,13 @@ violation the auditor reports, and the dashed line through its corner ``(x_hi, y
 ``y = e^eps_lb x + delta``. The mu-GDP trade-off curve ``y = Phi(Phi^-1(x) + mu)`` [DRS19, Eq. (6)]
 is drawn for the audit's GDP estimate, labelled as an estimate.
 
+When the mechanism declares its structure the result carries the pair's privacy profile
+``delta(eps)`` (certified upper ends on a grid of epsilons, :mod:`dpaudit.exact`), and the plot draws
+the pair's own region: every test lies below ``y = e^eps x + delta(eps)`` and above its mirror image
+for *every* eps, so the pointwise minimum over the grid is a certified outer boundary of the pair's
+true region [KOV15, Thm 2.1 applied at each eps]. The audit's box lies inside it unless the
+declaration is wrong (or the audit hit its 1 - confidence chance).
+
 References
 ----------
 .. [KOV15] P. Kairouz, S. Oh and P. Viswanath. The composition theorem for differential privacy.
@@ -36,7 +43,7 @@ if TYPE_CHECKING:
 
     from dpaudit.auditor.result import AuditResult, EventEvidence
 
-__all__ = ["plot_privacy_region", "privacy_region_bounds"]
+__all__ = ["pair_region_bounds", "plot_privacy_region", "privacy_region_bounds"]
 
 # dense near 0 and 1 as well, so that the boundaries stay straight lines on the zoom's log axes
 _EDGE = np.geomspace(1e-12, 0.5, 1200)
@@ -61,6 +68,28 @@ def privacy_region_bounds(epsilon: float, delta: float, x: NDArray[np.float64]) 
     return lower, upper
 
 
+def pair_region_bounds(
+    curve: tuple[tuple[float, float, float], ...], x: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Outer boundary of a pair's region from its profile curve ``(eps, delta_lo, delta_hi)``.
+
+    The intersection over the curve's epsilons of the (eps, delta_hi(eps)) regions
+    (:func:`privacy_region_bounds`); the pair's true region lies inside it.
+
+    Examples
+    --------
+    >>> lo, hi = pair_region_bounds(((0.0, 0.5, 0.5), (math.log(2.0), 0.0, 0.0)), np.array([0.0, 0.25, 1.0]))
+    >>> hi.tolist()
+    [0.0, 0.5, 1.0]
+    """
+    x = np.asarray(x, dtype=float)
+    lower, upper = np.zeros_like(x), np.ones_like(x)
+    for eps, _, delta_hi in curve:
+        lo, hi = privacy_region_bounds(eps, min(delta_hi, 1.0), x)
+        lower, upper = np.maximum(lower, lo), np.minimum(upper, hi)
+    return lower, upper
+
+
 def _rates(ev: EventEvidence) -> tuple[float, float, tuple[float, float], tuple[float, float]]:
     """(x, y) point estimate and the boxes' x and y intervals for one event."""
     return ev.count_denominator / ev.n, ev.count_numerator / ev.n, ev.p_denominator_interval, ev.p_numerator_interval
@@ -74,6 +103,11 @@ def _draw(ax: Axes, result: AuditResult, box_color: str) -> None:
                     label=f"claimed region: ({result.claimed_epsilon:.3g}, {result.delta:.3g})-DP")
     ax.plot(_GRID, upper, color="#3182bd", lw=1.0)
     ax.plot([0, 1], [0, 1], color="0.6", lw=0.8, ls=":")
+    if result.profile_curve:
+        pair_lo, pair_hi = pair_region_bounds(result.profile_curve, _GRID)
+        what = "exact" if result.profile_kind == "exact" else "dominating pair"
+        ax.plot(_GRID, pair_hi, color="black", lw=1.2, label=f"this pair's region ({what} profile, certified outer boundary)")
+        ax.plot(_GRID, pair_lo, color="black", lw=1.2)
     ev = result.evidence
     x, y, (x_lo, x_hi), (y_lo, y_hi) = _rates(ev)
     ax.add_patch(Rectangle((x_lo, y_lo), x_hi - x_lo, y_hi - y_lo, fill=False, ec=box_color, lw=1.6,
@@ -142,9 +176,11 @@ def plot_privacy_region(result: AuditResult, *, figsize: tuple[float, float] = (
     _zoom(ax_zoom, y_lo, y_hi, "y")
     ax_zoom.set_title("zoom on the attack's box")
     fig.legend(*ax_full.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    exact = "" if result.epsilon_upper is None else (
+        f"\ncertified on this pair: epsilon <= {result.epsilon_upper:.4f} ({result.bracket_verdict})")
     fig.suptitle(
         f"{result.verdict}: epsilon >= {result.epsilon_lower_bound:.4f} at confidence {result.confidence:g}, "
-        f"claim epsilon = {result.claimed_epsilon:g} at delta = {result.delta:g}",
+        f"claim epsilon = {result.claimed_epsilon:g} at delta = {result.delta:g}{exact}",
         fontsize=10,
     )
     return fig

@@ -114,7 +114,7 @@ def test_result_renders_as_text_and_json():
     for needle in ("epsilon >=", "attack", "counts", "P[numerator]", "seed entropy", "GDP estimate"):
         assert needle in text
     data = json.loads(res.to_json())
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert data["epsilon_lower_bound"] == res.epsilon_lower_bound
     assert data["evidence"]["n"] == res.estimation_trials
     assert data["trials"] == 10_000 and data["seed_entropy"] == 9
@@ -156,8 +156,17 @@ def test_misbehaving_mechanisms():
 
     with pytest.raises(MechanismError, match=re.escape("the mechanism returned NaN on d0 (probe call); outputs must be numbers.")):
         dpaudit.audit(nan_out, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0)
+    with pytest.raises(MechanismError, match=re.escape("the mechanism returned NaN on d0 (probe call); outputs must be numbers.")):
+        dpaudit.audit(nan_out, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0, block_size=1000)  # always probed
+
+    def nan_in_batches(data, rng, size=None):
+        out = rng.normal(size=size)
+        if size > 1:  # the probe call (one trial) passes
+            out[-1] = np.nan
+        return out
+
     with pytest.raises(MechanismError, match=re.escape("the mechanism returned NaN on d0 (block 0); outputs must be numbers.")):
-        dpaudit.audit(nan_out, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0, block_size=1000)
+        dpaudit.audit(nan_in_batches, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0, block_size=1000)
 
     def shape_shifter(data, rng, size=None):
         return rng.normal(size=(size, 2 if data == 0 else 3))
@@ -173,7 +182,7 @@ def test_misbehaving_mechanisms():
     assert isinstance(info.value.__cause__, RuntimeError)
 
     def wrong_count(data, rng, size=None):
-        return rng.normal(size=3)
+        return rng.normal(size=3 if size > 1 else 1)
 
     with pytest.raises(MechanismError, match=re.escape("the mechanism returned shape (3,) on d0 (block 0); expected 1000 outputs stacked on axis 0.")):
         dpaudit.audit(wrong_count, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0, block_size=1000)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,6 +39,9 @@ from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, UnsafeMechanism, check_size
 from dpaudit.mechanisms.faulty import SparseVectorLyu3, SparseVectorLyu4
 from dpaudit.neighbors.relations import QueryDistance
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = ["LaplaceParallel", "PrefixSum", "SVT34Parallel"]
 
@@ -61,6 +64,15 @@ class LaplaceParallel(MechanismBase):
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.copies * self.eps_each, QueryDistance(1.0, "l1"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact law: ``copies`` independent Laplace releases of the same shift (composed)."""
+        from dpaudit.exact import LaplaceStep, compose
+        from dpaudit.exact.pairs import exact_shifts, paired_arrays
+
+        x0, x1 = paired_arrays("LaplaceParallel.privacy_profile", d0, d1, ndim=0)
+        step = LaplaceStep(exact_shifts(x0, x1)[0], 1.0 / self.eps_each)
+        return compose([step] * self.copies, description=f"{self.copies} Laplace releases of scale {1.0 / self.eps_each:g}")
 
 
 @dataclass(frozen=True)
@@ -89,10 +101,19 @@ class SVT34Parallel(UnsafeMechanism):
         return PureDP(2 * self.epsilon, QueryDistance(1.0, "linf"))
 
 
+#: Largest magnitude of a PrefixSum answer (the cap every user-level mechanism shares,
+#: :data:`dpaudit.userlevel.domain.MAX_MAGNITUDE`): sums of ``length`` noisy answers stay finite.
+MAX_ANSWER = 2.0**960
+
+
 @dataclass(frozen=True)
 class PrefixSum(MechanismBase):
     """Running sums of ``q + Lap(1/eps)`` over ``length`` answers [WDWKZ19]; ``length * eps``-DP when
-    every answer may change by 1 (basic composition, [DR14, Thm 3.14])."""
+    every answer may change by 1 (basic composition, [DR14, Thm 3.14]).
+
+    The answers are real numbers in the paper; in floating point their declared domain is
+    ``[-2^960, 2^960]`` (:data:`MAX_ANSWER`), so that no running sum overflows to ``inf``, and data
+    outside it is refused before anything is drawn."""
 
     epsilon: float = 0.1
     length: int = 10
@@ -105,8 +126,22 @@ class PrefixSum(MechanismBase):
         q = check_finite_array("PrefixSum.sample", "data", data, ndim=1)
         if q.shape[0] != self.length:
             raise argument_error("PrefixSum.sample", "data", f"a vector of {self.length} answers", data)
+        if np.any(np.abs(q) > MAX_ANSWER):  # refused before any draw: the declared domain of the answers
+            raise argument_error("PrefixSum.sample", "data", "answers in [-2^960, 2^960] (so that no running sum "
+                                 "can overflow)", data)
         size = check_size("PrefixSum.sample", size)
         return np.cumsum(q + rng.laplace(0.0, 1.0 / self.epsilon, size=(size, self.length)), axis=1)
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.length * self.epsilon, QueryDistance(1.0, "linf"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact law: the running sums are an invertible map of the noisy answers, so the pair's
+        profile is that of ``length`` Laplace releases shifted by ``d1 - d0`` [DR14, Prop. 2.1 both ways]."""
+        from dpaudit.exact import LaplaceStep
+        from dpaudit.exact.pairs import exact_shifts, paired_arrays
+
+        x0, x1 = paired_arrays("PrefixSum.privacy_profile", d0, d1, ndim=1)
+        if x0.shape[0] != self.length:
+            raise argument_error("PrefixSum.privacy_profile", "d0", f"a vector of {self.length} answers", d0)
+        return LaplaceStep(tuple(exact_shifts(x0, x1)), 1.0 / self.epsilon).profile()

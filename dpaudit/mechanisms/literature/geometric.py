@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,6 +33,9 @@ from dpaudit._validation import argument_error, check_int
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_integer_valued, check_size
 from dpaudit.neighbors.relations import QueryDistance
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = ["TruncatedGeometric"]
 
@@ -65,13 +68,25 @@ class TruncatedGeometric(MechanismBase):
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int64]:
         owner = "TruncatedGeometric.sample"
-        c = check_integer_valued(owner, "data", data)
-        if c.size != 1 or not 0 <= int(c.ravel()[0]) <= self.n:
-            raise argument_error(owner, "data", f"a single count in [0, {self.n}]", data)
+        count = self._count(owner, "data", data)
         size = check_size(owner, size)
-        cdf = np.cumsum(np.array(self.weights(int(c.ravel()[0])), dtype=np.int64))
+        cdf = np.cumsum(np.array(self.weights(count), dtype=np.int64))
         u = rng.integers(1, int(cdf[-1]) + 1, size=size)  # uniform on {1, ..., d}
         return np.searchsorted(cdf, u, side="left").astype(np.int64)
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(1.0, "l1"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact law (rational): the integer weights of both counts [BV18, Alg. 4.8]."""
+        from dpaudit.exact.closed_forms import weights_profile
+
+        counts = [self._count("TruncatedGeometric.privacy_profile", name, d) for name, d in (("d0", d0), ("d1", d1))]
+        return weights_profile(self.weights(counts[0]), self.weights(counts[1]),
+                               f"GeoSample k = {self.k}, n = {self.n}, counts {counts[0]} and {counts[1]}")
+
+    def _count(self, owner: str, name: str, data: Any) -> int:
+        c = check_integer_valued(owner, name, data)
+        if c.size != 1 or not 0 <= int(c.ravel()[0]) <= self.n:
+            raise argument_error(owner, name, f"a single count in [0, {self.n}]", data)
+        return int(c.ravel()[0])

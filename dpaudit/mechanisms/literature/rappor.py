@@ -27,7 +27,8 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,6 +37,9 @@ from dpaudit._validation import argument_error, check_array, check_in_range, che
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import NeighborRelation
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = ["AnyTwoValues", "OneTimeRappor", "Rappor", "bloom_bits"]
 
@@ -79,8 +83,7 @@ class _Bloom:
 
     def _permanent(self, data: Any, size: int, rng: np.random.Generator) -> NDArray[np.int8]:
         size = check_size(f"{type(self).__name__}.sample", size)
-        truth = np.zeros(self.filter_size, dtype=np.int8)
-        truth[bloom_bits(self._value(data), self.hashes, self.filter_size)] = 1
+        truth = self._truth(self._value(data))
         u = rng.random((size, self.filter_size))
         # with probability f/2 set to 1, f/2 set to 0, else keep [EPK14, Sec. 2, step 2]
         return np.where(u < self.f / 2, 1, np.where(u < self.f, 0, truth)).astype(np.int8)
@@ -91,6 +94,43 @@ class _Bloom:
     @property
     def epsilon(self) -> float:
         raise NotImplementedError
+
+    def _report_one(self, truth: int) -> Fraction:
+        """``P(reported bit = 1 | Bloom bit = truth)``, exactly as the sampler realises it."""
+        raise NotImplementedError
+
+    def _permanent_one(self, truth: int) -> Fraction:
+        """``P(permanent bit = 1)``: ``u < f/2`` sets 1, ``f/2 <= u < f`` sets 0, else the truth."""
+        set_one = _below(self.f / 2)
+        return set_one + (1 - _below(self.f)) * truth
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact law (rational) of the reported bits: bits set by both values have one law on both
+        and cancel; the rest are merged by how many of each kind are reported 1."""
+        from dpaudit.exact.finite import finite_from_fractions
+
+        t0, t1 = (self._truth(self._value(d)) for d in (d0, d1))
+        a = int(np.count_nonzero((t0 == 1) & (t1 == 0)))
+        b = int(np.count_nonzero((t0 == 0) & (t1 == 1)))
+        one, zero = self._report_one(1), self._report_one(0)
+
+        def law(first: Fraction, second: Fraction) -> list[Fraction]:
+            return [math.comb(a, k) * first**k * (1 - first) ** (a - k) * math.comb(b, j) * second**j * (1 - second) ** (b - j)
+                    for k in range(a + 1) for j in range(b + 1)]
+
+        return finite_from_fractions(law(one, zero), law(zero, one),
+                                     description=f"{type(self).__name__}: {a} + {b} Bloom bits differ")
+
+    def _truth(self, value: int) -> NDArray[np.int8]:
+        truth = np.zeros(self.filter_size, dtype=np.int8)
+        truth[bloom_bits(value, self.hashes, self.filter_size)] = 1
+        return truth
+
+
+def _below(t: float) -> Fraction:
+    """``P(U < t)`` for numpy's ``Generator.random()``, uniform on the grid ``k / 2^53``: ``ceil(t 2^53) / 2^53``."""
+    grid = 2**53
+    return Fraction(min(math.ceil(Fraction(t) * grid), grid), grid)
 
 
 @dataclass(frozen=True)
@@ -111,6 +151,9 @@ class OneTimeRappor(_Bloom, MechanismBase):
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
         return self._permanent(data, size, rng)
+
+    def _report_one(self, truth: int) -> Fraction:
+        return self._permanent_one(truth)
 
 
 @dataclass(frozen=True)
@@ -139,3 +182,7 @@ class Rappor(_Bloom, MechanismBase):
         prr = self._permanent(data, size, rng)
         report_one = np.where(prr == 1, self.q, self.p)
         return (rng.random(prr.shape) < report_one).astype(np.int8)
+
+    def _report_one(self, truth: int) -> Fraction:
+        prr = self._permanent_one(truth)
+        return prr * _below(self.q) + (1 - prr) * _below(self.p)

@@ -22,7 +22,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,8 +30,11 @@ from numpy.typing import NDArray
 from dpaudit._validation import check_finite_array, check_int, check_positive, check_real
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
-from dpaudit.mechanisms.sparse_vector import BOTTOM, NOT_REACHED, TOP
+from dpaudit.mechanisms.sparse_vector import BOTTOM, NOT_REACHED, TOP, threshold_pair_profile
 from dpaudit.neighbors.relations import QueryDistance
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = ["NUMERICAL_NOT_REACHED", "NumericalSVT", "SparseVectorResampled"]
 
@@ -86,6 +89,14 @@ class SparseVectorResampled(_Params, MechanismBase):
             rho = np.where(top, fresh, rho)
             count += top
         return out
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The exact law: independent AboveThreshold runs between ⊤ answers, each with fresh threshold noise."""
+        from dpaudit.exact.threshold import ThresholdSpec
+
+        eps1 = eps2 = self.epsilon / 2.0
+        spec = ThresholdSpec(self.threshold, self.cutoff / eps1, 2.0 * self.cutoff / eps2, self.cutoff, "above", resample=True)
+        return threshold_pair_profile(type(self).__name__, spec, d0, d1, f"sparse vector [LSL17, Alg. 2], c = {self.cutoff}")
 
 
 @dataclass(frozen=True)

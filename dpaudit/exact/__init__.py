@@ -1,0 +1,105 @@
+"""Certified privacy profiles of a neighbouring pair: the other side of an audit's bracket.
+
+An audit proves a *lower* bound on a mechanism's epsilon on one pair. When the mechanism declares
+its structure (``privacy_profile(d0, d1)``, the :class:`dpaudit.interfaces.StructuredMechanism`
+protocol, implemented by dpaudit's own mechanisms) this package computes the pair's privacy
+profile ``delta(eps) = max(H_{e^eps}(P||Q), H_{e^eps}(Q||P))`` exactly or with certified error bounds,
+and from it a certified bracket ``[lower, upper]`` of the pair's epsilon at any delta
+(:meth:`PrivacyProfile.epsilon`). Every number is an enclosure: exact rationals, Arb balls
+(python-flint) or float arithmetic with its rounding bounded; nothing is a plain float formula.
+
+``upper`` is about **the pair audited**: it is not a proof that the mechanism is private for all
+pairs. A profile of ``kind == "exact"`` is the pair's own law, so its ``lower`` can refute a claim
+with no sampling; ``kind == "upper bound"`` comes from a dominating pair (adaptive composition).
+
+What is covered (each with its source in its module):
+
+* closed forms (:mod:`.closed_forms`): Laplace, Gaussian (a vector shift reduces to its l2 norm),
+  discrete and truncated discrete Laplace, the truncated geometric, randomized response, the
+  exponential mechanism;
+* finite outputs enumerated (:mod:`.finite`, :mod:`.selection`): report-noisy-max over k queries,
+  RAPPOR's bits, histograms with finite-support noise;
+* sparse vector and AboveThreshold variants (:mod:`.threshold`): conditioned on the threshold noise
+  and integrated exactly (the integrand is an exponential polynomial);
+* composition along a transcript (:mod:`.composition`): steps, possibly adaptive.
+
+Composing a transcript (the API other parts use to express an algorithm's release on its
+worst-case pair)::
+
+    >>> from dpaudit.exact import AboveThresholdStep, GaussianStep, LaplaceStep, compose
+    >>> transcript = [
+    ...     GaussianStep(shift=(0.3, 0.4), sigma=2.0),             # ||shift||_2 / sigma = 0.25
+    ...     LaplaceStep(shift=1.0, scale=4.0),
+    ...     AboveThresholdStep(queries0=(0.0, 1.0), queries1=(1.0, 0.0), threshold=0.5, epsilon=0.5),
+    ... ]
+    >>> profile = compose(transcript)
+    >>> bracket = profile.epsilon(1e-6)
+    >>> bracket.kind, bracket.lower <= bracket.upper
+    ('exact', True)
+"""
+
+from dpaudit.exact.closed_forms import (
+    GaussianProfile,
+    IdenticalProfile,
+    LaplaceProfile,
+    discrete_laplace_profile,
+    exponential_mechanism_profile,
+    randomized_response_profile,
+    truncated_discrete_laplace_profile,
+)
+from dpaudit.exact.composition import (
+    AboveThresholdStep,
+    Adaptive,
+    DiscreteLaplaceStep,
+    DPStep,
+    GaussianStep,
+    LaplaceStep,
+    ProfileStep,
+    Step,
+    TruncatedDiscreteLaplaceStep,
+    compose,
+)
+from dpaudit.exact.enclosure import Enclosure
+from dpaudit.exact.finite import FiniteProfile, product
+from dpaudit.exact.pld import PLDProfile
+from dpaudit.exact.profile import (
+    EXACT,
+    UPPER_BOUND,
+    EpsilonBracket,
+    PrivacyProfile,
+    ProfileUnavailable,
+)
+from dpaudit.exact.selection import report_noisy_max_profile
+from dpaudit.exact.threshold import ThresholdSpec, threshold_profile
+
+__all__ = [
+    "EXACT",
+    "UPPER_BOUND",
+    "AboveThresholdStep",
+    "Adaptive",
+    "DPStep",
+    "DiscreteLaplaceStep",
+    "Enclosure",
+    "EpsilonBracket",
+    "FiniteProfile",
+    "GaussianProfile",
+    "GaussianStep",
+    "IdenticalProfile",
+    "LaplaceProfile",
+    "LaplaceStep",
+    "PLDProfile",
+    "PrivacyProfile",
+    "ProfileStep",
+    "ProfileUnavailable",
+    "Step",
+    "ThresholdSpec",
+    "TruncatedDiscreteLaplaceStep",
+    "compose",
+    "discrete_laplace_profile",
+    "exponential_mechanism_profile",
+    "product",
+    "randomized_response_profile",
+    "report_noisy_max_profile",
+    "threshold_profile",
+    "truncated_discrete_laplace_profile",
+]

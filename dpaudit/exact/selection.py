@@ -1,0 +1,78 @@
+"""Report-noisy-max: the exact law of the winning index.
+
+With i.i.d. noise of density ``f`` and CDF ``F`` on the answers ``q``,
+``P(argmax = i) = int f(x - q_i) prod_{j != i} F(x - q_j) dx`` (ties have probability 0). For
+Laplace noise [DR14, Claim 3.9] and exponential noise [MS20; DKSSWXZ21] every factor is an
+exponential polynomial in ``x`` between the points ``x = q_j``, so the integral is exact in Arb
+(:mod:`dpaudit.exact.exppoly`). Gumbel noise gives the exponential mechanism's law,
+``P(i) ∝ exp(q_i / scale)`` [MT07; DR14, Thm 3.10], in closed form
+(:func:`~dpaudit.exact.closed_forms.exponential_mechanism_profile`).
+
+References
+----------
+.. [DR14] C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy, 2014.
+.. [MS20] R. McKenna and D. Sheldon. Permute-and-flip. NeurIPS 2020.
+.. [DKSSWXZ21] Z. Ding et al. The permute-and-flip mechanism is identical to report-noisy-max
+   with exponential noise. 2021.
+.. [MT07] F. McSherry and K. Talwar. FOCS 2007.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from flint import arb
+
+from dpaudit._validation import check_one_of
+from dpaudit.exact.enclosure import arb_of, precision
+from dpaudit.exact.exppoly import ExpPoly, interior_point
+from dpaudit.exact.finite import FiniteProfile, finite_from_arbs
+
+__all__ = ["argmax_law", "report_noisy_max_profile"]
+
+
+def _pieces(scale: float, centre: float, lo: float | None, hi: float | None, noise: str) -> tuple[ExpPoly, ExpPoly]:
+    """``(f(x - c), F(x - c))`` on the interval as exponential polynomials in ``x`` (one scale)."""
+    scales = (scale,)
+    b, c = arb_of(scale), arb_of(centre)
+    positive = interior_point(lo, hi) >= centre
+    zero, one = ExpPoly(scales), ExpPoly.constant(scales, 1)
+    if noise == "laplace":
+        if positive:  # f = e^{-(x-c)/b}/2b, F = 1 - e^{-(x-c)/b}/2
+            tail = ExpPoly.exponential(scales, 0, -1, (c / b).exp())
+            return tail.scaled(1 / (2 * b)), one + tail.scaled(arb(-1) / 2)
+        head = ExpPoly.exponential(scales, 0, 1, (-c / b).exp())  # f = e^{(x-c)/b}/2b, F = e^{(x-c)/b}/2
+        return head.scaled(1 / (2 * b)), head.scaled(arb(1) / 2)
+    if not positive:  # exponential noise: nothing below its centre
+        return zero, zero
+    tail = ExpPoly.exponential(scales, 0, -1, (c / b).exp())
+    return tail.scaled(1 / b), one + tail.scaled(arb(-1))
+
+
+def argmax_law(queries: Sequence[float], scale: float, noise: str = "laplace") -> list[arb]:
+    """Arb balls of ``P(argmax_i (q_i + Z_i) = i)`` for i.i.d. ``Z`` of ``scale`` (``"laplace"`` or ``"exponential"``)."""
+    noise = check_one_of("argmax_law", "noise", noise, ("laplace", "exponential"))
+    q = [float(x) for x in queries]
+    cuts = sorted(set(q))
+    intervals = list(zip([None, *cuts], [*cuts, None], strict=True))
+    with precision():
+        parts = {c: [_pieces(scale, c, lo, hi, noise) for lo, hi in intervals] for c in cuts}
+        law = []
+        for i, qi in enumerate(q):
+            total = arb(0)
+            for j, (lo, hi) in enumerate(intervals):
+                poly = parts[qi][j][0]
+                for k, qk in enumerate(q):
+                    if k != i:
+                        poly = poly * parts[qk][j][1]
+                if not poly.is_zero():
+                    total += poly.integrate(lo, hi)
+            law.append(total)
+        return law
+
+
+def report_noisy_max_profile(q0: Sequence[float], q1: Sequence[float], scale: float, noise: str = "laplace") -> FiniteProfile:
+    """The exact profile of report-noisy-max (the index) on the answer vectors ``q0``, ``q1``."""
+    with precision():
+        return finite_from_arbs(argmax_law(q0, scale, noise), argmax_law(q1, scale, noise), labels=[str(i) for i in range(len(q0))],
+                                description=f"report-noisy-max, {noise} noise of scale {scale:g}, {len(q0)} queries")

@@ -9,24 +9,41 @@ that exposes it under the transcript model.
 
 :func:`full_algorithm_cases` turns them into :class:`~dpaudit.auditor.AuditCase` records: every
 algorithm under both threat models (``observe="final"`` and ``"transcript"``) against its claim,
-then the variants (transcript). Pairs are built once per process (the Ghazi et al. 2023 pairs hold
+then the variants (transcript). The correct algorithms' transcript cases declare their certified
+profile on the pair (:meth:`~dpaudit.userlevel.transcript.WorstPair.profiled`), so their audits
+report the pair's certified epsilon beside the lower bound; :func:`outcome` turns both into one of
+three honest outcomes. Pairs are built once per process (the Ghazi et al. 2023 pairs hold
 tens of megabytes of items) and their arrays are read-only.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from dpaudit.auditor.cases import AuditCase
 from dpaudit.errors import UnsoundMechanismWarning
+from dpaudit.exact.profile import EpsilonBracket, ProfileUnavailable
 from dpaudit.userlevel.transcript import WorstPair
 
-__all__ = ["FULL_ALGORITHMS", "FULL_VARIANTS", "GROUP", "FullAlgorithm", "FullVariant", "full_algorithm_cases"]
+__all__ = ["FULL_ALGORITHMS", "FULL_VARIANTS", "GROUP", "OUTCOMES", "TIGHT", "FullAlgorithm", "FullVariant",
+           "full_algorithm_cases", "outcome", "pair_bracket"]
 
 GROUP = "full algorithms"
+
+#: "tight" when the transcript lower bound is at least this fraction of the claim; "loose" when the
+#: pair's certified epsilon is at most this fraction of it (the two cannot both hold but at equality).
+TIGHT = 0.5
+
+#: The three outcomes of a full algorithm (:func:`outcome`).
+OUTCOMES = {
+    "tight": "the transcript audit's lower bound is at least half the claim",
+    "loose": "the certified epsilon of the worst pair built is at most half the claim (the factor is claim / it)",
+    "open": "neither: the gap between the audit's lower bound and the claim is not settled",
+}
 
 
 @dataclass(frozen=True)
@@ -170,10 +187,42 @@ FULL_VARIANTS: tuple[FullVariant, ...] = (
 )
 
 
+def pair_bracket(wp: WorstPair) -> tuple[EpsilonBracket | None, str]:
+    """The certified bracket of the transcript's epsilon on the pair at the claim's delta, or ``(None, why not)``.
+
+    From the transcript records (:func:`dpaudit.userlevel.transcript_profile.transcript_profile`); no sampling.
+    """
+    from dpaudit.userlevel.transcript_profile import transcript_profile
+
+    try:
+        profile = transcript_profile(wp.transcript_steps())
+    except ProfileUnavailable as exc:
+        return None, str(exc)
+    return profile.epsilon(wp.delta), profile.description
+
+
+def outcome(claimed_epsilon: float, transcript_lower: float, bracket: EpsilonBracket | None) -> tuple[str, float | None]:
+    """``(outcome, claim / certified epsilon of the pair)``: one of :data:`OUTCOMES`, computed in that order.
+
+    ``"tight"`` when ``transcript_lower >= TIGHT * claim``; else ``"loose"`` when the pair's certified
+    epsilon (``bracket.upper``, which bounds the transcript's true epsilon on the pair from above
+    whether the profile is exact or a dominating pair) is at most ``TIGHT * claim``; else ``"open"``.
+    The factor is ``None`` without a bracket.
+    """
+    factor = None
+    if bracket is not None:
+        factor = math.inf if bracket.upper == 0 else claimed_epsilon / bracket.upper
+    if transcript_lower >= TIGHT * claimed_epsilon:
+        return "tight", factor
+    if bracket is not None and bracket.upper <= TIGHT * claimed_epsilon:
+        return "loose", factor
+    return "open", factor
+
+
 def _case(name: str, wp: WorstPair, observe: str, trials: int, broken: bool, bug: str | None, note: str) -> AuditCase:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsoundMechanismWarning)
-        mech = wp.observed(observe)
+        mech = wp.profiled() if observe == "transcript" and not broken else wp.observed(observe)
     return AuditCase(name, mech, wp.d0, wp.d1, wp.epsilon, wp.delta, trials, broken, bug, note, GROUP)
 
 

@@ -144,3 +144,13 @@ class WorstPair:
     def transcript_steps(self) -> tuple[TranscriptStep, ...]:
         """What each transcript column releases on this pair."""
         return self.steps(self.observed("transcript"), self.d0, self.d1)
+
+    def profiled(self) -> Any:
+        """The transcript-mode mechanism declaring its certified profile on this pair.
+
+        A :class:`dpaudit.userlevel.transcript_profile.ProfiledTranscript`: an audit of it reports the
+        pair's certified epsilon (``epsilon_upper``) beside its lower bound, or why not.
+        """
+        from dpaudit.userlevel.transcript_profile import ProfiledTranscript
+
+        return ProfiledTranscript.of(self.observed("transcript"), self.d0, self.d1, self.steps)

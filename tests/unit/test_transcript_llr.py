@@ -93,28 +93,39 @@ def _release(data, rng, size=None):
 
 
 def test_fitted_on_training_rows_of_the_selection_split_only(monkeypatch):
-    """Every row the family sees is a selection row (matched by its random id); none is an estimation row."""
+    """Every row the family sees is a selection row (matched by its random id); none is an estimation row.
+
+    The selection rows are those the streaming runner hands over as the split (``read_selection``);
+    every other row the mechanism produced is an estimation row.
+    """
     seen: list[np.ndarray] = []
-    outputs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    produced: list[np.ndarray] = []
+    selection: list[np.ndarray] = []
     real_fit = attacks.transcript_scores
-    real_select = runner._select_and_estimate
+    real_read = runner.read_selection
 
     def spy_fit(layout, a0, a1):
         seen.extend([np.asarray(a0)[:, 0], np.asarray(a1)[:, 0]])
         return real_fit(layout, a0, a1)
 
-    def spy_select(sampler, datasets, outs, *args, **kwargs):
-        outputs["out"] = outs
-        return real_select(sampler, datasets, outs, *args, **kwargs)
+    def spy_read(*args, **kwargs):
+        split = real_read(*args, **kwargs)
+        selection.extend(np.asarray(rows)[:, 0].copy() for rows in split.rows)
+        return split
+
+    def logged(data, rng, size=None):
+        out = _release(data, rng, size)
+        produced.append(out[:, 0].copy())
+        return out
 
     monkeypatch.setattr(attacks, "transcript_scores", spy_fit)
-    monkeypatch.setattr(runner, "_select_and_estimate", spy_select)
-    res = dpaudit.audit(_release, 0.0, 1.0, epsilon=10.0, delta=0.0, trials=4_000, seed=1)
-    out0, out1 = outputs["out"]
-    n_sel = res.selection_trials
+    monkeypatch.setattr(runner, "read_selection", spy_read)
+    res = dpaudit.audit(logged, 0.0, 1.0, epsilon=10.0, delta=0.0, trials=4_000, seed=1)
     assert seen, "the family was never fitted"
-    selection_ids = set(out0[:n_sel, 0]) | set(out1[:n_sel, 0])
-    estimation_ids = set(out0[n_sel:, 0]) | set(out1[n_sel:, 0])
+    selection_ids = set(np.concatenate(selection))
+    assert len(selection_ids) == 2 * res.selection_trials
+    estimation_ids = set(np.concatenate(produced)) - selection_ids
+    assert len(estimation_ids) >= 2 * (4_000 - res.selection_trials)
     used = set(np.concatenate(seen))
     assert used <= selection_ids
     assert not used & estimation_ids

@@ -14,9 +14,9 @@ flagged or not under each threat model.
 
 Trials: ``10^6`` per dataset, or what fits in about ten minutes per audit on two cores (the
 algorithm's ``bench_trials``; printed). ``--scale`` multiplies them, ``--only`` picks rows by name,
-``--algorithms-only`` skips the variants, ``--markdown`` prints the README's tables.
+``--part algorithms`` or ``variants`` runs one table, ``--markdown`` prints the README's tables.
 
-Run: ``python -m benchmarks.bench_full_algorithms [--scale 0.1] [--only levy] [--algorithms-only] [--markdown] [--seed 0]``.
+Run: ``python -m benchmarks.bench_full_algorithms [--scale 0.1] [--only levy] [--part algorithms] [--markdown] [--seed 0]``.
 """
 
 from __future__ import annotations
@@ -61,10 +61,10 @@ def _claim(wp: Any) -> str:
     return f"({wp.epsilon:.3g}, {wp.delta:.0e})".replace("e-0", "e-") if wp.delta > 0 else f"{wp.epsilon:.3g}"
 
 
-def run(scale: float = 1.0, only: str = "", seed: int = 0, variants_too: bool = True) -> dict[str, list[dict[str, Any]]]:
+def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all") -> dict[str, list[dict[str, Any]]]:
     """Audit every selected algorithm and variant; returns the rows of both tables."""
     algorithms, variants = [], []
-    for alg in FULL_ALGORITHMS:
+    for alg in FULL_ALGORITHMS if part in ("all", "algorithms") else ():
         if only and only.lower() not in alg.name.lower():
             continue
         wp = alg.pair()
@@ -86,7 +86,7 @@ def run(scale: float = 1.0, only: str = "", seed: int = 0, variants_too: bool = 
         print(f"{alg.name:<26} claim {row['claim']:<12} final {row['final']:.3f}  transcript {row['transcript']:.3f} "
               f"({row['ratio']:.2f} x claim)  exact {row['exact']:<22} {_outcome_text(row):<18} {trials:>9,} trials  "
               f"{row['final_seconds']:.0f} s + {row['transcript_seconds']:.0f} s", flush=True)
-    for var in FULL_VARIANTS if variants_too else ():
+    for var in FULL_VARIANTS if part in ("all", "variants") else ():
         if only and only.lower() not in var.name.lower():
             continue
         wp = var.pair()
@@ -110,18 +110,21 @@ def _outcome_text(row: dict[str, Any]) -> str:
 
 
 def markdown(rows: dict[str, list[dict[str, Any]]]) -> str:
-    """The README's tables."""
-    lines = ["| algorithm | claim | final-model bound | transcript bound | exact on the worst pair | outcome | trials | s per audit |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in rows["algorithms"]:
-        lines.append(f"| {r['paper']} ({r['algorithm']}) | {r['claim']} | {r['final']:.3f} | {r['transcript']:.3f} "
-                     f"({r['ratio']:.2f} x) | {r['exact']} | {_outcome_text(r)} | {r['trials']:,} | "
-                     f"{r['final_seconds']:.0f} / {r['transcript_seconds']:.0f} |")
-    lines += ["", "| broken component in the full algorithm | claim | final model | transcript | trials |", "|---|---|---|---|---|"]
-    for r in rows["variants"]:
-        final, full = (f"{r[o]:.3f} {'**flagged**' if r[f'{o}_flagged'] else 'missed'}" for o in ("final", "transcript"))
-        lines.append(f"| {r['variant']} | {r['claim']} | {final} | {full} | {r['trials']:,} |")
-    return "\n".join(lines)
+    """The README's tables (those with rows)."""
+    lines: list[str] = []
+    if rows["algorithms"]:
+        lines += ["| algorithm | claim | final-model bound | transcript bound | exact on the worst pair | outcome | trials | s per audit |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in rows["algorithms"]:
+            lines.append(f"| {r['paper']} ({r['algorithm']}) | {r['claim']} | {r['final']:.3f} | {r['transcript']:.3f} "
+                         f"({r['ratio']:.2f} x) | {r['exact']} | {_outcome_text(r)} | {r['trials']:,} | "
+                         f"{r['final_seconds']:.0f} / {r['transcript_seconds']:.0f} |")
+    if rows["variants"]:
+        lines += ["", "| broken component in the full algorithm | claim | final model | transcript | trials |", "|---|---|---|---|---|"]
+        for r in rows["variants"]:
+            final, full = (f"{r[o]:.3f} {'**flagged**' if r[f'{o}_flagged'] else 'missed'}" for o in ("final", "transcript"))
+            lines.append(f"| {r['variant']} | {r['claim']} | {final} | {full} | {r['trials']:,} |")
+    return "\n".join(lines).strip("\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -129,12 +132,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every trial count (default 1)")
     parser.add_argument("--only", default="", help="a substring of the algorithm or variant names")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--algorithms-only", action="store_true", help="skip the broken variants")
+    parser.add_argument("--part", choices=("all", "algorithms", "variants"), default="all",
+                        help="the algorithms' table, the variants', or both (default)")
     parser.add_argument("--markdown", action="store_true", help="print the README tables at the end")
     parser.add_argument("--json", default="", help="also write the rows to this JSON file")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    rows = run(args.scale, args.only, args.seed, not args.algorithms_only)
+    rows = run(args.scale, args.only, args.seed, args.part)
     print(f"\n{len(rows['algorithms'])} algorithms, {len(rows['variants'])} variants in {time.perf_counter() - started:.0f} s "
           f"(95% confidence; outcome 'tight' when the transcript bound is >= {TIGHT} x the claim, 'loose' when the "
           f"pair's certified epsilon is <= {TIGHT} x the claim (factor claim / it), else 'open')")

@@ -20,6 +20,13 @@ selection split) and with the transcript family alone (every event it proposes i
   against 2 on that phase, at one seed in a few); the unit test of exact plateaus
   (``tests/unit/test_transcript_llr.py``) guards that.
 
+* ``bit at its epsilon``: the halting bit above beside a value column whose law is the same on
+  both data, audited at the bit's exact epsilon at ``delta`` (``ln((p_1 - delta) / p_0)``, the
+  larger of its two one-event ratios): the family's best event is the bit itself, whose ratio sits
+  *at* the claim, so a bound that is not a confidence bound (point estimates of the two
+  probabilities, say) raises a false alarm in about half the audits. This is the case that gives
+  the count its power against a broken bound; the others check the family's fits.
+
 The default run audits ``AUDITS`` times at small trial counts; ``-m slow`` audits 200 times at ten
 times the trials.
 """
@@ -61,6 +68,18 @@ def halt_or_value(data, rng, size=None):
     return np.column_stack([halted.astype(float), np.where(halted, 0.0, value)])
 
 
+def bit_and_noise(data, rng, size=None):
+    d = int(np.asarray(data).ravel()[0])
+    halted = rng.random(size) < HALT[d]
+    return np.column_stack([halted.astype(float), rng.normal(size=size)])
+
+
+def _bit_claim() -> float:
+    """The bit's exact epsilon at DELTA: the smallest eps with both one-event inequalities holding."""
+    (h0, h1) = HALT
+    return max(math.log((h1 - DELTA) / h0), math.log((1 - h0 - DELTA) / (1 - h1)))
+
+
 def _halt_claim() -> float:
     (h0, h1) = HALT
     bit = max(abs(math.log(h1 / h0)), abs(math.log((1 - h0) / (1 - h1))))
@@ -70,6 +89,7 @@ def _halt_claim() -> float:
 CASES = {
     "gaussian transcript": (gaussian_transcript, gdp_epsilon(STEP_MU * math.sqrt(STEPS), DELTA), 2_000),
     "halt or value": (halt_or_value, _halt_claim(), 4_000),
+    "bit at its epsilon": (bit_and_noise, _bit_claim(), 4_000),
 }
 
 

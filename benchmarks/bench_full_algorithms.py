@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 import warnings
 from typing import Any
@@ -52,8 +53,9 @@ def _observed(wp: Any, observe: str, profiled: bool = False) -> Any:
 
 
 def _exact_text(bracket: Any, why: str) -> str:
-    if bracket is None:
-        return "n/a: " + ("adaptive steps" if "adaptive" in why else "ramp coins / mixture" if "law" in why else why[:40])
+    if bracket is None:  # the first record not covered (the JSON keeps the whole reason)
+        law = re.search(r"law '([^']+)'", why)
+        return "n/a: " + ("adaptive steps" if "adaptive" in why else f"{law.group(1)} not covered" if law else why[:40])
     return f"[{bracket.lower:.4f}, {bracket.upper:.4f}]" if bracket.exact else f"<= {bracket.upper:.4f}"
 
 

@@ -14,7 +14,8 @@ flagged or not under each threat model.
 
 Trials: ``10^6`` per dataset, or what fits in about ten minutes per audit on two cores (the
 algorithm's ``bench_trials``; printed). ``--scale`` multiplies them, ``--only`` picks rows by name,
-``--part algorithms`` or ``variants`` runs one table, ``--markdown`` prints the README's tables.
+``--part algorithms`` or ``variants`` runs one table, ``--from-json FILE`` re-prints a saved
+run's tables (the exact column recomputed), ``--markdown`` prints the README's tables.
 
 Run: ``python -m benchmarks.bench_full_algorithms [--scale 0.1] [--only levy] [--part algorithms] [--markdown] [--seed 0]``.
 """
@@ -79,12 +80,8 @@ def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all") ->
             row[f"{observe}_attack"] = res.evidence.attack
             row[f"{observe}_seconds"] = res.total_seconds
         row["bracket_verdict"] = res.bracket_verdict
-        bracket, why = pair_bracket(wp)
         row["ratio"] = row["transcript"] / wp.epsilon
-        row["exact"] = _exact_text(bracket, why)
-        row["exact_note"] = why
-        row["outcome"], row["factor"] = outcome(wp.epsilon, row["transcript"], bracket)
-        algorithms.append(row)
+        algorithms.append(_with_exact(row, wp))
         print(f"{alg.name:<26} claim {row['claim']:<12} final {row['final']:.3f}  transcript {row['transcript']:.3f} "
               f"({row['ratio']:.2f} x claim)  exact {row['exact']:<22} {_outcome_text(row):<18} {trials:>9,} trials  "
               f"{row['final_seconds']:.0f} s + {row['transcript_seconds']:.0f} s", flush=True)
@@ -104,6 +101,23 @@ def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all") ->
               f"{'FLAGGED' if row['final_flagged'] else 'missed':<8} transcript {row['transcript']:.3f} "
               f"{'FLAGGED' if row['transcript_flagged'] else 'missed':<8} {trials:>9,} trials", flush=True)
     return {"algorithms": algorithms, "variants": variants}
+
+
+def _with_exact(row: dict[str, Any], wp: Any) -> dict[str, Any]:
+    """``row`` with the pair's certified epsilon (no sampling) and the outcome from its transcript bound."""
+    bracket, why = pair_bracket(wp)
+    row["exact"], row["exact_note"] = _exact_text(bracket, why), why
+    row["outcome"], row["factor"] = outcome(wp.epsilon, row["transcript"], bracket)
+    return row
+
+
+def rerender(path: str) -> dict[str, list[dict[str, Any]]]:
+    """The rows of a saved run (``--json``), the exact column and outcomes recomputed (they need no sampling)."""
+    with open(path, encoding="utf-8") as fh:
+        rows: dict[str, list[dict[str, Any]]] = json.load(fh)
+    by_name = {alg.name: alg for alg in FULL_ALGORITHMS}
+    rows["algorithms"] = [_with_exact(r, by_name[r["algorithm"]].pair()) for r in rows["algorithms"]]
+    return rows
 
 
 def _outcome_text(row: dict[str, Any]) -> str:
@@ -138,7 +152,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="the algorithms' table, the variants', or both (default)")
     parser.add_argument("--markdown", action="store_true", help="print the README tables at the end")
     parser.add_argument("--json", default="", help="also write the rows to this JSON file")
+    parser.add_argument("--from-json", default="", help="print the tables of a saved run (--json) instead of running")
     args = parser.parse_args(argv)
+    if args.from_json:
+        print(markdown(rerender(args.from_json)))
+        return
     started = time.perf_counter()
     rows = run(args.scale, args.only, args.seed, args.part)
     print(f"\n{len(rows['algorithms'])} algorithms, {len(rows['variants'])} variants in {time.perf_counter() - started:.0f} s "

@@ -202,6 +202,7 @@ class _Rows:
     carry: list[tuple[int, NDArray[Any]] | None]
     drawn: int = 0
     counted: int = 0
+    progress: Any = None  # a progress bar, advanced by the rows counted
 
     def route(self, j: int, start: int, rows: NDArray[Any], tally: EventTally, lo: int, hi: int) -> None:
         stop = start + len(rows)
@@ -212,6 +213,8 @@ class _Rows:
         if a < b:
             tally.add(j, rows[a - start : b - start])
             self.counted += b - a
+            if self.progress is not None:
+                self.progress.update(b - a)
         if stop > hi:
             keep = max(start, hi)
             self.carry[j] = (keep, rows[keep - start :].copy())
@@ -258,6 +261,7 @@ def run_stages(
         return plan.selection[0]
 
     n_min = selection_size(first, SCALAR_FRACTION if selection_fraction is None else selection_fraction)
+    _show_stage(progress, 1, len(stage_ends(first, max_trials)), len(source.datasets) * first)
     split = read_selection(source, min(n_min, LAYOUT_ROWS), size_of_split)
     plan: StagePlan = found["plan"]
     capacity = plan.selection[-1]
@@ -270,7 +274,9 @@ def run_stages(
             held[: len(rows)] = rows
             store.append(held)
     split.rows.clear()
-    router = _Rows(store, [(plan.selection[0], tail) if len(tail) else None for tail in split.tails])
+    router = _Rows(store, [(plan.selection[0], tail) if len(tail) else None for tail in split.tails], progress=progress)
+    if progress is not None:
+        progress.update(len(source.datasets) * plan.selection[0])
     router.drawn = sum(stop - start for _, start, stop in source.plan.covering(0, plan.selection[0])) * len(source.datasets)
     split.tails.clear()
 
@@ -292,11 +298,10 @@ def run_stages(
             prev.fields["decision"] = reason or "continue"
             if reason is not None:
                 break
-        if progress is not None and hasattr(progress, "set_description"):
-            progress.set_description(f"stage {s}/{len(plan.ends)} ({plan.ends[s - 1]:,} trials)")
         try:
             done.append(_run_stage(s, plan, store, router, source, delta, candidates, float_bits, next_cands,
-                                   started=started, deadline=None if (s == 1 or max_seconds is None) else max_seconds))
+                                   started=started, deadline=None if (s == 1 or max_seconds is None) else max_seconds,
+                                   progress=progress))
         except _TimeUp:
             reason = "time"
             lo, hi = plan.estimation(s)
@@ -373,8 +378,18 @@ def _projected_end(plan: StagePlan, s: int, done: list[_Stage], router: _Rows, s
     return now + to_draw * per_drawn + len(source.datasets) * (hi - lo) * per_counted + selection
 
 
+def _show_stage(progress: Any, s: int, stages: int, total: int) -> None:
+    """Point the progress bar (tqdm) at stage ``s``, of ``total`` trials (both datasets), the last one shown complete."""
+    if progress is None or not hasattr(progress, "reset"):
+        return
+    progress.refresh()
+    progress.reset(total=total)
+    progress.set_description(f"stage {s}/{stages}", refresh=True)
+
+
 def _run_stage(s: int, plan: StagePlan, store: list[NDArray[Any]], router: _Rows, source: BlockSource, delta: float,
-               candidates: int, float_bits: bool, selected: Any, *, started: float, deadline: float | None) -> _Stage:
+               candidates: int, float_bits: bool, selected: Any, *, started: float, deadline: float | None,
+               progress: Any = None) -> _Stage:
     """Stage ``s``: its selection (unless already made), then its estimation rows counted as they arrive."""
     t0, drawn_before = time.perf_counter(), source.seconds
     layout, (eps_cands, gdp_cands), _, sel_seconds = selected or _select(plan, s, store, delta, candidates, float_bits)
@@ -383,6 +398,8 @@ def _run_stage(s: int, plan: StagePlan, store: list[NDArray[Any]], router: _Rows
     chosen = eps_cands[:candidates]
     tally = EventTally(tuple(chosen) + tuple(gdp_cands[:1]), release=layout.forget_codes)
     lo, hi = plan.estimation(s)
+    if s > 1:
+        _show_stage(progress, s, len(plan.ends), len(source.datasets) * (hi - lo))
     carried, router.carry = router.carry, [None] * len(router.carry)
     begin = lo
     for j, held in enumerate(carried):

@@ -135,13 +135,18 @@ MAX_BLOCK_TRIALS = 1 << 20
 PROBE_STREAM = 2
 
 
-def _auto_block_size(sampler: Any, probe: NDArray[Any]) -> int:
-    """The mechanism's declared ``audit_block_size``, else one from the size of one output (the probe's)."""
+def _auto_block_size(sampler: Any, probe: NDArray[Any], first_stage: int | None = None) -> int:
+    """The mechanism's declared ``audit_block_size``, else one from the size of one output (the probe's),
+    and for an adaptive audit at most the power of two holding its first stage (``first_trials``, never
+    the budget: the blocks must not change with it)."""
     declared = getattr(sampler.target, "audit_block_size", None) if sampler.kind == "mechanism" else None
     if isinstance(declared, int) and declared >= 1:
         return declared
     per_output = max(1, int(np.prod(probe.shape[1:])))
-    return int(min(MAX_BLOCK_TRIALS, max(1 << 12, BLOCK_NUMBERS // per_output)))
+    size = min(MAX_BLOCK_TRIALS, max(1 << 12, BLOCK_NUMBERS // per_output))
+    if first_stage is not None:
+        size = min(size, max(1 << 12, 1 << (first_stage - 1).bit_length()))
+    return int(size)
 
 
 def _check_checkpoint_path(checkpoint: Any) -> Any:
@@ -246,7 +251,8 @@ def audit(
         algorithms whose every trial runs an SGD loop declare 1024, so that long audits spread over
         workers and checkpoint block by block), else it is chosen from the size of one output (one
         probe call on a separate stream): about 2**23 output numbers per block, between 2**12 and
-        2**20 trials, so a scalar mechanism is drawn in one call per million trials.
+        2**20 trials, so a scalar mechanism is drawn in one call per million trials (with
+        ``trials="auto"``, at most the power of two at or above ``first_trials``).
     batch_size : int, optional
         Trials per dispatched task (rounded up to whole blocks). Does not change the results.
     executor : concurrent.futures.Executor, optional
@@ -341,7 +347,7 @@ def audit(
         raise MechanismError(f"the mechanism returned outputs with no entries (shape {(trials, *probe.shape[1:])}); "
                              "there is nothing to audit.")
     if block_size is None:
-        streams = TrialStreams(streams.entropy, _auto_block_size(sampler, probe))
+        streams = TrialStreams(streams.entropy, _auto_block_size(sampler, probe, budget and budget.first_trials))
     if batch_size is not None:
         batch_size = check_int(OWNER, "batch_size", batch_size, minimum=1)
     per_task = 1 if batch_size is None else -(-batch_size // streams.block_size)
@@ -361,7 +367,7 @@ def audit(
                                OWNER)
         bar = _progress_bar(2 * trials, progress)
         source = BlockSource(sampler, [d0, d1], streams, planned, batch_size=batch_size, executor=executor, store=store,
-                             progress=bar)
+                             progress=bar if budget is None else None)  # stages advance their own bar
         t_verify = time.perf_counter()
         if source.verify_recorded():
             source.seconds += time.perf_counter() - t_verify

@@ -234,7 +234,13 @@ def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str] | None:
 
 def _check_numbers(args: argparse.Namespace) -> None:
     """Claim and run options, checked with the project's messages (owner: the sub-command)."""
-    from dpaudit._validation import check_in_range, check_int, check_nonnegative, check_positive, check_probability
+    from dpaudit._validation import (
+        check_in_range,
+        check_int,
+        check_nonnegative,
+        check_positive,
+        check_probability,
+    )
     from dpaudit.auditor.runner import MIN_TRIALS
 
     owner = f"dpaudit {args.command}"
@@ -269,7 +275,7 @@ _BUDGET = ("max_trials", "max_time", "max_stages", "first_trials")
 def _trials(args: argparse.Namespace, entry_trials: int | None) -> int | str:
     """``--trials``; without it, a catalogue entry's own count (unless a budget option asks for stages), else auto."""
     if args.trials is not None:
-        return args.trials  # type: ignore[no-any-return]
+        return args.trials
     if entry_trials is not None and not any(getattr(args, o, None) is not None for o in _BUDGET):
         return entry_trials
     return "auto"

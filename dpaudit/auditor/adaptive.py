@@ -18,8 +18,8 @@ block uses the block's first rows, and its next stage the rest), so no row depen
   bounds the selection rows held, at ``MAX_SELECTION_VALUES`` output numbers). All of them were
   drawn by earlier stages, earlier stages' estimation rows included: reusing rows for a later
   *selection* is free, as the events are still fixed before the new stage's estimation rows are
-  read. Its estimation reads rows ``[N_{s-1}, N_s)``, which no selection and no stopping decision
-  has read.
+  read. Its estimation reads rows ``[N_{s-1}, N_s)``, which no selection of stages 1 to ``s`` and no
+  decision to run stage ``s`` has read (later stages' selections may read them).
 
 **Spending.** Stage ``s`` is evaluated at level ``alpha_s = alpha * 2 / ((s + 1)(s + 2))`` (``alpha =
 1 - confidence``): ``alpha/3, alpha/6, alpha/10, alpha/15, ...``, a telescoping series whose sum
@@ -39,13 +39,19 @@ part of its rows: a stage whose size the clock set would not be one of the tests
 **Stopping**, after stage ``s``, in this order: its bound exceeds the claim (``"violation"``); it was
 the last stage within ``max_trials`` (``"budget"``); it was stage ``max_stages`` (``"stage limit"``);
 no evidence says a violation may be within reach at the budget (``"out of reach"``): the stage's GDP
-estimate (:func:`~dpaudit.auditor.stats.gdp_mu_lower_bound_from_counts`), the bound its event would
-give at each later stage within ``max_trials`` with its fresh counts taken as the truth (the
-``reach``), and the next stage's own predicted bound from its selection (the tail fit or counts of
-:mod:`.ranking`) are all at most the claim; the next stage is not predicted to finish within
-``max_seconds`` at the speed measured so far, or does not (``"time"``). Only ``"time"`` depends on the
-machine: the result says so, and ``reproduce`` gives the arguments that redo the same stages
-(``max_stages``) on any machine. The first stage always runs to its end.
+estimate (:func:`~dpaudit.auditor.stats.gdp_mu_lower_bound_from_counts`, the epsilon at ``delta`` of
+a Gaussian trade-off curve), its event's bound extrapolated to each later stage within
+``max_trials`` with its fresh frequencies taken as the truth (the ``reach``), and, when both of those
+are at most the claim, the bound a selection on the next stage's selection rows predicts for the
+last stage within ``max_trials`` (the selection of :mod:`.selection`, tail fits included, asked for
+that largest affordable size; its best events' frequencies are also scaled up unshrunk) are all at
+most the claim; the next stage is not predicted to finish
+within ``max_seconds`` at the speed of drawing, counting and selecting so far, or does not finish
+(``"time"``). Only ``"time"`` depends on the machine: the result says so, and its ``reproduce`` gives
+the arguments that redo the same stages (``max_stages``) on any machine, since every other decision
+is a function of the draws alone. The evidence only decides how long to go on, never what a stage
+reports, so a rule that goes on too long costs time and one that stops too early costs power,
+neither validity. The first stage always runs to its end.
 """
 
 from __future__ import annotations
@@ -73,11 +79,11 @@ from dpaudit.auditor.stats import gdp_mu_lower_bound_from_counts
 from dpaudit.auditor.streaming import EventTally, event_evidence, read_selection, selection_size
 
 __all__ = [
-    "Budget",
     "DEFAULT_FIRST_TRIALS",
     "DEFAULT_MAX_TRIALS",
     "GROWTH",
     "MAX_SELECTION_VALUES",
+    "Budget",
     "StagePlan",
     "run_stages",
     "stage_alpha",
@@ -90,6 +96,8 @@ DEFAULT_MAX_TRIALS = 10_000_000
 #: Output numbers per dataset a later stage's selection may hold (its rows are capped at this over
 #: the row's size); a bound fixed in advance, so it never depends on the machine's memory.
 MAX_SELECTION_VALUES = 1 << 24
+#: Events whose unshrunk selection frequencies are scaled to the budget in the "out of reach" test.
+FUTILITY_EVENTS = 4
 
 
 @dataclass(frozen=True)
@@ -281,47 +289,41 @@ def run_stages(
     split.tails.clear()
 
     done: list[_Stage] = []
-    reason, next_cands, aborted = None, None, ""
+    reason, aborted, looked = None, "", 0.0
     for s in range(1, len(plan.ends) + 1):
-        if s > 1:
-            prev = done[-1]
-            reason = _stop_before(prev, s, plan, epsilon, max_stages)
-            predicted = None
+        if s > 1:  # go on to stage s? (reads rows below N_{s-1} only, as every choice before stage s)
+            prev, t_look = done[-1], time.perf_counter()
+            reason, predicted = _stop_before(prev, s, epsilon, max_stages), None
             if reason is None and not _evidence_continues(prev, epsilon):
-                next_cands = _select(plan, s, store, delta, candidates, float_bits)
-                predicted = next_cands[2]
-                if not predicted > epsilon:
-                    reason = "out of reach"
+                predicted = _predicted_at_budget(plan, s, store, delta, candidates, float_bits)
+                reason = None if predicted > epsilon else "out of reach"
+            looked += time.perf_counter() - t_look
             if reason is None and max_seconds is not None and _projected_end(plan, s, done, router, source, started) > max_seconds:
                 reason = "time"
-            prev.fields["next_predicted"] = predicted
-            prev.fields["decision"] = reason or "continue"
+            prev.fields.update(predicted_at_budget=predicted, decision=reason or "continue")
             if reason is not None:
                 break
         try:
-            done.append(_run_stage(s, plan, store, router, source, delta, candidates, float_bits, next_cands,
-                                   started=started, deadline=None if (s == 1 or max_seconds is None) else max_seconds,
-                                   progress=progress))
+            done.append(_run_stage(s, plan, store, router, source, delta, candidates, float_bits, started=started,
+                                   deadline=None if s == 1 or max_seconds is None else max_seconds, progress=progress))
         except _TimeUp:
-            reason = "time"
             lo, hi = plan.estimation(s)
-            aborted = (f"stage {s} (trials {lo} to {hi}) passed max_seconds = {max_seconds:g} before it finished; its "
-                       "partial sample was discarded")
-            done[-1].fields["decision"] = "time"
+            reason, aborted = "time", (f"stage {s} (trials {lo} to {hi}) passed max_seconds = {max_seconds:g} before "
+                                       "it finished; its partial sample was discarded")
+            done[-1].fields["decision"] = reason
             break
-        next_cands = None
     else:
-        last = done[-1]
-        reason = "violation" if last.evidence.value > epsilon else "budget"
-        last.fields.update(next_predicted=None, decision=reason)
+        reason = "violation" if done[-1].evidence.value > epsilon else "budget"
+        done[-1].fields.update(predicted_at_budget=None, decision=reason)
     if aborted:
         notes.append(aborted)
-    return _result(sampler, source, notes, done, plan, reason or "budget", started=started, epsilon=epsilon, delta=delta,
-                   confidence=confidence, max_trials=max_trials, max_seconds=max_seconds, first_trials=first_trials,
-                   spot_check=spot_check)
+    return _result(sampler, source, notes, done, plan, reason, started=started, epsilon=epsilon, delta=delta,
+                   confidence=confidence,
+                   max_trials=max_trials, max_seconds=max_seconds, first_trials=first_trials, spot_check=spot_check,
+                   looked=looked)
 
 
-def _stop_before(prev: _Stage, s: int, plan: StagePlan, epsilon: float, max_stages: int | None) -> str | None:
+def _stop_before(prev: _Stage, s: int, epsilon: float, max_stages: int | None) -> str | None:
     """Stop reasons that need no further evidence, after stage ``s - 1``."""
     if prev.evidence.value > epsilon:
         return "violation"
@@ -350,8 +352,8 @@ def _reach(ev: EventEvidence, s: int, plan: StagePlan, delta: float, candidates:
 
 
 def _select(plan: StagePlan, s: int, store: list[NDArray[Any]], delta: float, candidates: int,
-            float_bits: bool) -> tuple[Any, tuple[list[Candidate], list[Candidate]], float, float]:
-    """Stage ``s``'s selection on rows ``[0, n_s)``: (layout, candidates, best predicted bound, seconds)."""
+            float_bits: bool) -> tuple[Any, tuple[list[Candidate], list[Candidate]], float]:
+    """Stage ``s``'s selection on rows ``[0, n_s)``: (layout, candidates by epsilon and by GDP, seconds)."""
     t = time.perf_counter()
     n_sel = plan.selection[s - 1]
     lo, hi = plan.estimation(s)
@@ -359,8 +361,34 @@ def _select(plan: StagePlan, s: int, store: list[NDArray[Any]], delta: float, ca
     layout = detect_layout(x0, x1)
     z = float(stats.norm.isf(plan.alphas[s - 1] / (2 * candidates)))
     chosen = choose_candidates(layout, x0, x1, n_est=hi - lo, delta=delta, z=z, float_bits=float_bits)
-    best = max((c.predicted for c in chosen[0][:candidates]), default=-math.inf)
-    return layout, chosen, best, time.perf_counter() - t
+    return layout, chosen, time.perf_counter() - t
+
+
+def _predicted_at_budget(plan: StagePlan, s: int, store: list[NDArray[Any]], delta: float, candidates: int,
+                         float_bits: bool) -> float:
+    """The best bound predicted for the last stage within the budget from stage ``s``'s selection rows.
+
+    The selection of :mod:`.selection` (tail fits for scalar outputs, fitted families otherwise) is
+    asked for the last stage's estimation size and level ("the predicted bound at the largest
+    affordable size"); its ``FUTILITY_EVENTS`` best events are then counted on all those rows and
+    their frequencies, *not* shrunk against the winner's curse as the ranking's are, scaled to
+    that size. Erring high here only costs time (a stage more), erring low costs power.
+    """
+    n_sel = plan.selection[s - 1]
+    lo, hi = plan.estimation(len(plan.ends))
+    x0, x1 = flatten_outputs(store[0][:n_sel]), flatten_outputs(store[1][:n_sel])
+    z = float(stats.norm.isf(plan.alphas[-1] / (2 * candidates)))
+    layout = detect_layout(x0, x1)
+    eps_cands, _ = choose_candidates(layout, x0, x1, n_est=hi - lo, delta=delta, z=z, float_bits=float_bits)
+    best = max((c.predicted for c in eps_cands[:candidates]), default=-math.inf)
+    for cand in eps_cands[:FUTILITY_EVENTS]:
+        k = [int(np.count_nonzero(cand.event(cand.score(x)))) for x in (x0, x1)]
+        k_num, k_den = (k[0], k[1]) if cand.numerator == 0 else (k[1], k[0])
+        value = float(predicted_bounds(np.array([float(k_num)]), np.array([float(k_den)]), n_sel, hi - lo, delta, z,
+                                       shrink=0.0)[0])
+        best = max(best, value)
+    layout.forget_codes()
+    return best
 
 
 def _projected_end(plan: StagePlan, s: int, done: list[_Stage], router: _Rows, source: BlockSource, started: float) -> float:
@@ -388,11 +416,11 @@ def _show_stage(progress: Any, s: int, stages: int, total: int) -> None:
 
 
 def _run_stage(s: int, plan: StagePlan, store: list[NDArray[Any]], router: _Rows, source: BlockSource, delta: float,
-               candidates: int, float_bits: bool, selected: Any, *, started: float, deadline: float | None,
+               candidates: int, float_bits: bool, *, started: float, deadline: float | None,
                progress: Any = None) -> _Stage:
-    """Stage ``s``: its selection (unless already made), then its estimation rows counted as they arrive."""
+    """Stage ``s``: its selection on rows ``[0, n_s)``, then its estimation rows counted as they arrive."""
     t0, drawn_before = time.perf_counter(), source.seconds
-    layout, (eps_cands, gdp_cands), _, sel_seconds = selected or _select(plan, s, store, delta, candidates, float_bits)
+    layout, (eps_cands, gdp_cands), sel_seconds = _select(plan, s, store, delta, candidates, float_bits)
     if deadline is not None and time.perf_counter() - started > deadline:
         raise _TimeUp
     chosen = eps_cands[:candidates]
@@ -434,8 +462,8 @@ def _run_stage(s: int, plan: StagePlan, store: list[NDArray[Any]], router: _Rows
 
 
 def _result(sampler: Any, source: BlockSource, notes: list[str], done: list[_Stage], plan: StagePlan, reason: str, *,
-            started: float, epsilon: float, delta: float, confidence: float, max_trials: int,
-            max_seconds: float | None, first_trials: int, spot_check: int) -> AuditResult:
+            started: float, epsilon: float, delta: float, confidence: float, max_trials: int, max_seconds: float | None,
+            first_trials: int, spot_check: int, looked: float) -> AuditResult:
     """The result: the largest stage bound (valid by the union bound over the stages), and every stage."""
     records = []
     for st in done:
@@ -444,7 +472,7 @@ def _result(sampler: Any, source: BlockSource, notes: list[str], done: list[_Sta
             stage=st.s, trials=hi, selection_trials=plan.selection[st.s - 1], estimation_trials=hi - lo,
             alpha=plan.alphas[st.s - 1], epsilon_lower_bound=st.evidence.value, violation=st.evidence.value > epsilon,
             event=st.evidence.event, gdp_epsilon_estimate=st.gdp_eps, reach=st.fields.get("reach"),
-            next_predicted=st.fields.get("next_predicted"), seconds=st.seconds, decision=st.fields.get("decision", reason),
+            predicted_at_budget=st.fields.get("predicted_at_budget"), seconds=st.seconds, decision=st.fields.get("decision", reason),
         ))
     best = max(done, key=lambda st: (st.evidence.value, st.s))
     lo, hi = plan.estimation(best.s)
@@ -460,8 +488,8 @@ def _result(sampler: Any, source: BlockSource, notes: list[str], done: list[_Sta
     extra = "" if first_trials == DEFAULT_FIRST_TRIALS else f", first_trials={first_trials}"
     reproduce = (f"seed={source.streams.entropy}, block_size={source.streams.block_size}, trials='auto'{extra}, "
                  f"max_trials={max_trials}, max_stages={done[-1].s}")
-    selection_seconds = sum(st.selection_seconds for st in done)
-    sampling = source.seconds
+    stage_selection = sum(st.selection_seconds for st in done)
+    selection_seconds = stage_selection + looked  # with the selections that decided whether to go on
     total = time.perf_counter() - started
     return AuditResult(
         mechanism=sampler.name,
@@ -478,9 +506,9 @@ def _result(sampler: Any, source: BlockSource, notes: list[str], done: list[_Sta
         output_kind=best.layout_text,
         seed_entropy=source.streams.entropy,
         block_size=source.streams.block_size,
-        sampling_seconds=sampling,
+        sampling_seconds=source.seconds,
         selection_seconds=selection_seconds,
-        estimation_seconds=max(0.0, sum(st.seconds for st in done) - selection_seconds - sum(st.fields["sampling"] for st in done)),
+        estimation_seconds=max(0.0, sum(st.seconds - st.fields["sampling"] for st in done) - stage_selection),
         total_seconds=total,
         gdp_mu_lower_bound=None if gdp is None else gdp.gdp_mu,
         gdp_epsilon_estimate=None if gdp is None else gdp.gdp_eps,

@@ -59,8 +59,9 @@ BRACKET_VERDICTS = {
 STOP_REASONS = {
     "violation": "a stage's lower bound exceeded the claim: the violation is established",
     "budget": "the last stage within max_trials was run",
-    "out of reach": "no evidence that a violation is within reach at max_trials (the GDP estimate, the "
-    "extrapolated bound of the stage's event and the next stage's predicted bound are all at most the claim)",
+    "out of reach": "no evidence that a violation is within reach at max_trials: the GDP estimate, the bound "
+    "of the stage's event extrapolated to later stages, and the bound a fresh selection predicts for the last "
+    "stage are all at most the claim",
     "stage limit": "max_stages stages were run",
     "time": "max_seconds: the next stage could not finish in time (or was cut short, and its partial sample "
     "discarded); a time-based stop depends on the machine's speed, so rerun with max_stages to reproduce it",
@@ -76,8 +77,9 @@ class StageRecord:
     trials ending at ``trials``, which no selection of this stage read; ``alpha`` is the error
     probability spent on it (fixed in advance, whatever the budget). ``reach`` is the largest bound the
     stage's event is predicted to give at a later stage within ``max_trials`` (from its fresh counts
-    taken as the truth; ``None`` without a later stage); ``next_predicted`` the best bound predicted
-    for the next stage by its own selection, when it was computed to decide whether to go on.
+    taken as the truth; ``None`` without a later stage); ``predicted_at_budget`` the best bound a
+    selection on the next stage's selection rows predicts for the last stage within ``max_trials``,
+    computed only when the GDP estimate and the reach were both at most the claim.
     ``decision`` is what followed: ``"continue"`` or one of :data:`STOP_REASONS`.
     """
 
@@ -91,7 +93,7 @@ class StageRecord:
     event: str
     gdp_epsilon_estimate: float | None
     reach: float | None
-    next_predicted: float | None
+    predicted_at_budget: float | None
     seconds: float
     decision: str
 
@@ -272,12 +274,15 @@ class AuditResult:
     def _stage_lines(self) -> list[str]:
         if not self.stages:
             return []
-        out = ["  stages            : stage    trials   alpha     bound  GDP est   reach  then"]
+        out = ["  stages            : stage    trials   alpha     bound  GDP est   reach  at max  then"]
+
+        def shown(value: float | None) -> str:
+            return "-" if value is None else f"{value:.3f}"
+
         for st in self.stages:
-            gdp = "    -" if st.gdp_epsilon_estimate is None else f"{st.gdp_epsilon_estimate:7.3f}"
-            reach = "    -" if st.reach is None else f"{st.reach:7.3f}"
             out.append(f"                      {st.stage:5d} {st.trials:9d}  {st.alpha:.2e}  {st.epsilon_lower_bound:7.4f}  "
-                       f"{gdp:>7}  {reach:>6}  {st.decision}")
+                       f"{shown(st.gdp_epsilon_estimate):>7}  {shown(st.reach):>6}  {shown(st.predicted_at_budget):>6}  "
+                       f"{st.decision}")
         budget = f"max_trials {self.max_trials}" + ("" if self.max_seconds is None else f", max_seconds {self.max_seconds:g}")
         out.append(f"  stopped           : {self.stop_reason} ({STOP_REASONS.get(self.stop_reason or '', '?')}); {budget}")
         if self.reproduce:

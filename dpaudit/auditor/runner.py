@@ -347,7 +347,7 @@ def audit(
         raise MechanismError(f"the mechanism returned outputs with no entries (shape {(trials, *probe.shape[1:])}); "
                              "there is nothing to audit.")
     if block_size is None:
-        streams = TrialStreams(streams.entropy, _auto_block_size(sampler, probe, budget and budget.first_trials))
+        streams = TrialStreams(streams.entropy, _auto_block_size(sampler, probe, None if budget is None else budget.first_trials))
     if batch_size is not None:
         batch_size = check_int(OWNER, "batch_size", batch_size, minimum=1)
     per_task = 1 if batch_size is None else -(-batch_size // streams.block_size)

@@ -35,7 +35,11 @@ from dpaudit._validation import argument_error
 from dpaudit.auditor.features import flatten_outputs
 from dpaudit.auditor.ranking import Candidate
 from dpaudit.auditor.result import EventEvidence
-from dpaudit.auditor.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound_from_counts
+from dpaudit.auditor.stats import (
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    epsilon_lower_bound_from_counts,
+)
 
 if TYPE_CHECKING:
     from dpaudit.auditor.sampling import BlockSource

@@ -188,6 +188,20 @@ def test_a_leak_stops_at_the_stage_that_establishes_it():
     assert result.stages[-1].decision == "violation" and result.trials == 2_000
 
 
+def test_the_halved_sigma_gaussian_is_flagged_with_the_defaults_at_every_seed():
+    """Half the classical sigma for (1, 1e-5) (true epsilon about 1.61): a fixed 10^5-trial audit misses it at
+    some seeds (0.73 at seed 4); the adaptive defaults (10^5 first, up to 10^7) flag it, in one to three stages."""
+    sigma = math.sqrt(2 * math.log(1.25 / 1e-5)) / 2  # as benchmarks/bench_adaptive_trials.py
+
+    def halved_sigma_gaussian(data, rng, size=None):
+        return np.asarray(data, dtype=float) + rng.normal(0.0, sigma, size=size)
+
+    for seed in range(5):
+        result = dpaudit.audit(halved_sigma_gaussian, 0.0, 1.0, epsilon=1.0, delta=1e-5, trials="auto", seed=seed)
+        assert result.violation and result.stop_reason == "violation", (seed, result.epsilon_lower_bound, result.stages)
+        assert result.trials <= 1_000_000, (seed, result.trials)
+
+
 def test_a_claim_far_above_the_evidence_stops_out_of_reach():
     result = dpaudit.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=3.0, trials="auto", first_trials=2_000, seed=0)
     assert not result.violation and result.stop_reason == "out of reach" and len(result.stages) == 1

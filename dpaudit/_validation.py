@@ -1,6 +1,6 @@
 """The one place where argument errors are formatted.
 
-Every message follows one template (house style, convention 7)::
+Every message follows one template (convention 7 of ``docs/conventions.md``)::
 
     `<owner>`: `<name>` must be <constraint>; got <name>=<value!r>.
 

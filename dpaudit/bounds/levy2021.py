@@ -1,6 +1,6 @@
 """Levy, Sun, Amin, Kale, Kulesza, Mohri, Suresh. *Learning with User-Level Privacy*. NeurIPS 2021.
 
-Bibliography key ``LSAKKMS21``; source ``shared/papers/004_63f169ed78de1a8f.txt`` (main text only:
+Bibliography key ``LSAKKMS21``; read from the NeurIPS 2021 main text (main text only:
 the appendix is not in the source, so results that need it are marked as reconstructions).
 
 Symbols (see :mod:`dpaudit.bounds.symbols`): the paper's Lipschitz constant G is ``L``, its
@@ -225,7 +225,7 @@ PAPER = Paper(
     key=KEY,
     short="Levy et al. 2021",
     title="Learning with User-Level Privacy (NeurIPS 2021)",
-    source="004_63f169ed78de1a8f.txt",
+    source="NeurIPS 2021, main text",
     theorems=(THM1, THM2, COR1, THM3, COR2, THM4, THM5),
 )
 

@@ -3,7 +3,7 @@
 Presets (``preset``)
 --------------------
 ``"corrected"`` (default)
-    The readings and corrections of the paper-002 note (Appendix A), each checked in
+    The readings and corrections of ``docs/papers/ghazi2023.md`` (Appendix A), each checked in
     ``proofs/ghazi2023/``:
 
     * E1: ``delta_bar = delta / (e^{eps_bar} + 2)`` (the proof of Thm 3.3 ends with
@@ -46,7 +46,8 @@ References
 ----------
 .. [GKKMMZ23] B. Ghazi, P. Kamath, R. Kumar, R. Meka, P. Manurangsi and C. Zhang. On user-level
    private convex optimization. ICML 2023.
-.. [Note002] dpaudit paper-002 note (``notes/paper_002_local_deletion.md``).
+.. [Note002] The readings, corrections and pitfalls of Ghazi et al. (2023)
+   kept in ``docs/papers/ghazi2023.md`` (errata E1-E13, pitfalls P1-P23, audit recipes B1-B3).
 """
 
 from __future__ import annotations

@@ -302,7 +302,7 @@ def _xy_data(labels: Any, m_items: int = 1) -> NDArray[np.float64]:
 
 
 def _tau_for(tau_prime: float, n_users: int, gamma: float) -> float:
-    """The ``tau`` whose tight per-coordinate radius (``d' = 1``) is ``tau_prime`` [paper_004 note, L7]."""
+    """The ``tau`` whose tight per-coordinate radius (``d' = 1``) is ``tau_prime`` [``docs/papers/levy2021.md``, L7]."""
     return tau_prime / math.sqrt(2.0 * math.log(2.0 * n_users / gamma))
 
 

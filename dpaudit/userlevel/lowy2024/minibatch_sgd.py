@@ -7,7 +7,7 @@ breaks the proof's sensitivity bounds), their mean gradients' concentration scor
 to AboveThreshold (the shared :class:`~dpaudit.mechanisms.sparse_vector.AboveThreshold`, threshold
 noise drawn once per call), the soft ramp, the robust mean plus ``N(0, sigma^2 I_d)``, and one AC-SA step.
 
-As the paper-003 note proposes (Sec. 2.2): the test, the scores and the averaged gradients all use
+As ``docs/papers/lowy2024.md`` proposes (Sec. 2.2): the test, the scores and the averaged gradients all use
 the gradients at the AC-SA query point ``x_md`` (pitfall P11); a halt returns the public point 0
 (the caller stops Algorithm 3); an empty kept set is a halt; ``K_i <= n_i``.
 
@@ -17,7 +17,8 @@ References
    optimization. NeurIPS 2024, Algorithm 2, Lemma C.2, proof of Thm C.1.
 .. [GL12] S. Ghadimi and G. Lan. Optimal stochastic approximation algorithms for strongly convex
    stochastic composite optimization I. SIAM J. Optim. 22(4), 2012.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Sec. 2.2, pitfalls P7, P10, P11.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class MinibatchPhase:
 
 @dataclass(frozen=True)
 class MinibatchRules:
-    """Switches for the paper-003 note's pitfalls (all off in the correct algorithm).
+    """Switches for the ``docs/papers/lowy2024.md`` pitfalls (all off in the correct algorithm).
 
     ``hard_threshold``: keep a user iff ``h >= K/2`` instead of the ramp (P2);
     ``redraw_threshold``: fresh threshold noise at every step, as the box's line 4 literally reads (P10);

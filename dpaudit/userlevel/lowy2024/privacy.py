@@ -1,7 +1,7 @@
 """Privacy accounting for Lowy, Liu and Asi (2024): explicit constants where the paper writes ``<~``.
 
 The paper proves Algorithms 1 and 3 private with hidden constants (Lemmas B.2 and C.2) and a
-good-event bookkeeping that fails for small ``delta`` (finding F1 of the paper-003 note). This
+good-event bookkeeping that fails for small ``delta`` (finding F1 of ``docs/papers/lowy2024.md``). This
 module gives every step an explicit, checkable constant, so that a configuration's *consumed*
 ``(epsilon, delta)`` can be computed rather than assumed (the note's Sec. 3.3 proposal):
 
@@ -29,7 +29,8 @@ References
 .. [BBG18] B. Balle, G. Barthe and M. Gaboardi. Privacy amplification by subsampling: tight
    analyses via couplings and divergences. NeurIPS 2018.
 .. [Lyu22] X. Lyu. Composition theorems for interactive differential privacy. NeurIPS 2022.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Secs. 3.3-3.5.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def binomial_quantile(trials: int, prob: float, zeta: float) -> int:
 
 
 def note_coupling_sensitivity(tau: float, groups: int, zeta: float) -> float:
-    """The paper-003 note's explicit Lemma B.2: ``9 tau (1 + max(33, ceil(log2(1/zeta))))/C`` [Note003, Sec. 3.4].
+    """The ``docs/papers/lowy2024.md`` explicit Lemma B.2: ``9 tau (1 + max(33, ceil(log2(1/zeta))))/C`` [Note003, Sec. 3.4].
 
     Valid when ``s, s' >= 2C/3`` and ``C > 6``, with probability ``1 - zeta`` over the shared coins;
     the Chernoff bound ``P(X >= t) <= (6e/t)^t <= 2^-t`` (``t >= 33``) bounds the number of flips.

@@ -5,7 +5,7 @@
 ``X + B(0, r)``:
 
 1. ``f(x) <= f_r(x) <= f(x) + L r``. The paper prints the reverse, ``f_r <= f <= f_r + L r``,
-   which is false for convex ``f`` (finding F2 of the paper-003 note: ``f = |x|``, ``r = 1`` gives
+   which is false for convex ``f`` (finding F2 of ``docs/papers/lowy2024.md``: ``f = |x|``, ``r = 1`` gives
    ``f_r(0) = 1/2 > 0 = f(0)``); Jensen's inequality gives the direction here. Only
    ``|f_r - f| <= L r`` is used downstream, so Theorem 4.1 is unaffected;
 2. ``f_r`` is convex and ``L``-Lipschitz;

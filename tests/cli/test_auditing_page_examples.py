@@ -1,4 +1,4 @@
-"""The README's command-line, report and pytest-plugin examples print what the README says they do.
+"""The auditing page's command-line, report and pytest-plugin examples print what the page says they do.
 
 The shell blocks of those sections run in order in one empty folder, each compared with the output
 block after it; timings and memory addresses are masked. The diffprivlib example runs too (seeded);
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "auditing.md"
 
 
 def _section(start: str, stop: str) -> str:
@@ -40,7 +40,7 @@ def _normalised(text: str) -> list[str]:
 
 
 def _environment() -> dict[str, str]:
-    # pytest stops truncating its short summary when CI or BUILD_NUMBER is set; the README shows a terminal's output
+    # pytest stops truncating its short summary when CI or BUILD_NUMBER is set; the page shows a terminal's output
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTHON", "PYTEST")) and k not in ("CI", "BUILD_NUMBER", "COLUMNS")}
     env["COLUMNS"] = "80"
@@ -49,7 +49,7 @@ def _environment() -> dict[str, str]:
 
 
 def test_the_command_line_and_plugin_examples(tmp_path):
-    examples = _examples(_section("### Your own mechanism", "### Hypothesis strategies"), "bash")
+    examples = _examples(### Your own mechanism", "### Hypothesis strategies"), "bash")
     assert len(examples) == 4
     for code, expected in examples:
         done = subprocess.run(["bash", "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -62,7 +62,7 @@ def test_the_adapter_examples(tmp_path):
                         exc_type=ImportError)
     pytest.importorskip("opendp", reason="needs the 'opendp' extra: pip install 'dpaudit[opendp]'", exc_type=ImportError)
     [(seeded, seeded_output), (unseeded, unseeded_output)] = _examples(
-        _section("### diffprivlib and OpenDP", "On the command line, `dpaudit audit mymod:laplace"), "python"
+        ### diffprivlib and OpenDP", "On the command line, `dpaudit audit mymod:laplace"), "python"
     )
     for code, expected, compare in ((seeded, seeded_output, slice(None)), (unseeded, unseeded_output, slice(0, 1))):
         done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,

@@ -31,13 +31,18 @@ myst_heading_anchors = 3
 
 autosummary_generate = True
 autosummary_imported_members = False
-autodoc_default_options = {"members": True, "show-inheritance": True}
+# members defined in each module only: a package's re-exports (its __all__) are documented where they are defined
+autodoc_default_options = {"members": True, "show-inheritance": True, "ignore-module-all": True}
 autodoc_typehints = "none"
 autodoc_member_order = "bysource"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks: set[str] = set()
+# citation labels such as [LSA+21] or [DRS19] are made unique per docstring (they repeat across modules)
+numpydoc_citation_re = r"[\w+.-]+"
 
+# the docstrings cite their references in plain text ("[DR14, Thm 3.6]"), not as RST citation links
+suppress_warnings = ["ref.citation"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 templates_path = ["_templates"]
 html_theme = "pydata_sphinx_theme"

@@ -8,7 +8,7 @@ Procedure:
    split*, the rest the *estimation split*. Trials are i.i.d., so the splits are independent;
 3. on the selection split only: classify the outputs (:mod:`.features`), fit score functions
    (:mod:`.attacks`, :mod:`.columns`, :mod:`.bits`) and rank events ``{score > t}`` /
-   ``{score <= t}`` in both directions (:mod:`.ranking`), in the rounds of :mod:`.selection`;
+   ``{score <= t}`` in both directions (:mod:`~dpaudit.auditor.ranking`), in the rounds of :mod:`~dpaudit.auditor.selection`;
 4. on the estimation split: count the best ``candidates`` events, block by block as the blocks
    are drawn (:mod:`.streaming`: only the selection rows and one block are ever held); if ``m``
    events exist, each is evaluated at level ``alpha / m`` (Bonferroni over the events actually

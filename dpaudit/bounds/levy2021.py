@@ -72,7 +72,7 @@ KEY = "LSAKKMS21"
 G_tilde = sigma_sg * sp.sqrt(d)
 """G~ = sigma sqrt(d) [LSAKKMS21, Section 2, A4]."""
 G_under = sp.Min(L, G_tilde)
-"""G_ = min(G, G~) [LSAKKMS21, Section 2]."""
+"""``G_ = min(G, G~)`` [LSAKKMS21, Section 2]."""
 
 
 def _cite(location: str, equation: str = "") -> Citation:
@@ -83,7 +83,7 @@ def _cite(location: str, equation: str = "") -> Citation:
 LAPLACE_SCALE_ALG1 = 8 * tau / (n * epsilon)
 """Laplace scale of Alg 1, line 2: Lap(8 tau/(n eps)) [LSAKKMS21, Alg 1]."""
 CLIPPED_MEAN_SENSITIVITY = 4 * tau / n
-"""Replace-one sensitivity (b - a)/n of the mean clipped to [a, b], |b - a| = 4 tau [LSAKKMS21, Alg 1, Thm 1]."""
+"""Replace-one sensitivity ``(b - a)/n`` of the mean clipped to ``[a, b]``, ``|b - a| = 4 tau`` [LSAKKMS21, Alg 1, Thm 1]."""
 
 THM1 = Theorem(
     key="levy2021.thm1",

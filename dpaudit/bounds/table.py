@@ -9,7 +9,7 @@ bound's citation. Nothing in the table is typed by hand.
 Normalisation (l2 rows): Lipschitz constant L = 1, diameter R = 1, strong convexity mu = 1, smoothness
 beta = L/R = 1. Levy et al.'s rates also depend on the sub-Gaussian parameter sigma of the gradients;
 gradients bounded by L are L-sub-Gaussian (Hoeffding's lemma: each projection lies in an interval of
-length 2L), so sigma = L, G~ = L sqrt(d) and G_ = min(L, L sqrt(d)) = L. The l_inf row of Ghazi et
+length 2L), so ``sigma = L``, ``G~ = L sqrt(d)`` and ``G_ = min(L, L sqrt(d)) = L``. The l_inf row of Ghazi et
 al. 2025 keeps its own geometry (G = D = 1: l1-Lipschitz constant and l_inf radius); in l2 constants
 its problem has L R = 2 G D d, so its rates are not directly comparable with the l2 rows and it is
 compared with its own lower bound.

@@ -31,7 +31,7 @@ Thresholds Delta (``threshold``), all data-independent, so any of them keeps Alg
     Thm 3.1 is not implied.
 ``"union_bound"``
     ``c G sqrt((4 kappa + 1) ln(n + 1) + ln(1/beta)) / (mu (n - 4 kappa - 1) sqrt(m))``, ``c = 10``
-    (E5) or ``5`` (paper) [note ALG-2, Delta*]: Thm 3.6 on every (n - |S|)-user sub-dataset and a
+    (E5) or ``5`` (paper) [note ALG-2, Delta*]: Thm 3.6 on every ``(n - |S|)``-user sub-dataset and a
     union bound over the ``<= (n + 1)^{4 kappa + 1}`` pairs (S, i).
 ``"certified"``
     ``2 (4 kappa + 1) gamma_0 / (mu (n - 4 kappa - 1)) + 2 tau`` with

@@ -18,7 +18,7 @@ so every phase solves one problem per trial, certifies it (the fast path of
 :mod:`.sc_output_pert`) and runs the exact search only for the trials the certificate does not decide.
 
 Corrected preset (default) vs ``preset="paper"``
------------------------------------------------
+------------------------------------------------
 * E6: the paper never projects, yet claims ``theta*_{l_i, K_i} = theta*_{l_i, K}``, which needs
   ``theta_hat_{i-1} in K``; the corrected preset projects every phase's output onto ``K``
   (post-processing) and then minimises over ``K`` itself, since the minimiser over ``K`` lies within

@@ -89,7 +89,7 @@ def smallest_by_value(values: NDArray[np.float64], candidates: NDArray[np.bool_]
 
 def count_deletion_states(counts: NDArray[np.int64], max_size: int) -> int:
     """Number of vectors ``a`` with ``0 <= a_t <= counts[t]`` and ``sum(a) <= max_size`` (a truncated
-    product of polynomials ``1 + x + ... + x^{c_t}``)."""
+    product of the polynomials ``sum_{j <= c_t} x^j``)."""
     poly = np.zeros(max_size + 1, dtype=object)
     poly[0] = 1
     for c in counts:

@@ -321,7 +321,7 @@ def _query_budget(d0: Any, d1: Any, epsilon: float, delta: float, steps: int, ta
 
 @dataclass(frozen=True)
 class PhasedERMTranscript(MechanismBase):
-    """Every round's output ``theta_hat_1 .. theta_hat_T`` of a Phased ERM run, flattened to ``(size, T d)``.
+    """Every round's output ``theta_hat_t`` (``t = 1`` to ``T``) of a Phased ERM run, flattened to ``(size, T d)``.
 
     Algorithm 4's privacy proof covers the transcript (parallel composition over disjoint rounds),
     and the final output is a post-processing of it [LSA+21, Thm 4]. Auditing the transcript sees

@@ -13,6 +13,7 @@ from the catalogue entry. Every mistake raises :class:`CommandLineError` with a 
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -84,12 +85,26 @@ def _catalogue_entry(spec: str) -> Any:
     exact = [e for e in entries if e.name.casefold() == key]
     matches = exact or [e for e in entries if key in e.name.casefold()]
     if len(matches) != 1:
-        names = "; ".join(e.name for e in (matches or entries))
-        found = "matches no catalogue entry" if not matches else f"matches {len(matches)} catalogue entries"
-        raise CommandLineError(
-            f"TARGET {spec!r} {found} and is not module:callable; choose one of: {names}"
-        )
+        raise CommandLineError(_no_single_entry(spec, [e.name for e in entries], [e.name for e in matches]))
     return matches[0]
+
+
+def _no_single_entry(spec: str, names: list[str], matches: list[str], *, shown: int = 5) -> str:
+    """The message for a TARGET naming no catalogue entry, or several: the closest names, not all of them."""
+    if matches:
+        listed = "; ".join(matches[:shown]) + (f"; ... ({len(matches) - shown} more)" if len(matches) > shown else "")
+        return (f"TARGET {spec!r} matches {len(matches)} catalogue entries and is not module:callable; "
+                f"be more specific: {listed}")
+    by_folded = {name.casefold(): name for name in names}
+    close = difflib.get_close_matches(spec.casefold(), list(by_folded), n=shown, cutoff=0.5)
+    # words of several-word names (a typo of 'laplace' is close to 'Laplace' but far from 'discrete Laplace')
+    words = {word: name for name in names for word in name.casefold().replace("(", " ").split()}
+    for word in difflib.get_close_matches(spec.casefold(), list(words), n=shown, cutoff=0.75):
+        if words[word].casefold() not in close:
+            close.append(words[word].casefold())
+    hint = ("did you mean: " + "; ".join(by_folded[c] for c in close[:shown]) + "?") if close else \
+        "`dpaudit demo` lists the catalogue's names"
+    return f"TARGET {spec!r} matches no catalogue entry and is not module:callable; {hint}"
 
 
 def _local_module(top: str, folder: Path) -> Path | None:

@@ -80,19 +80,19 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     claim.add_argument("--epsilon", type=float, help="claimed epsilon, >= 0 (required for a plain callable)")
     claim.add_argument("--delta", type=float, help="claimed delta, in [0, 1) (default: the claim's, else 0)")
     run = parser.add_argument_group("the audit")
-    run.add_argument("--trials", type=int, help="trials per dataset, >= 100 (default: the entry's, else 100000)")
+    run.add_argument("--trials", type=_count, help="trials per dataset, >= 100, e.g. 1e6 (default: the entry's, else 100000)")
     run.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
     run.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
     run.add_argument("--workers", type=int, default=1, help="processes drawing trials; results do not depend on it (default 1)")
     run.add_argument("--scheduler", metavar="ADDRESS", help="draw trials on this Dask cluster instead (tcp://host:port)")
     run.add_argument("--checkpoint", metavar="FILE", help="record finished blocks in this SQLite file; rerun to resume")
-    run.add_argument("--block-size", type=int, metavar="N",
+    run.add_argument("--block-size", type=_count, metavar="N",
                      help="trials per random-stream block, >= 1 (part of the seed; default: the mechanism's, else "
                      "chosen from the output size); a checkpoint records progress block by block")
     run.add_argument("--float-bits", action="store_true",
                      help="also attack the IEEE-754 bits of floating-point outputs (catches naive float samplers; "
                      "numpy's laplace and normal leak there too)")
-    run.add_argument("--spot-check", type=int, metavar="N",
+    run.add_argument("--spot-check", type=_count, metavar="N",
                      help="draw N more trials per dataset one call each and test that rows of one call are "
                      "independent, as the bound assumes (default 0: no check)")
     run.add_argument("--candidates", type=int, metavar="K",
@@ -102,6 +102,21 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     run.add_argument("--json", action="store_true", help="print the result as JSON (it carries schema_version)")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar (shown only on a terminal)")
     return run
+
+
+def _count(text: str) -> int:
+    """A count on the command line: ``100000``, ``100_000`` or ``1e5`` (a whole number)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number such as 100000 or 1e5, got {text!r}") from None
+    if not (math.isfinite(value) and value.is_integer()):
+        raise argparse.ArgumentTypeError(f"expected a whole number such as 100000 or 1e5, got {text!r}")
+    return int(value)
 
 
 def build_parser() -> argparse.ArgumentParser:

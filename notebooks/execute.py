@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import base64
 import os
+import re
 import resource
 import sys
 import time
@@ -75,6 +76,34 @@ def execute(path: Path, *, small: bool = False, timeout: int = 1800) -> Any:
                                      resources={"metadata": {"path": str(path.parent)}})
     client.execute(env=env)
     return nb
+
+
+_TIMING_LINE = re.compile(r"^\s*time\s+:")
+_SECONDS = re.compile(r"\b\d+(?:\.\d+)?\s?s\b")
+
+
+def printed_text(nb: Any) -> list[str]:
+    """What a notebook's cells print (streams and plain-text results), one entry per output line.
+
+    Timings change from run to run and are masked: a line ``time : ...`` is dropped and every
+    ``<number>s`` becomes ``?s``. Figures' reprs (``<Figure size ...>``) are dropped (the images are
+    compared by eye). Everything else, every number included, is kept as printed.
+    """
+    lines = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                text = output.get("text", "")
+            else:
+                text = output.get("data", {}).get("text/plain", "")
+                if text.startswith("<Figure size"):
+                    continue
+            for line in text.splitlines():
+                if not _TIMING_LINE.match(line):
+                    lines.append(f"[cell {index}] " + _SECONDS.sub("?s", line.rstrip()))
+    return lines
 
 
 def _cpu_seconds() -> float:

@@ -42,6 +42,7 @@ from dpaudit._rng import TrialStreams
 from dpaudit._validation import (
     argument_error,
     check_in_range,
+    check_count,
     check_int,
     check_nonnegative,
     check_probability,
@@ -319,7 +320,7 @@ def audit(
     """
     started = time.perf_counter()
     sampler = as_sampler(mechanism)
-    trials = check_int(OWNER, "trials", trials, minimum=MIN_TRIALS)
+    trials = check_count(OWNER, "trials", trials, minimum=MIN_TRIALS)
     confidence = check_in_range(OWNER, "confidence", confidence, 0.0, 1.0, low_closed=False, high_closed=False)
     candidates = check_int(OWNER, "candidates", candidates, minimum=1)
     spot_check = check_int(OWNER, "spot_check", spot_check, minimum=0)
@@ -327,7 +328,7 @@ def audit(
         selection_fraction = check_in_range(OWNER, "selection_fraction", selection_fraction, 0.0, 1.0, low_closed=False, high_closed=False)
     executor, checkpoint = _check_executor(executor), _check_checkpoint_path(checkpoint)
     if memory_limit is not None:
-        memory_limit = check_int(OWNER, "memory_limit", memory_limit, minimum=1)
+        memory_limit = check_count(OWNER, "memory_limit", memory_limit, minimum=1)
     epsilon, delta, claim = _resolve_claim(sampler, epsilon, delta)
     d0, d1 = _as_dataset(d0, "d0"), _as_dataset(d1, "d1")
     notes: list[str] = []

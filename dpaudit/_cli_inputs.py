@@ -195,15 +195,24 @@ def _is_factory(obj: Any) -> bool:
     return not required
 
 
-def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *, allow_factory: bool = True) -> Any:
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: 'an int', 'a list'."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *, allow_factory: bool = True,
+                  query_sensitivity: float | None = None) -> Any:
     from dpaudit.adapters import adapt
 
     try:
-        adapted = adapt(obj, d0, d1, delta=delta)
+        adapted = adapt(obj, d0, d1, delta=delta, query_sensitivity=query_sensitivity)
     except DPAuditError as exc:
         raise CommandLineError(f"TARGET {spec!r}: {_one_line(exc)}") from exc
     if adapted is not None:
         return adapted
+    if query_sensitivity is not None and not (callable(obj) and allow_factory and _is_factory(obj)):
+        raise CommandLineError(f"--query-sensitivity applies to a diffprivlib mechanism or an OpenDP measurement; "
+                               f"TARGET {spec!r} is neither")
     if hasattr(obj, "sample") and hasattr(obj, "claimed_guarantee") and not isinstance(obj, type):
         return obj
     if isinstance(obj, type):
@@ -213,11 +222,12 @@ def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *,
             made = obj()
         except (Exception, SystemExit) as exc:
             raise CommandLineError(f"TARGET {spec!r}: the factory raised {type(exc).__name__}: {_one_line(exc)}") from exc
-        return _as_mechanism(spec, made, d0, d1, delta, allow_factory=False)
+        return _as_mechanism(spec, made, d0, d1, delta, allow_factory=False, query_sensitivity=query_sensitivity)
     if callable(obj):
         return obj
     raise CommandLineError(
-        f"TARGET {spec!r} is a {type(obj).__name__}, not a mechanism, a callable fn(data, rng, size=None) or a factory"
+        f"TARGET {spec!r} is {_a(type(obj).__name__)} object, not a mechanism, a callable fn(data, rng, size=None) or a "
+        "factory"
     )
 
 
@@ -250,7 +260,7 @@ def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str] | None:
 
 def _check_numbers(args: argparse.Namespace) -> None:
     """Claim and run options, checked with the project's messages (owner: the sub-command)."""
-    from dpaudit._validation import check_in_range, check_int, check_nonnegative, check_probability
+    from dpaudit._validation import check_in_range, check_int, check_nonnegative, check_positive, check_probability
     from dpaudit.auditor.runner import MIN_TRIALS
 
     owner = f"dpaudit {args.command}"
@@ -261,6 +271,8 @@ def _check_numbers(args: argparse.Namespace) -> None:
             check_probability(owner, "--delta", args.delta)
         if args.trials is not None:
             check_int(owner, "--trials", args.trials, minimum=MIN_TRIALS)
+        if getattr(args, "query_sensitivity", None) is not None:
+            check_positive(owner, "--query-sensitivity", args.query_sensitivity)
         check_in_range(owner, "--confidence", args.confidence, 0.0, 1.0, low_closed=False, high_closed=False)
         check_int(owner, "--seed", args.seed, minimum=0)
         check_int(owner, "--workers", args.workers, minimum=1)
@@ -281,6 +293,9 @@ def prepare_case(args: argparse.Namespace) -> AuditCase:
     spec = args.target
     pair = _pair_from_args(args)
     if not _MODULE_TARGET.match(spec):
+        if getattr(args, "query_sensitivity", None) is not None:
+            raise CommandLineError("--query-sensitivity applies to a module:callable naming a diffprivlib mechanism or "
+                                   "an OpenDP measurement, not to a catalogue entry")
         entry = _catalogue_entry(spec)
         d0, d1, source = pair if pair is not None else (entry.d0, entry.d1, f"the catalogue entry's pair ({entry.name})")
         return replace(
@@ -295,7 +310,8 @@ def prepare_case(args: argparse.Namespace) -> AuditCase:
     if pair is None:
         raise CommandLineError(f"TARGET {spec!r} needs a pair: give --d0 FILE --d1 FILE or --pair NAME")
     d0, d1, source = pair
-    mechanism = _as_mechanism(spec, _import_attribute(spec), d0, d1, args.delta)
+    mechanism = _as_mechanism(spec, _import_attribute(spec), d0, d1, args.delta,
+                              query_sensitivity=getattr(args, "query_sensitivity", None))
     if args.epsilon is None and not hasattr(mechanism, "claimed_guarantee"):
         raise CommandLineError(f"--epsilon is required: TARGET {spec!r} is a plain callable with no claimed_guarantee()")
     trials = DEFAULT_TRIALS if args.trials is None else args.trials

@@ -79,6 +79,10 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     claim = parser.add_argument_group("the claim (default: the mechanism's claimed_guarantee())")
     claim.add_argument("--epsilon", type=float, help="claimed epsilon, >= 0 (required for a plain callable)")
     claim.add_argument("--delta", type=float, help="claimed delta, in [0, 1) (default: the claim's, else 0)")
+    claim.add_argument("--query-sensitivity", type=float, metavar="X",
+                       help="for a diffprivlib mechanism or an OpenDP measurement: the distance the query's answers "
+                       "really move, when it is not the sensitivity the mechanism was told (the claim is then audited "
+                       "at this distance)")
     run = parser.add_argument_group("the audit")
     run.add_argument("--trials", type=_count, help="trials per dataset, >= 100, e.g. 1e6 (default: the entry's, else 100000)")
     run.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
@@ -303,6 +307,10 @@ def _run_audit(args: argparse.Namespace) -> int:
     if args.command == "report":
         _check_output(args)
     case = prepare_case(args)
+    if getattr(case.mechanism, "ignores_rng", False) and not args.json:
+        print(f"dpaudit {args.command}: note: {case.mechanism!r} is invoked once per trial and draws from its own "
+              "random source: the audit is much slower than a vectorised numpy mechanism's (tens of times; "
+              "--trials 1e4 is quicker) and --seed does not reproduce it", file=sys.stderr)
     with _open_executor(args, case.mechanism) as executor:
         result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
                             checkpoint=args.checkpoint, **_run_options(args), **_attack_options(args))
@@ -363,6 +371,8 @@ def reproduce_command(args: argparse.Namespace, result: Any) -> str:
               "--confidence", repr(args.confidence), "--seed", str(args.seed)]
     if args.block_size is not None:
         words += ["--block-size", str(args.block_size)]
+    if getattr(args, "query_sensitivity", None) is not None:
+        words += ["--query-sensitivity", repr(args.query_sensitivity)]
     for name, value in _attack_options(args).items():
         words += [f"--{name.replace('_', '-')}"] + ([] if value is True else [repr(value)])
     if args.command == "report":

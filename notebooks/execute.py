@@ -86,22 +86,27 @@ def printed_text(nb: Any) -> list[str]:
     """What a notebook's cells print (streams and plain-text results), one entry per output line.
 
     Timings change from run to run and are masked: a line ``time : ...`` is dropped and every
-    ``<number>s`` becomes ``?s``. Figures' reprs (``<Figure size ...>``) are dropped (the images are
-    compared by eye). Everything else, every number included, is kept as printed.
+    ``<number>s`` becomes ``?s``. Figures' reprs (``<Figure size ...>``) and blank lines are dropped (the
+    images are compared by eye). Everything else, every number included, is kept as printed.
     """
     lines = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
+        texts: list[str] = []  # one stream may arrive in several pieces: join consecutive ones
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream":
-                text = output.get("text", "")
+                if texts and texts[-1].startswith("\0stream"):
+                    texts[-1] += output.get("text", "")
+                else:
+                    texts.append("\0stream" + output.get("text", ""))
             else:
                 text = output.get("data", {}).get("text/plain", "")
-                if text.startswith("<Figure size"):
-                    continue
-            for line in text.splitlines():
-                if not _TIMING_LINE.match(line):
+                if not text.startswith("<Figure size"):
+                    texts.append(text)
+        for text in texts:
+            for line in text.removeprefix("\0stream").splitlines():
+                if line.strip() and not _TIMING_LINE.match(line):
                     lines.append(f"[cell {index}] " + _SECONDS.sub("?s", line.rstrip()))
     return lines
 

@@ -337,6 +337,9 @@ def audit(
         notes.append("d0 and d1 are identical: nothing can be learned")
     elif check_neighbors and claim is not None and claim.relation is not None:
         claim.relation.check_neighbors(d0, d1, owner=OWNER)
+    if getattr(sampler.target, "ignores_rng", False):
+        notes.append("the mechanism ignores the rng it is given (its own random source), so the seed entropy "
+                     "above does not reproduce these outputs; the bound is valid all the same")
     if checkpoint is not None and seed is None:
         seed = recorded_seed(checkpoint, OWNER)
     streams = TrialStreams.from_seed(seed, block_size=1 if block_size is None else block_size, owner=OWNER)

@@ -44,10 +44,15 @@ def test_counts_accept_integral_floats(value, expected):
     assert got == expected and type(got) is int
 
 
-@pytest.mark.parametrize("value", [1.5, float("nan"), float("inf"), True, "1e5", 1e1])
+@pytest.mark.parametrize("value", [1.5, 150.5, float("nan"), float("inf"), True, "1e5"])
 def test_counts_refuse_the_rest(value):
     with pytest.raises(InvalidArgument, match="`trials` must be"):
-        check_count("audit", "trials", value, minimum=100)
+        check_count("audit", "trials", value, minimum=1)
+
+
+def test_counts_keep_their_minimum():
+    with pytest.raises(InvalidArgument, match="`trials` must be an integer >= 100; got trials=10"):
+        check_count("audit", "trials", 1e1, minimum=100)
 
 
 def test_audit_takes_trials_in_scientific_notation():

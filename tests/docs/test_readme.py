@@ -1,4 +1,5 @@
-"""Every python example of the README runs as pasted and prints what the README shows.
+"""Every python example of the README (and of the docs pages that show output) runs as pasted and
+prints what the page shows.
 
 Each ```python block is run on its own by a fresh interpreter in an empty folder (as a visitor
 pasting it would); when a plain ``` block follows it, the printed lines must equal that block's.
@@ -25,10 +26,20 @@ def readme_examples(text: str) -> list[tuple[str, str | None]]:
 
 
 EXAMPLES = readme_examples(README.read_text(encoding="utf-8"))
+#: docs pages whose every python block runs alone and shows its output
+PAGES = [ROOT / "docs" / "bounds.md"]
+PAGE_EXAMPLES = [(page, code, shown) for page in PAGES for code, shown in readme_examples(page.read_text(encoding="utf-8"))]
 
 
 def test_the_readme_has_examples_with_output():
     assert len(EXAMPLES) >= 3 and all(shown for _, shown in EXAMPLES), "every README example shows its output"
+
+
+@pytest.mark.parametrize(("page", "code", "shown"), PAGE_EXAMPLES,
+                         ids=[f"{page.stem}{i + 1}" for i, (page, _, _) in enumerate(PAGE_EXAMPLES)])
+def test_docs_page_example_prints_what_it_shows(page, code, shown, tmp_path):
+    assert shown is not None, f"{page.name}: every example shows its output"
+    test_readme_example_prints_what_it_shows(code, shown, tmp_path)
 
 
 @pytest.mark.parametrize(("code", "shown"), EXAMPLES, ids=[f"example{i + 1}" for i in range(len(EXAMPLES))])

@@ -13,7 +13,7 @@ ROOT = HERE.parent
 project = "dpaudit"
 author = "dpaudit developers"
 release = version = dpaudit.__version__
-copyright = "dpaudit developers"  # noqa: A001
+copyright = "dpaudit developers"
 
 extensions = [
     "sphinx.ext.autodoc",

@@ -260,7 +260,13 @@ def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str] | None:
 
 def _check_numbers(args: argparse.Namespace) -> None:
     """Claim and run options, checked with the project's messages (owner: the sub-command)."""
-    from dpaudit._validation import check_in_range, check_int, check_nonnegative, check_positive, check_probability
+    from dpaudit._validation import (
+        check_in_range,
+        check_int,
+        check_nonnegative,
+        check_positive,
+        check_probability,
+    )
     from dpaudit.auditor.runner import MIN_TRIALS
 
     owner = f"dpaudit {args.command}"

@@ -70,7 +70,7 @@ def render(header: Sequence[str], rows: Sequence[Sequence[str]], *, right: Seque
                                 for i, (v, w) in enumerate(zip(row, widths, strict=True))).rstrip())
         return out
 
-    out = lines(header) + [GAP.join("-" * w for w in widths)]
+    out = [*lines(header), GAP.join("-" * w for w in widths)]
     for row in cells[1:]:
         out += lines(row)
     return out

@@ -41,8 +41,8 @@ from threadpoolctl import threadpool_limits
 from dpaudit._rng import TrialStreams
 from dpaudit._validation import (
     argument_error,
-    check_in_range,
     check_count,
+    check_in_range,
     check_int,
     check_nonnegative,
     check_probability,

@@ -245,7 +245,7 @@ def render_table(rows: Sequence[TableRow], *, width: int | None = None) -> str:
     problems = list(dict.fromkeys(r.problem for r in rows))
     for problem in problems:
         mine = [c for r, c in zip(rows, cells, strict=True) if r.problem == problem]
-        out += ["", f"== {problem} =="] + render(_HEADERS, mine, width=width, sized_by=cells)
+        out += ["", f"== {problem} ==", *render(_HEADERS, mine, width=width, sized_by=cells)]
     out += ["", "Normalisation (rates in n, m, d, ε with n, m, d >= 1 and ε <= 1; log factors dropped for Õ/Ω̃):"]
     groups: dict[str, list[str]] = {}
     for r in rows:

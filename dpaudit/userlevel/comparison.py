@@ -37,8 +37,8 @@ from scipy import stats
 
 from dpaudit._validation import (
     argument_error,
-    check_finite_array,
     check_count,
+    check_finite_array,
     check_int,
     check_positive,
     check_probability,

@@ -49,7 +49,7 @@ def _environment() -> dict[str, str]:
 
 
 def test_the_command_line_and_plugin_examples(tmp_path):
-    examples = _examples(### Your own mechanism", "### Hypothesis strategies"), "bash")
+    examples = _examples(_section("### Your own mechanism", "### Hypothesis strategies"), "bash")
     assert len(examples) == 4
     for code, expected in examples:
         done = subprocess.run(["bash", "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -62,7 +62,7 @@ def test_the_adapter_examples(tmp_path):
                         exc_type=ImportError)
     pytest.importorskip("opendp", reason="needs the 'opendp' extra: pip install 'dpaudit[opendp]'", exc_type=ImportError)
     [(seeded, seeded_output), (unseeded, unseeded_output)] = _examples(
-        ### diffprivlib and OpenDP", "On the command line, `dpaudit audit mymod:laplace"), "python"
+        _section("### diffprivlib and OpenDP", "On the command line, `dpaudit audit mymod:laplace"), "python"
     )
     for code, expected, compare in ((seeded, seeded_output, slice(None)), (unseeded, unseeded_output, slice(0, 1))):
         done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,

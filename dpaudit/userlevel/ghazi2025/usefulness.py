@@ -41,7 +41,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_count, check_in_range, check_int, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_count,
+    check_in_range,
+    check_int,
+    check_probability,
+)
 from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsLocalization, RobustStatsSGD
 from dpaudit.userlevel.ghazi2025.losses import LinearLoss
 from dpaudit.userlevel.ghazi2025.utility import LinearUtilityProblem

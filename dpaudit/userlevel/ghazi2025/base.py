@@ -322,7 +322,8 @@ class _Ghazi2025Base(MechanismBase):
                                      self.step_size)
             if "nu_s" in c.name:
                 raise argument_error(owner, "threshold", f"at least c0*B + (b_q + b_th)*ln(2e^eps/delta) = {nu_min:.6g} "
-                                     "under preset='safe' [GKLM25, Lemma 3.8; note Sec. 2.8]", self.threshold)
+                                     "under preset='safe' [GKLM25, Lemma 3.8; the safe preset of docs/papers/ghazi2025.md]",
+                                     self.threshold)
             if "break point" in c.name:
                 raise argument_error(owner, "statistic", f"a robust statistic with the 2B/3 break point at B={b} "
                                      "[GKLM25, Assumption 3.3(i); Remark 3.4 is false for light trimming]", self.statistic,

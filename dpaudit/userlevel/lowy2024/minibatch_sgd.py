@@ -114,7 +114,7 @@ def run_minibatch_phase(
     halted = np.zeros(trials, dtype=bool)
     radius_2tau_sq = (2.0 * phase.tau / lip) ** 2  # 2 tau in units of L
     for t in range(1, phase.steps + 1):
-        x_md = acsa_query_point(state, t, mu_v, smooth_v)  # gradients are queried at x_md (note Sec. 2.2)
+        x_md = acsa_query_point(state, t, mu_v, smooth_v)  # gradients are queried at x_md (Alg. 2)
         idx = _sample_users(rng, trials, phase.users, k, rules.with_replacement)  # [Alg 2 line 3] (F5)
         items = phase_data[idx]  # (trials, K, m, d + 1)
         theta = radius * x_md
@@ -131,7 +131,7 @@ def run_minibatch_phase(
         _, now = at.answer(-score, noisy_threshold, halted, rng=rng)  # [Alg 2 line 7]
         probs = (h >= k / 2.0).astype(float) if rules.hard_threshold else inclusion_probability(h, k)  # [Alg 2 line 11]
         mean, kept = robust_mean(q, probs, rng=rng)  # g_i^t / L [Alg 2 line 13]
-        now = now | (kept == 0)  # an empty kept set is a halt (note Sec. 2.2)
+        now = now | (kept == 0)  # an empty kept set is a halt (dpaudit's reading)
         g_hat = mean + rng.normal(0.0, sigma_l, size=(trials, d))  # (g + zeta_i^t)/L [Alg 2 lines 13-14]
         grad_v = g_hat + mu_v * (x_md - center)  # + lambda_i (x - x_{i-1}), scaled [Alg 2 line 15]
         live = ~now

@@ -14,7 +14,7 @@ Two presets, for every algorithm:
 ``"audit"``
     Smaller constants, so that audits run with a few hundred users. Noise is calibrated from the
     budget with the explicit couplings of :mod:`dpaudit.userlevel.lowy2024.privacy`, and the
-    ``delta`` that the Laplace bad events consume is recomputed (the note's Sec. 3.3): the claim is
+    ``delta`` that the Laplace bad events consume is recomputed (:mod:`dpaudit.userlevel.lowy2024.privacy`): the claim is
     that recomputed ``(epsilon, delta)``, never the paper's.
 
 References

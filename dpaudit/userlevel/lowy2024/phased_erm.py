@@ -173,7 +173,7 @@ class _Alg3Base(PhasedMechanismFields):
             tau = float(self.tau)
         elif self.preset == "paper":
             tau = cst.tau * lip * log_ndm / math.sqrt(m)  # tau = O(L log(ndm)/sqrt m) [Alg 3 line 2], constant 1
-        else:  # vector Hoeffding radius of a mean of m gradients of norm <= L (note Sec. 2.2), at most L
+        else:  # vector Hoeffding radius of a mean of m gradients of norm <= L (dpaudit's choice: the paper leaves it open), at most L
             tau = min(lip, cst.tau * lip * math.sqrt(2.0 * math.log(2.0 * n * m * d * sum(steps)) / m))
         tiny = np.finfo(float).tiny
         if not (tau > tiny and all(tiny < li <= HEADROOM for li in lams)):

@@ -265,7 +265,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         ``delta_gaussian = zeta = delta/2``. ``gamma`` is the largest score level whose bad pass
         ``e^{eps_test} P(Lap > threshold - gamma C)`` fits in ``delta``; if even the smallest valid
         ``gamma`` (``ceil(gamma C) >= 2C/3 + 1``) does not, that one is used and the consumed
-        ``delta`` grows (the note's Sec. 3.3).
+        ``delta`` grows (:mod:`dpaudit.userlevel.lowy2024.privacy`).
         """
         g_min = (math.floor(2.0 * groups / 3.0) + 2) / groups  # ceil(gamma C) >= 2C/3 + 1
         g_max = (threshold - test_scale * math.log(math.exp(eps_test) / (2.0 * delta))) / groups
@@ -459,7 +459,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
             noisy = score + rng.laplace(0.0, p.test_scale, size=active.size)  # s_hat [Alg 1 line 12]
             probs = np.broadcast_to(probs, (active.size, k))  # independent coins per trial, also when iterates are shared
             mean, kept = robust_mean(iterates, probs, rng=rng)  # [Alg 1 lines 14-24]
-            passed = (noisy >= p.threshold) & (kept > 0)  # line 13; an empty S is a halt (note Sec. 2.1)
+            passed = (noisy >= p.threshold) & (kept > 0)  # line 13; an empty S is a halt (dpaudit's reading)
             noise = rng.normal(0.0, p.phase_sigmas[i], size=(active.size, d))  # zeta_i [Alg 1 line 25]
             x_i = self.radius * mean + noise
             halted[active[~passed]] = i  # HALT; output 0 [Alg 1 line 22]

@@ -3,10 +3,10 @@
 The paper proves Algorithms 1 and 3 private with hidden constants (Lemmas B.2 and C.2) and a
 good-event bookkeeping that fails for small ``delta`` (finding F1 of ``docs/papers/lowy2024.md``). This
 module gives every step an explicit, checkable constant, so that a configuration's *consumed*
-``(epsilon, delta)`` can be computed rather than assumed (the note's Sec. 3.3 proposal):
+``(epsilon, delta)`` can be computed rather than assumed (dpaudit's bookkeeping, derived below):
 
 * :func:`alg1_coupling_sensitivity` and :func:`alg2_coupling_sensitivity`: explicit versions of
-  Lemmas B.2 and C.2 (the note's Sec. 3.4, refined; derivations in the docstrings);
+  Lemmas B.2 and C.2 (derivations in the docstrings below);
 * :func:`alg1_phase_guarantee`: one phase of Algorithm 1 (test, ramp, Gaussian) as ``(eps, delta)``;
 * :func:`alg2_phase_guarantee`: one call of Algorithm 2, eq. (10)'s chain (Gaussian, then
   subsampling, then advanced composition) plus AboveThreshold and the test's bad event;
@@ -149,7 +149,8 @@ def alg1_coupling_sensitivity(
     C``), hence lies within ``3 tau`` of ``y_a``, on both sides. Only the ``<= C - g`` other indices
     can be kept on one side only, each with probability ``|p - p'| <= 6/C``: their number ``X`` is
     dominated by ``Bin(C - g, 6/C)``. With the two versions of the changed point, ``|S delta S'| <=
-    X + 2`` and the means differ by at most ``2 (3 tau)(X + 2)/(g - 1)`` (the note's item 9).
+    X + 2`` and the means differ by at most ``2 (3 tau)(X + 2)/(g - 1)`` (tested in
+    ``tests/userlevel/lowy2024/test_lowy2024_outlier_removal.py``).
 
     The robust mean is an average of points of a set of diameter ``diameter`` (the ball the
     iterates live in), so ``Delta`` never exceeds it, whatever the coins.
@@ -191,7 +192,8 @@ def alg2_coupling_sensitivity(
     ranks with ``2 tau``), coins of unchanged users shared. At least ``f`` = :func:`alg2_kept_count`
     points have ``h >= 2K/3 + 1``, so ``p = p' = 1`` for the ``>= f - 1`` unchanged ones. Kept points
     of one dataset are pairwise within ``4 tau`` (two sets of more than ``K/2`` neighbours meet;
-    the note's item 5), so with a common kept point ``c`` both kept sets lie in ``B(c, 4 tau)``. At
+    tested in ``tests/userlevel/lowy2024/test_lowy2024_outlier_removal.py``), so with a common kept
+    point ``c`` both kept sets lie in ``B(c, 4 tau)``. At
     most ``K - f`` other indices flip, each with probability ``<= 6/K``. Hence
     ``Delta = 2 (4 tau)(t + 1)/(f - 1)`` with ``t`` = :func:`binomial_quantile` ``(K - f, 6/K, zeta)``,
     and never more than ``diameter`` (users' gradients are clamped to the ball of radius ``L``, so

@@ -12,7 +12,7 @@
 3. ``f_r`` is ``L sqrt(d)/r``-smooth;
 4. ``E_y grad f(x + y) = grad f_r(x)``: one fresh ``y`` per gradient evaluation is an unbiased
    gradient of ``f_r`` (how the smoothed Algorithm 3 computes its gradients; the paper leaves it
-   open, the note's Sec. 2.5 proposal).
+   open, a choice of dpaudit's).
 
 For a loss of a linear predictor only the margin moves: ``<x + y, a> = <x, a> + <y, a>``, and
 ``<y, a>`` for ``y`` uniform in the ball is ``||a|| r (2B - 1)`` with ``B ~ Beta((d+1)/2, (d+1)/2)``

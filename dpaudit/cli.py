@@ -307,11 +307,11 @@ def _run_audit(args: argparse.Namespace) -> int:
     if args.command == "report":
         _check_output(args)
     case = prepare_case(args)
-    if getattr(case.mechanism, "ignores_rng", False) and not args.json:
-        print(f"dpaudit {args.command}: note: {case.mechanism!r} is invoked once per trial and draws from its own "
-              "random source: the audit is much slower than a vectorised numpy mechanism's (tens of times; "
-              "--trials 1e4 is quicker) and --seed does not reproduce it", file=sys.stderr)
     with _open_executor(args, case.mechanism) as executor:
+        if getattr(case.mechanism, "ignores_rng", False) and not args.json:  # said once the inputs are accepted
+            print(f"dpaudit {args.command}: note: {case.mechanism!r} is invoked once per trial and draws from its own "
+                  "random source: the audit is much slower than a vectorised numpy mechanism's (tens of times; "
+                  "--trials 1e4 is quicker) and --seed does not reproduce it", file=sys.stderr)
         result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
                             checkpoint=args.checkpoint, **_run_options(args), **_attack_options(args))
     if args.command == "report":

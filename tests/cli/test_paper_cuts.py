@@ -68,7 +68,7 @@ def test_command_line_counts(text, expected):
 
 def test_command_line_refuses_a_fractional_count():
     code, _, err = _run(["audit", "laplace", "--trials", "150.5"])
-    assert code == EXIT_BAD_INPUT and "expected a whole number such as 100000 or 1e5, got '150.5'" in err
+    assert code == EXIT_BAD_INPUT and "argument --trials: must be an integer >= 100 or auto; got '150.5'" in err
 
 
 def test_command_line_audit_with_trials_1e4():

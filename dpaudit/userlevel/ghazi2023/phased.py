@@ -19,11 +19,11 @@ so every phase solves one problem per trial, certifies it (the fast path of
 :mod:`.sc_output_pert`) and runs the exact search only for the trials the certificate does not decide.
 
 Corrected preset (default) vs ``preset="paper"``
------------------------------------------------
+------------------------------------------------
 * E6: the paper never projects, yet claims ``theta*_{l_i, K_i} = theta*_{l_i, K}``, which needs
   ``theta_hat_{i-1} in K``; the corrected preset projects every phase's output onto ``K``
   (post-processing) and then minimises over ``K`` itself, since the minimiser over ``K`` lies within
-  ``G/lambda_i`` of ``theta_hat_{i-1}`` (note item 14) and so equals the one over ``K_i``. The paper
+  ``G/lambda_i`` of ``theta_hat_{i-1}`` (checked in ``proofs/ghazi2023/localisation_radius.py``) and so equals the one over ``K_i``. The paper
   preset minimises over ``K_i`` as printed (when ``K_i`` is empty, which only its unprojected
   iterates allow, the printed step is undefined and ``K`` is used).
 * Batches of Alg 4 (E7, P15): corrected: users ``floor(n/2^i) <= u < floor(n/2^{i-1})`` (0-based,

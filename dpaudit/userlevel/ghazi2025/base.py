@@ -5,7 +5,7 @@ The mechanisms (:mod:`dpaudit.userlevel.ghazi2025.algorithms`) differ only in th
 Two parameterisations (``preset``):
 
 ``"safe"`` (default)
-    The privacy-safe parameterisation of the paper-000 note, Sec. 2.8. Changes from the paper, each
+    The privacy-safe parameterisation of ``docs/papers/ghazi2025.md``, Sec. 2.8. Changes from the paper, each
     needed for the privacy proof (Lemma 3.10) to go through:
 
     1. ``eta_s <= 1/(6 beta B)`` in every phase: Lemma 3.9 assumes it, Theorem 3.1 does not impose
@@ -49,7 +49,8 @@ References
    statistics. arXiv:2502.08889v1, 2025.
 .. [DR14] C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy, 2014,
    Thm 3.23 (AboveThreshold), Thm A.1 (Gaussian mechanism).
-.. [Note000] dpaudit paper-000 note (``notes/paper_000_robust_stats.md``), Secs. 2.7-2.8 and 8.
+.. [Note000] The readings, corrections and pitfalls of Ghazi, Kumar, Liu and Manurangsi (2025)
+   kept in ``docs/papers/ghazi2025.md`` (readings A1-A14, pitfalls P1-P20).
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ _TRIAL_BLOCK_BYTES = 192 * 2**20
 _PAPER_FLAW = (
     "preset='paper' follows [GKLM25] as printed: no 6*beta*eta*B <= 1 (Lemma 3.9), AboveThreshold noise "
     "calibrated for score sensitivity 1 instead of 2, and nu = 0.9B + 2ln(T/delta)/eps; it is not "
-    "(epsilon, delta)-DP in general (see the paper-000 note, Sec. 8)"
+    "(epsilon, delta)-DP in general (see docs/papers/ghazi2025.md, Sec. 8)"
 )
 
 
@@ -328,7 +329,8 @@ class _Ghazi2025Base(MechanismBase):
                                      self.step_size)
             if "nu_s" in c.name:
                 raise argument_error(owner, "threshold", f"at least c0*B + (b_q + b_th)*ln(2e^eps/delta) = {nu_min:.6g} "
-                                     "under preset='safe' [GKLM25, Lemma 3.8; note Sec. 2.8]", self.threshold)
+                                     "under preset='safe' [GKLM25, Lemma 3.8; the safe preset of docs/papers/ghazi2025.md]",
+                                     self.threshold)
             if "break point" in c.name:
                 raise argument_error(owner, "statistic", f"a robust statistic with the 2B/3 break point at B={b} "
                                      "[GKLM25, Assumption 3.3(i); Remark 3.4 is false for light trimming]", self.statistic,

@@ -17,7 +17,7 @@ Gradient counts. One *gradient* is one per-item ``grad l(theta; z)``; a step com
 :meth:`WinsorizedFirstOrder.gradient_count` returns the exact per-trial count; the regulariser's
 gradient ``lambda (theta - centre)`` is not a loss gradient and is not counted.
 
-Reconstructions and proposals (the seed text has no appendix) [paper_004 note]:
+Reconstructions and proposals (the seed text has no appendix) [``docs/papers/levy2021.md``]:
 
 * The optimiser instance (Prop 4 / Alg 7, App. E.2): projected gradient steps
   ``theta <- Pi_Theta(theta - eta gbar)``; ``eta = 1/H`` for smooth losses and
@@ -96,7 +96,7 @@ def gradient_concentration_radius(sigma: float, dim: int, n_users: int, m_items:
     """Uniform concentration radius of the users' average gradients (Prop 1 with constants) [PROP].
 
     ``tau(alpha) = sigma sqrt(8 (d ln 5 + d ln(3 R H sqrt(m) / (sigma sqrt(d))) + ln(n / alpha)) / m)
-    + 2 sigma sqrt(d / m)`` [paper_004 note, ALG-5, PROP]: a 1/2-net of directions (5^d points), an
+    + 2 sigma sqrt(d / m)`` [``docs/papers/levy2021.md``, ALG-5, PROP]: a 1/2-net of directions (5^d points), an
     ``eta``-net of ``Theta`` with ``eta = sigma sqrt(d/m) / H``, ``(sigma^2/m)``-sub-Gaussian user
     gradients and ``2 H eta`` off the net. It matches Prop 1's
     ``O(sigma sqrt((d log(RHm/(d sigma)) + log(n/alpha)) / m))`` up to constants [LSA+21, Prop 1].
@@ -254,7 +254,7 @@ class WinsorizedFirstOrder(MechanismBase):
               \\bar g_t = \\mathrm{WME}_d(\\{g_t^{(u)}\\}_u, \\varepsilon', \\delta', \\tau, G, \\gamma),\\quad
               \\theta_{t+1} = \\Pi_\\Theta(\\theta_t - \\eta(\\bar g_t + \\lambda(\\theta_t - c)))
 
-    Privacy [LSA+21, Thm 3; paper_004 note P4]: ``T`` adaptive ``(eps', delta')`` queries compose to
+    Privacy [LSA+21, Thm 3; ``docs/papers/levy2021.md`` P4]: ``T`` adaptive ``(eps', delta')`` queries compose to
     ``(eps/2 + T eps'(e^{eps'} - 1), T delta' + delta/2) <= (eps, delta)``; Query, Update and
     Aggregate only post-process. Gradient count per trial: ``T n m``.
 

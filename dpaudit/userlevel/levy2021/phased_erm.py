@@ -5,7 +5,7 @@ approximately minimising the regularised objective (7) with ``lambda_t = 4^t lam
 previous round's output, each round by Algorithm 3 (:class:`~dpaudit.userlevel.levy2021.first_order.WinsorizedFirstOrder`)
 with the full ``(eps, delta)`` (parallel composition). ``(eps, delta)``-DP [LSA+21, Alg 4, Thm 4].
 
-Details the paper leaves open [paper_004 note, ALG-7, PROP]: ``n_t = floor(n / 2^t)``, users taken in
+Details the paper leaves open [``docs/papers/levy2021.md``, ALG-7, PROP]: ``n_t = floor(n / 2^t)``, users taken in
 index order (round 1 gets the first ``n_1`` users), ``T_eff = min(T, floor(log2 n))``; the
 regulariser's gradient is added after the private mean (post-processing, ``B = G``);
 ``eta_t = 1 / (H + lambda_t)``; the last iterate is the round's output.
@@ -186,7 +186,7 @@ class PhasedERM(MechanismBase):
               + \\eta_t^2 \\nu_t^2(T) \\frac{1 - q_t^{2T}}{1 - q_t^2}, \\qquad
               D_t = \\min(R, G/\\lambda_t),
 
-    the finite-``T`` form of the strongly convex case of [LSA+21, Prop 4] (the paper_004 note, ALG-6).
+    the finite-``T`` form of the strongly convex case of [LSA+21, Prop 4] (``docs/papers/levy2021.md``, ALG-6).
     ``D_t`` bounds the distance from the centre ``theta_hat_{t-1}`` to ``theta*_t`` (strong convexity and
     ``G``-Lipschitz losses give ``lambda_t ||c - theta*_t|| <= G``). ``nu_t^2(T) = 2 d b_t(T)^2`` is the
     exact variance of Algorithm 2's noise ``U^{-1} xi`` (``xi_j ~ Lap(b_t(T))``) at the per-step budget
@@ -308,7 +308,7 @@ class PhasedERM(MechanismBase):
     def n_rounds(self, n_users: int, m_items: int, dim: int) -> int:
         """``T = ceil(log2(G n sqrt(m) eps / (sigma d)))`` [LSA+21, Alg 4, line 1], in ``[1, floor(log2 n)]``.
 
-        The seed prints ``n sqrt(m eps)``; the intended form is ``n sqrt(m) eps`` [paper_004 note, 0(a)].
+        The seed prints ``n sqrt(m eps)``; the intended form is ``n sqrt(m) eps`` [``docs/papers/levy2021.md``, 0(a)].
         """
         cap = max(1, n_users.bit_length() - 1)  # floor(log2 n), exactly
         if self.rounds is not None:

@@ -3,7 +3,7 @@
 :class:`WinsorizedMean1D`: a private range of width ``w = O(tau)``
 (:class:`~dpaudit.userlevel.levy2021.private_range.PrivateRange`), then the mean of the values
 clipped to it plus ``Lap(2 w / (n eps))``. Pure ``eps``-DP [LSA+21, Thm 1]. The stages are exposed
-for audits against their own budgets (the paper_004 note, section 8): :class:`RangeStage`
+for audits against their own budgets (``docs/papers/levy2021.md``, section 8): :class:`RangeStage`
 (``eps/2``) and :class:`LaplaceStage` (``eps/2`` given a fixed ``[a, b]``).
 
 The mechanism reduces each user to the mean of their items (one value per user, so user replacement
@@ -81,7 +81,7 @@ class WinsorizedMean1D(MechanismBase):
     .. math:: \\bar\\mu = \\frac1n \\sum_i \\Pi_{[a,b]}(X_i) + \\mathrm{Lap}\\Big(\\frac{2 w}{n \\varepsilon}\\Big),
               \\quad [a, b] = \\mathrm{PrivateRange}(X^n, \\varepsilon/2, \\tau, B),\\ w = b - a
 
-    Privacy [LSA+21, Thm 1 and its proof chain, paper_004 note P1]: PrivateRange is ``eps/2``-DP for
+    Privacy [LSA+21, Thm 1 and its proof chain, ``docs/papers/levy2021.md`` P1]: PrivateRange is ``eps/2``-DP for
     every input; for a *fixed* ``[a, b]`` the clipped mean has replace-one sensitivity ``w / n``, so
     ``Lap((w/n) / (eps/2))`` is ``eps/2``-DP; basic composition gives ``eps``. The noise scale is
     rounded up (:func:`dpaudit.accounting.laplace_scale`).
@@ -123,7 +123,7 @@ class WinsorizedMean1D(MechanismBase):
         return 0.5 * self.epsilon
 
     def laplace_epsilon(self) -> float:
-        """Budget of the Laplace stage: ``eps / 2`` [LSA+21, Thm 1 proof; paper_004 note, P1]."""
+        """Budget of the Laplace stage: ``eps / 2`` [LSA+21, Thm 1 proof; ``docs/papers/levy2021.md``, P1]."""
         return 0.5 * self.epsilon
 
     def private_range(self) -> PrivateRange:

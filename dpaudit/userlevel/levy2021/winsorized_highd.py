@@ -89,7 +89,7 @@ class WinsorizedMeanHighD(MechanismBase):
         PrivateRange mode of every coordinate (see :class:`WinsorizedMean1D`).
     tau_rule : {"paper", "tight"}
         ``tau' = 10 tau sqrt(log(d' n / gamma) / d')`` (paper) or
-        ``tau sqrt(2 log(2 n d' / gamma) / d')`` (tight; still a valid radius) [paper_004 note, L7].
+        ``tau sqrt(2 log(2 n d' / gamma) / d')`` (tight; still a valid radius) [``docs/papers/levy2021.md``, L7].
     signs : tuple of float, optional
         Fix the rotation signs ``omega`` (length ``d'``, entries +-1) for audits; by default they
         are drawn afresh, independently of the data, for every trial.
@@ -103,7 +103,7 @@ class WinsorizedMeanHighD(MechanismBase):
               \\bar X = U^{-1} \\bar Y
 
     with ``eps' = eps / sqrt(8 d' log(1/delta))`` [LSA+21, Alg 2, line 3]. Privacy [LSA+21, Thm 2;
-    paper_004 note P2, P2']: conditionally on ``omega`` (drawn independently of the data) the ``d'``
+    ``docs/papers/levy2021.md`` P2, P2']: conditionally on ``omega`` (drawn independently of the data) the ``d'``
     coordinates are ``d'`` adaptively composed ``eps'``-DP mechanisms; advanced composition gives
     ``eps' sqrt(2 d' ln(1/delta)) + d' eps'(e^{eps'} - 1) <= eps`` at ``delta`` in the checked
     region, and basic composition gives ``(d' eps', 0)``. :meth:`tight_guarantee` reports the
@@ -239,7 +239,7 @@ class WinsorizedMeanHighD(MechanismBase):
         return ApproxDP(self.epsilon, self.delta, UserReplace())
 
     def tight_guarantee(self, dim: int) -> ApproxDP:
-        """The smaller of basic and advanced composition for dimension ``dim`` [paper_004 note, P2']."""
+        """The smaller of basic and advanced composition for dimension ``dim`` [``docs/papers/levy2021.md``, P2']."""
         dim = check_int(f"{type(self).__name__}.tight_guarantee", "dim", dim, minimum=1)
         bound = alg2_epsilon_bound(self.epsilon, self.delta, next_power_of_two(dim))
         return ApproxDP(min(bound, self.epsilon), self.delta, UserReplace())
@@ -250,7 +250,7 @@ class WinsorizedMeanHighD(MechanismBase):
         """Coordinate ``index`` of Algorithm 2 for fixed ``signs``: Algorithm 1 at ``eps'``.
 
         DP holds conditionally on the signs, so an audit may fix them and craft users whose
-        rotated coordinate differs by the full width [paper_004 note, section 8]. The claim is the
+        rotated coordinate differs by the full width [``docs/papers/levy2021.md``, section 8]. The claim is the
         paper's ``eps' = eps / sqrt(8 d' log(1/delta))``.
         """
         owner = f"{type(self).__name__}.coordinate_stage"

@@ -1,4 +1,4 @@
-"""Deliberately broken variants of Lowy, Liu and Asi (2024)'s algorithms: the paper-003 note's pitfalls.
+"""Deliberately broken variants of Lowy, Liu and Asi (2024)'s algorithms: the ``docs/papers/lowy2024.md`` pitfalls.
 
 Each variant changes one thing, warns :class:`~dpaudit.errors.UnsoundMechanismWarning` when
 constructed, and keeps the correct mechanism's claim, so that an audit against that claim can
@@ -26,7 +26,8 @@ References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
    optimization. NeurIPS 2024.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Sec. 8.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations

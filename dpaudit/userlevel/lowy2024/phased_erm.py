@@ -7,7 +7,7 @@ any phase outputs 0. With ``smoothing=True`` it is the non-smooth algorithm of S
 D.3): gradients of the uniformly smoothed loss ``f_r``, ``r = sqrt(d) R/(eps n sqrt(m))``.
 :class:`AcceleratedMinibatchSGD` is one call of Algorithm 2 on all the given users, as a mechanism.
 
-Parameters the paper leaves open, as the paper-003 note proposes (Secs. 2.2-2.5): ``n_i``, ``K_i``,
+Parameters the paper leaves open, as ``docs/papers/lowy2024.md`` proposes (Secs. 2.2-2.5): ``n_i``, ``K_i``,
 ``T_i`` rounded (floor, ceil, ceil); ``T_i = ceil((1 + sqrt(beta/lambda_i)) log(ndm))`` (the proof of
 Thm D.3's explicit form of ``Theta~``); ``tau = c L log(ndm)/sqrt(m)``; ``p = 3q + 2.5 + log_n sqrt(m)``
 (Thm C.3's lower bound); ``K_i`` capped at ``n_i`` (F5); the smoothed version's ``lambda =
@@ -17,7 +17,8 @@ References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
    optimization. NeurIPS 2024, Algorithms 2-3, Theorems 3.1, 3.2, C.1, C.3, D.3, Lemma D.2.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Secs. 2.2-2.5, 3.2, 3.5.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations
@@ -175,7 +176,7 @@ class _Alg3Base(PhasedMechanismFields):
             tau = float(self.tau)
         elif self.preset == "paper":
             tau = cst.tau * lip * log_ndm / math.sqrt(m)  # tau = O(L log(ndm)/sqrt m) [Alg 3 line 2], constant 1
-        else:  # vector Hoeffding radius of a mean of m gradients of norm <= L (note Sec. 2.2), at most L
+        else:  # vector Hoeffding radius of a mean of m gradients of norm <= L (dpaudit's choice: the paper leaves it open), at most L
             tau = min(lip, cst.tau * lip * math.sqrt(2.0 * math.log(2.0 * n * m * d * sum(steps)) / m))
         tiny = np.finfo(float).tiny
         if not (tau > tiny and all(tiny < li <= HEADROOM for li in lams)):

@@ -6,7 +6,7 @@ SGD from ``x_{i-1}`` (``T_i = N_i m`` steps, step size ``eta_i = eta/2^{p i}``);
 concentration score of the ``C`` average iterates decides between halting (output 0) and the
 robust mean of the iterates kept by the soft ramp, released with Gaussian noise ``sigma_i``.
 
-Details the paper leaves open, as the paper-003 note proposes (Sec. 2.1): ``C = ceil(.)``,
+Details the paper leaves open, as ``docs/papers/lowy2024.md`` proposes (Sec. 2.1): ``C = ceil(.)``,
 ``n_i = floor(.)``, ``N_i = floor(n_i / C)``, exactly ``C N_i`` users in phase ``i``, taken in index
 order (any data-independent assignment satisfies the proof; ``shuffle=True`` draws a random one
 and a random item order per trial); an empty kept set is a halt; the noisy ``x_i`` is not projected
@@ -17,7 +17,8 @@ References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
    optimization. NeurIPS 2024, Algorithm 1, Theorems 2.1 and B.1, Lemma B.2.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Secs. 2.1, 3.1, 3.3, 3.4.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations
@@ -192,7 +193,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         """Paper preset: warn for P14 (eps/4 > 1) here; F1 depends on n, m and is checked in :meth:`parameters`."""
         if self.preset == "paper" and self.epsilon > 4.0:
             warnings.warn(f"{self._owner}(preset='paper') at epsilon={self.epsilon:g} > 4 uses Lemma A.6's classical "
-                          "Gaussian at eps/4 > 1, outside its proof (paper-003 note, P14)", UnsoundMechanismWarning,
+                          "Gaussian at eps/4 > 1, outside its proof (docs/papers/lowy2024.md, P14)", UnsoundMechanismWarning,
                           stacklevel=3)
 
     def parameters(self, n_users: int, m_items: int, dim: int) -> Alg1Parameters:
@@ -272,7 +273,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         ``delta_gaussian = zeta = delta/2``. ``gamma`` is the largest score level whose bad pass
         ``e^{eps_test} P(Lap > threshold - gamma C)`` fits in ``delta``; if even the smallest valid
         ``gamma`` (``ceil(gamma C) >= 2C/3 + 1``) does not, that one is used and the consumed
-        ``delta`` grows (the note's Sec. 3.3).
+        ``delta`` grows (:mod:`dpaudit.userlevel.lowy2024.privacy`).
         """
         g_min = (math.floor(2.0 * groups / 3.0) + 2) / groups  # ceil(gamma C) >= 2C/3 + 1
         g_max = (threshold - test_scale * math.log(math.exp(eps_test) / (2.0 * delta))) / groups
@@ -479,7 +480,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
             noisy = score + rng.laplace(0.0, p.test_scale, size=active.size)  # s_hat [Alg 1 line 12]
             probs = np.broadcast_to(probs, (active.size, k))  # independent coins per trial, also when iterates are shared
             mean, kept = robust_mean(iterates, probs, rng=rng)  # [Alg 1 lines 14-24]
-            passed = (noisy >= p.threshold) & (kept > 0)  # line 13; an empty S is a halt (note Sec. 2.1)
+            passed = (noisy >= p.threshold) & (kept > 0)  # line 13; an empty S is a halt (dpaudit's reading)
             noise = rng.normal(0.0, p.phase_sigmas[i], size=(active.size, d))  # zeta_i [Alg 1 line 25]
             x_i = self.radius * mean + noise
             halted[active[~passed]] = i  # HALT; output 0 [Alg 1 line 22]

@@ -20,7 +20,8 @@ References
 ----------
 .. [GKKMMZ23] B. Ghazi, P. Kamath, R. Kumar, R. Meka, P. Manurangsi and C. Zhang. On user-level
    private convex optimization. ICML 2023, Alg 1-2, 4, 6.
-.. [Note002] dpaudit paper-002 note, Sec. 8 (pitfalls P4, P5).
+.. [Note002] The readings, corrections and pitfalls of Ghazi et al. (2023), ``docs/papers/ghazi2023.md``
+   (pitfalls P4, P5).
 """
 
 from __future__ import annotations

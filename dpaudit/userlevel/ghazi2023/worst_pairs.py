@@ -45,7 +45,8 @@ References
 ----------
 .. [GKKMMZ23] B. Ghazi, P. Kamath, R. Kumar, R. Meka, P. Manurangsi and C. Zhang. On user-level
    private convex optimization. ICML 2023, Alg 1-6, Thm 3.3.
-.. [Note002] dpaudit paper-002 note, App. B2 (the golden pair), Sec. 8 (E2).
+.. [Note002] The readings, corrections and pitfalls of Ghazi et al. (2023), ``docs/papers/ghazi2023.md``
+   (B2, the golden pair; erratum E2).
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ _EPSILON, _DELTA = 6.0, 0.1
 
 
 def _tau_for(n_users: int, gamma: float, tau_prime: float = _TAU_PRIME) -> float:
-    """The ``tau`` whose tight radius ``tau sqrt(2 log(2 n d'/gamma)/d')`` is ``tau_prime`` at ``d' = 1`` [paper_004 note, L7]."""
+    """The ``tau`` whose tight radius ``tau sqrt(2 log(2 n d'/gamma)/d')`` is ``tau_prime`` at ``d' = 1`` (``docs/papers/levy2021.md``, L7)."""
     return tau_prime / math.sqrt(2.0 * math.log(2.0 * n_users / gamma))
 
 

@@ -31,10 +31,12 @@ References
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from flint import arb
@@ -115,7 +117,8 @@ class Cells:
             r_hi = np.where(q_lo == 0, np.where(p_hi > 0, np.inf, 0.0), _up(p_hi / np.where(q_lo == 0, 1.0, q_lo)))
         r_hi = np.where((p_hi == 0) & (q_hi == 0), np.inf, r_hi)  # an output neither law produces: no information
         l_lo, l_hi = _log_bounds(r_lo, r_hi)
-        return cls(*(np.asarray(x, dtype=float) for x in (p_lo, p_hi, q_lo, q_hi)), r_lo, r_hi, l_lo, l_hi)
+        p_lo, p_hi, q_lo, q_hi = (np.asarray(x, dtype=float) for x in (p_lo, p_hi, q_lo, q_hi))
+        return cls(p_lo, p_hi, q_lo, q_hi, r_lo, r_hi, l_lo, l_hi)
 
     def take(self, index: int) -> Cells:
         """The one cell ``index``."""
@@ -196,14 +199,14 @@ def laplace_pair_cells(t0: float, t1: float, scale: float, band: int) -> Cells:
         ends = [lo + (hi - lo) * Fraction(k, band) for k in range(band + 1)]
         points: list[Fraction | None] = [None, *ends, None]
         cols: list[list[float]] = [[] for _ in range(8)]
-        for a, c in zip(points[:-1], points[1:], strict=True):
+        for a, c in itertools.pairwise(points):
             masses = []
             for t in (Fraction(t0), Fraction(t1)):
                 upper = arb(1) if c is None else laplace_cdf(c - t, b)
                 lower = arb(0) if a is None else laplace_cdf(a - t, b)
                 masses.append(arb_bounds(upper - lower))
             # the loss is constant on a tail cell: its value at the cell's finite end
-            ends_here = [c if a is None else a, a if c is None else c]
+            ends_here = [v for v in (a, c) if v is not None]
             at_ends = [arb_of(abs(v - Fraction(t1)) - abs(v - Fraction(t0))) / b for v in ends_here]
             loss, ratio = hull([arb_bounds(x) for x in at_ends]), hull([arb_bounds(x.exp()) for x in at_ends])
             values = (max(masses[0].lo, 0.0), masses[0].hi, max(masses[1].lo, 0.0), masses[1].hi, ratio.lo, ratio.hi, loss.lo, loss.hi)
@@ -356,7 +359,7 @@ REFINE_ROUNDS = 64
 REFINE_CELLS = 4096
 
 
-def refine_maximum(bounds: Callable[[Sequence[Cell]], tuple[Array, Array]], cells: Sequence[Cell], *,
+def refine_maximum(bounds: Callable[[Any], tuple[Array, Array]], cells: Sequence[Cell], *,
                    tolerance: float = REFINE_TOLERANCE, rounds: int = REFINE_ROUNDS, spread: float = 1.0) -> Enclosure:
     """Branch and bound for ``sup f`` over the union of ``cells``, each ``(tag, interval of the real line)``.
 

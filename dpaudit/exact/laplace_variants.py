@@ -23,14 +23,23 @@ References
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
+import numpy as np
 from flint import arb
 
 from dpaudit._validation import argument_error
 from dpaudit.exact.cells import laplace_cdf
-from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, fraction_bounds, precision, sum_bounds
+from dpaudit.exact.enclosure import (
+    Enclosure,
+    arb_bounds,
+    arb_of,
+    fraction_bounds,
+    precision,
+    sum_bounds,
+)
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs
 from dpaudit.exact.profile import PrivacyProfile, ProfileUnavailable
 
@@ -113,7 +122,7 @@ class LaplaceScalesProfile(PrivacyProfile):
                 b = arb_bounds(value)
                 lo_terms.append(max(b.lo, 0.0))
                 hi_terms.append(max(b.hi, 0.0))
-        total = sum_bounds(lo_terms, hi_terms) if lo_terms else _ZERO
+        total = sum_bounds(np.array(lo_terms), np.array(hi_terms)) if lo_terms else _ZERO
         return Enclosure(total.lo, min(total.hi, 1.0))
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
@@ -156,7 +165,7 @@ def snapping_profile(x0: float, x1: float, scale: float, grid: float, bound: flo
         laws = []
         for x in (Fraction(x0), Fraction(x1)):
             cdf = [arb(0), *(laplace_cdf(c - x, b) for c in cuts), arb(1)]
-            laws.append([hi - lo for lo, hi in zip(cdf[:-1], cdf[1:], strict=True)])
+            laws.append([hi - lo for lo, hi in itertools.pairwise(cdf)])
         labels = [f"<= {float(cuts[0]):g} (merged)"] + [f"{float((first + k + 1) * lam):g}" for k in range(len(cuts) - 1)]
         labels.append(f">= {float(cuts[-1]):g} (merged)")
         return finite_from_arbs(laws[0], laws[1], labels=labels, description=description)

@@ -28,6 +28,7 @@ References
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -35,7 +36,7 @@ import numpy as np
 from flint import arb
 
 from dpaudit._validation import argument_error, check_one_of, check_positive
-from dpaudit.exact.cells import Cells, CellProfile, Interval, hull, refine_maximum
+from dpaudit.exact.cells import CellProfile, Cells, Interval, hull, refine_maximum
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision
 from dpaudit.exact.exppoly import ExpPoly
 from dpaudit.exact.selection import _pieces
@@ -196,7 +197,7 @@ def _grid(values: Sequence[float], scale: float) -> list[Interval]:
         points |= {float(x) for x in np.linspace(low, high, n + 1)}
     points |= {high + scale * 2.0 ** (k / 2 - 6) for k in range(TAIL_CELLS)}
     ends = [-math.inf, *sorted(points), math.inf]
-    return list(zip(ends[:-1], ends[1:], strict=True))
+    return list(itertools.pairwise(ends))
 
 
 def noisy_max_value_profile(q0: Sequence[float], q1: Sequence[float], scale: float, noise: str = "laplace", *,

@@ -28,7 +28,7 @@ from functools import reduce
 import numpy as np
 
 from dpaudit._validation import argument_error
-from dpaudit.exact.cells import Cells, CellProfile, laplace_pair_cells
+from dpaudit.exact.cells import CellProfile, Cells, laplace_pair_cells
 from dpaudit.exact.threshold import ThresholdSpec, threshold_profile
 
 __all__ = ["numerical_svt_profile"]

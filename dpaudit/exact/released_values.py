@@ -47,13 +47,12 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 from flint import arb
 
 from dpaudit._validation import argument_error
-from dpaudit.exact.cells import Cells, CellProfile, Interval, hull, laplace_cdf_ball, refine_maximum
+from dpaudit.exact.cells import CellProfile, Cells, Interval, hull, laplace_cdf_ball, refine_maximum
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision
 from dpaudit.exact.exppoly import Primitive
 from dpaudit.exact.profile import ProfileUnavailable
@@ -229,7 +228,7 @@ class _KindLaw:
     def cells(self, grid: Sequence[float]) -> Cells:
         """The kind's cells on ``(-inf, grid_0], ..., [grid_last, inf)`` (per released value, product grid for two)."""
         ends = [-math.inf, *grid, math.inf]
-        intervals = list(zip(ends[:-1], ends[1:], strict=True))
+        intervals = list(itertools.pairwise(ends))
         k = len(self.kind.tops)
         if k == 0:
             return Cells.atoms([self.sides[0].total[()]], [self.sides[1].total[()]])
@@ -380,7 +379,7 @@ def _grid(spec: ThresholdSpec, values: Sequence[float]) -> tuple[list[float], fl
 def _max_losses(laws: Sequence[_KindLaw], grid: Sequence[float], spread: float) -> tuple[Enclosure, Enclosure]:
     """Enclosures of the largest loss in each direction over every kind, refined around the maximum."""
     ends = [-math.inf, *grid, math.inf]
-    intervals = list(zip(ends[:-1], ends[1:], strict=True))
+    intervals = list(itertools.pairwise(ends))
     out = []
     for sign in (1, -1):
         floor = [-math.inf, -math.inf]
@@ -391,7 +390,7 @@ def _max_losses(laws: Sequence[_KindLaw], grid: Sequence[float], spread: float) 
                 lo, hi = (float(atom.l_lo[0]), float(atom.l_hi[0])) if sign > 0 else (-float(atom.l_hi[0]), -float(atom.l_lo[0]))
                 floor = [max(floor[0], lo), max(floor[1], hi)]
                 continue
-            for a in sorted(set(range(len(law.kind.tops))), key=lambda x, law=law: law.kind.tops[x]):
+            for a in range(len(law.kind.tops)):
                 cells += [((k, a), cell) for cell in intervals]
 
         def bounds(batch: Sequence[tuple[tuple[int, int], Interval]], sign: int = sign) -> tuple[np.ndarray, np.ndarray]:

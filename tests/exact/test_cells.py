@@ -7,6 +7,7 @@ distributions, and the branch and bound against a function whose maximum is know
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -95,7 +96,7 @@ def test_branch_and_bound_finds_a_known_maximum():
         return np.array(upper), np.array(lower)
 
     edges = np.linspace(-3, 5, 9)
-    cells = [("f", (float(a), float(b))) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    cells = [("f", (float(a), float(b))) for a, b in itertools.pairwise(edges)]
     found = refine_maximum(bounds, cells, tolerance=1e-12)
     assert found.lo <= 0.0 <= found.hi and found.hi - found.lo <= 1e-12
     early = refine_maximum(bounds, cells, tolerance=1e-12, rounds=2)  # stopped early: wider, still certified

@@ -21,8 +21,8 @@ from scipy import integrate, optimize, stats
 
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.exact import ProfileUnavailable, ThresholdSpec
-from dpaudit.exact.released_values import _Conditional, _Kind, _KindLaw, released_value_profile
 from dpaudit.exact.bracket import case_bracket
+from dpaudit.exact.released_values import _Conditional, _Kind, _KindLaw, released_value_profile
 from dpaudit.literature_suite import literature_cases
 from dpaudit.mechanisms import faulty
 from dpaudit.mechanisms.literature import SVT34Parallel
@@ -56,7 +56,7 @@ class Reference:
         answered = range(tops[-1] + 1) if len(tops) == self.c else range(len(self.q))
         return tuple(j for j in answered if j not in tops)
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 (a test helper, a few instances)
+    @functools.cache  # noqa: B019 (a test helper, a few instances)
     def g_integral(self, bottoms: tuple[int, ...], s: float) -> float:
         """``int_{-inf}^s f_rho(r) prod_{j in B} F(T + r - q_j) dr``."""
         def g(r: float) -> float:
@@ -149,7 +149,7 @@ def test_two_released_values_cells_match_quadrature():
     values = sorted(set(q0) | set(q1))
     grid = [-1.0, -0.5, 0.0, 0.5, 1.5, 3.0]  # in s = v - T, with every breakpoint (0 and q - T)
     ends = [-math.inf, *grid, math.inf]
-    cells = list(zip(ends[:-1], ends[1:], strict=True))
+    cells = list(itertools.pairwise(ends))
     n = len(cells)
     tops = (0, 2)  # released 0 and 2, query 1 answered ⊥
     kind = _Kind(((q0[0], q1[0]), (q0[2], q1[2])), ((q0[1], q1[1]),))
@@ -233,7 +233,7 @@ def test_the_sampler_draws_the_declared_density(rng):
         for h in range(3):  # the first released position and its value
             first = released.argmax(axis=1)
             mask = released.any(axis=1) & (first == h)
-            for lo, hi in zip(bins[:-1], bins[1:], strict=True):
+            for lo, hi in itertools.pairwise(bins):
                 k = int(np.sum(mask & (out[np.arange(n), first] >= lo) & (out[np.arange(n), first] < hi)))
                 prob = _first_release_probability(ref, h, lo, hi)
                 checks.append((k, prob, (mech.cutoff, h, lo, hi)))

@@ -17,11 +17,9 @@ import pytest
 from scipy import integrate, optimize, stats
 
 from dpaudit.errors import UnsoundMechanismWarning
-from dpaudit.exact import ThresholdSpec
+from dpaudit.exact.bracket import case_bracket
 from dpaudit.exact.laplace_variants import LaplaceScalesProfile
 from dpaudit.exact.noisy_max import noisy_max_value_profile
-from dpaudit.exact.numerical_svt import numerical_svt_profile
-from dpaudit.exact.bracket import case_bracket
 from dpaudit.literature_suite import literature_cases
 from dpaudit.mechanisms import faulty
 from dpaudit.mechanisms.literature import NumericalSVT, SnappingLaplace
@@ -91,7 +89,7 @@ def test_noisy_max_value_matches_quadrature(name):
     for eps in (0.0, 0.1, 0.5):
         a = math.exp(eps)
         for direction, (num, den) in enumerate((dens, dens[::-1])):
-            ref = sum(integrate.quad(lambda x, f=f, g=g: max(f(x) - a * g(x), 0.0), low, high, points=points, limit=400,
+            ref = sum(integrate.quad(lambda x, f=f, g=g, a=a: max(f(x) - a * g(x), 0.0), low, high, points=points, limit=400,
                                      epsabs=1e-13)[0] for f, g in zip(num, den, strict=True))
             h = prof.hockey_stick(eps, direction)
             assert h.lo - 1e-9 <= ref <= h.hi + 1e-9, (name, eps, direction, h, ref)
@@ -139,12 +137,12 @@ def test_noisy_max_samplers_draw_the_declared_law(rng):
         dist = _Noise(getattr(mech, "noise", "laplace"), 2.0)
         if out.ndim == 1:
             cdf = lambda x, q=q, dist=dist: math.prod(dist.cdf(x - v) for v in q)  # noqa: E731
-            for lo, hi in zip(bins[:-1], bins[1:], strict=True):
+            for lo, hi in itertools.pairwise(bins):
                 checks.append((int(np.sum((out >= lo) & (out < hi))), cdf(hi) - cdf(lo)))
         else:
             for i in range(3):
                 f = _max_density(q, dist, i)
-                for lo, hi in zip(bins[:-1], bins[1:], strict=True):
+                for lo, hi in itertools.pairwise(bins):
                     prob = integrate.quad(f, max(lo, -80.0), min(hi, 80.0), points=[v for v in q if max(lo, -80) < v < min(hi, 80)] or None,
                                           limit=200, epsabs=1e-13)[0]
                     checks.append((int(np.sum((out[:, 0] == i) & (out[:, 1] >= lo) & (out[:, 1] < hi))), prob))
@@ -199,13 +197,13 @@ def test_numerical_svt_matches_the_pattern_law_and_laplace_releases():
                     continue
                 h = tops[0]
                 if len(tops) == 1:
-                    ref += integrate.quad(lambda v, h=h, p=p, w=w: max(p * lap(v - qn[h]) - a * w * lap(v - qd[h]), 0.0),
+                    ref += integrate.quad(lambda v, h=h, p=p, w=w, a=a, qn=qn, qd=qd: max(p * lap(v - qn[h]) - a * w * lap(v - qd[h]), 0.0),
                                           -300, 300, points=sorted({qn[h], qd[h]}), limit=400, epsabs=1e-14)[0]
                     continue
                 g = tops[1]
                 shift = abs(qn[g] - qd[g]) / b3
 
-                def outer(x: float, h=h, p=p, w=w, shift=shift) -> float:  # type: ignore[no-untyped-def]
+                def outer(x: float, h=h, p=p, w=w, shift=shift, a=a, qn=qn, qd=qd) -> float:  # type: ignore[no-untyped-def]
                     big, small = p * lap(x - qn[h]), a * w * lap(x - qd[h])  # then the second value's Laplace pair
                     return big * _laplace_pair_hockey_stick(math.log(small / big), shift)
 
@@ -280,7 +278,7 @@ def _two_scale_reference(m0: float, s0: float, m1: float, s1: float, eps: float,
     roots = [optimize.brentq(h, xs[i], xs[i + 1], xtol=1e-15) for i in range(len(xs) - 1) if vals[i] * vals[i + 1] < 0]
     cuts = [-math.inf, *roots, math.inf]
     total = 0.0
-    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+    for lo, hi in itertools.pairwise(cuts):
         if math.isfinite(lo) and math.isfinite(hi):
             mid = 0.5 * (lo + hi)
         else:

@@ -120,9 +120,10 @@ class Cells:
         p_lo, p_hi, q_lo, q_hi = (np.asarray(x, dtype=float) for x in (p_lo, p_hi, q_lo, q_hi))
         return cls(p_lo, p_hi, q_lo, q_hi, r_lo, r_hi, l_lo, l_hi)
 
-    def take(self, index: int) -> Cells:
-        """The one cell ``index``."""
-        return Cells(*(getattr(self, f)[index:index + 1] for f in _FIELDS))
+    def take(self, index: int | slice) -> Cells:
+        """The cell ``index`` (or the cells of a slice)."""
+        where = index if isinstance(index, slice) else slice(index, index + 1)
+        return Cells(*(getattr(self, f)[where] for f in _FIELDS))
 
     @classmethod
     def concat(cls, parts: Sequence[Cells]) -> Cells:

@@ -103,6 +103,28 @@ def test_branch_and_bound_finds_a_known_maximum():
     assert early.lo <= 0.0 <= early.hi and early.hi - early.lo > 1e-6
 
 
+def test_the_float_arithmetic_is_rounded_outward(rng):
+    """Ratio ranges of atoms and products of cells hold every exact quotient and product of their ends (checked in rationals)."""
+    from fractions import Fraction
+
+    p_lo = rng.uniform(0.0, 1.0, 200)
+    p_hi = np.nextafter(p_lo, 2.0) * (1 + rng.uniform(0, 1e-12, 200))
+    q_lo = rng.uniform(1e-300, 1.0, 200)
+    q_hi = q_lo * (1 + rng.uniform(0, 1e-12, 200))
+    atoms = Cells.atoms_from_bounds(p_lo, p_hi, q_lo, q_hi)
+    for i in range(200):
+        assert Fraction(atoms.r_lo[i]) <= Fraction(p_lo[i]) / Fraction(q_hi[i])
+        assert Fraction(atoms.r_hi[i]) >= Fraction(p_hi[i]) / Fraction(q_lo[i])
+    a, b = atoms.take(slice(0, 20)), atoms.take(slice(20, 40))
+    prod = a.times(b)
+    for i in range(20):
+        for j in range(20):
+            k = i * 20 + j
+            for lo, hi, name in (("p_lo", "p_hi", "p"), ("r_lo", "r_hi", "r")):
+                assert Fraction(getattr(prod, lo)[k]) <= Fraction(getattr(a, lo)[i]) * Fraction(getattr(b, lo)[j]), name
+                assert Fraction(getattr(prod, hi)[k]) >= Fraction(getattr(a, hi)[i]) * Fraction(getattr(b, hi)[j]), name
+
+
 def test_bad_cells_are_refused():
     one = np.ones(1)
     with pytest.raises(InvalidArgument):

@@ -311,6 +311,7 @@ def test_mean_over_the_true_count():
     mech = _quiet(faulty.MeanTrueCount, 1.0)
     prof = mech.privacy_profile([0.0], [0.0, 0.0])  # the catalogue's pair: Lap(0, 1) against Lap(0, 1/2)
     assert prof.epsilon(0.0).lower == math.inf  # unbounded loss in the heavier tail: not DP for any epsilon
+    assert prof.max_loss(0).lo == math.inf and prof.max_loss(1).hi == pytest.approx(math.log(2.0))  # d0's one record: heavier
     for delta in (1e-3, 1e-6):  # at a positive delta, finite: the reference at the bracket's ends
         b = prof.epsilon(delta)
         assert _two_scale_reference(0.0, 1.0, 0.0, 0.5, b.upper, 0) <= delta + 1e-12

@@ -354,10 +354,11 @@ def _log_bounds(r_lo: Array, r_hi: Array) -> tuple[Array, Array]:
 
 #: Refinement stops when the largest loss is enclosed this tightly (absolute, in nats) ...
 REFINE_TOLERANCE = 1e-10
-#: ... or after this many rounds of halving the cells that may hold it, or once more than this many
-#: cells would be live (a flat maximum: the enclosure is then certified, only wider).
+#: ... or after this many rounds of halving the cells that may hold it, or once this many cells have
+#: been evaluated (a smooth or flat maximum, where first-order bounds need many small cells: the
+#: enclosure is then certified, only wider).
 REFINE_ROUNDS = 64
-REFINE_CELLS = 4096
+REFINE_EVALUATIONS = 4000
 
 
 def refine_maximum(bounds: Callable[[Any], tuple[Array, Array]], cells: Sequence[Cell], *,
@@ -369,11 +370,13 @@ def refine_maximum(bounds: Callable[[Any], tuple[Array, Array]], cells: Sequence
     continuous and the point is in the interior of a set of positive mass); the tag says which
     function a cell belongs to (the supremum is over all of them). Cells whose upper bound is below
     the best lower bound are dropped, the others halved (an unbounded cell is cut at ``spread``
-    beyond its finite end, then twice as far, ...), until the enclosure is ``tolerance`` wide or
-    ``rounds`` have passed: the result is then certified, only wider.
+    beyond its finite end, then twice as far, ...), until the enclosure is ``tolerance`` wide, or
+    ``rounds`` have passed or :data:`REFINE_EVALUATIONS` cells have been evaluated: the result is
+    then certified, only wider.
     """
     live = list(cells)
     upper, lower = bounds(live)
+    evaluated = len(live)
     best = float(np.max(lower))
     dropped = -math.inf  # the largest upper bound of a cell let go
     for _ in range(rounds):
@@ -384,10 +387,11 @@ def refine_maximum(bounds: Callable[[Any], tuple[Array, Array]], cells: Sequence
         if np.any(~keep):
             dropped = max(dropped, float(np.max(upper[~keep])))
         split = [(tag, half) for (tag, cell), k in zip(live, keep, strict=True) if k for half in _halves(cell, spread)]
-        if len(split) == int(np.sum(keep)) or len(split) > REFINE_CELLS:  # nothing to split further, or too flat a maximum
+        if len(split) == int(np.sum(keep)) or evaluated + len(split) > REFINE_EVALUATIONS:  # nothing to split, or out of budget
             break
         live = split
         upper, lower = bounds(live)
+        evaluated += len(live)
         best = max(best, float(np.max(lower)))
     top = max(float(np.max(upper)), dropped)
     return Enclosure(best, max(top, best))

@@ -170,6 +170,14 @@ class _Branch:
         return Enclosure(max(envelope.lo, mediant.lo), min(envelope.hi, mediant.hi))
 
 
+    def right_limit(self) -> Enclosure:
+        """``lim ln(p/q)`` at ``+inf``: every term is ``e^{-x/b} e^{q_i/b} c`` times CDFs tending to 1, so the ratio
+        tends to ``sum_i e^{q_i/b} / sum_i e^{q'_i/b}`` over the branch's terms."""
+        b = self.factors.b
+        sums = [sum(((arb_of(self.q[d][i]) / b).exp() for i in self.terms), arb(0)) for d in (0, 1)]
+        return arb_bounds(sums[0].log() - sums[1].log())
+
+
 def _exp_range(mu: int, lo: float, hi: float, b: arb) -> Enclosure:
     """Range of ``e^{mu x / b}`` on ``[lo, hi]`` (``[0, inf]`` across an infinite end where it is unbounded)."""
     if mu == 0:
@@ -233,6 +241,7 @@ def noisy_max_value_profile(q0: Sequence[float], q1: Sequence[float], scale: flo
                     col.append(v)
             parts.append(Cells(*(np.array(c, dtype=float) for c in cols)))
         found = Cells.concat(parts)
+        limits = [branch.right_limit() for branch in branches]
         maxima: list[Enclosure | None] = []
         for sign in (1, -1):
             if np.any(np.isinf(found.l_lo if sign > 0 else found.l_hi) & ((found.p_lo if sign > 0 else found.q_lo) > 0)):
@@ -240,7 +249,13 @@ def noisy_max_value_profile(q0: Sequence[float], q1: Sequence[float], scale: flo
                 continue
             def bounds(batch: Sequence[tuple[int, Interval]], sign: int = sign) -> tuple[np.ndarray, np.ndarray]:
                 enc = [branches[k].loss_range(*cell) for k, cell in batch]
-                return np.array([e.hi if sign > 0 else -e.lo for e in enc]), np.array([e.lo if sign > 0 else -e.hi for e in enc])
+                upper = np.array([e.hi if sign > 0 else -e.lo for e in enc])
+                lower = np.array([e.lo if sign > 0 else -e.hi for e in enc])  # the loss anywhere on a cell of positive mass
+                for i, (k, (_, hi)) in enumerate(batch):
+                    if math.isinf(hi):  # and its limit at +inf, approached on sets of positive mass
+                        limit = limits[k]
+                        lower[i] = max(lower[i], limit.lo if sign > 0 else -limit.hi)
+                return upper, lower
 
             maxima.append(refine_maximum(bounds, refine, spread=scale) if refine else Enclosure(-math.inf, -math.inf))
         what = description or (f"noisy max {'(index, value)' if with_index else 'value'}, {noise} noise of scale {scale:g}, "

@@ -284,7 +284,12 @@ class _KindLaw:
         g_lo, g_hi = (np.array([e[s] for e in gamma]) for s in (0, 1))
         l_lo = np.nextafter(np.nextafter(r1_lo[i.ravel()] + r2_lo[j.ravel()], -np.inf) + g_lo[low], -np.inf)
         l_hi = np.nextafter(np.nextafter(r1_hi[i.ravel()] + r2_hi[j.ravel()], np.inf) + g_hi[low], np.inf)
-        r_lo, r_hi = _exp_bounds(l_lo, l_hi)
+        # the ratio: products of the factors' ratio ranges (e^x once per 1-d cell), rounded outward
+        (e1_lo, e1_hi), (e2_lo, e2_hi), (eg_lo, eg_hi) = (_exp_bounds(a, b) for a, b in ((r1_lo, r1_hi), (r2_lo, r2_hi), (g_lo, g_hi)))
+        with np.errstate(invalid="ignore"):
+            r_lo = np.maximum(np.nextafter(np.nextafter(e1_lo[i.ravel()] * e2_lo[j.ravel()], -np.inf) * eg_lo[low], -np.inf), 0.0)
+            r_hi = np.nextafter(np.nextafter(e1_hi[i.ravel()] * e2_hi[j.ravel()], np.inf) * eg_hi[low], np.inf)
+        r_lo, r_hi = np.nan_to_num(r_lo, nan=0.0), np.nan_to_num(r_hi, nan=np.inf)
         return Cells(mass[0][0], mass[0][1], mass[1][0], mass[1][1], r_lo, r_hi, l_lo, l_hi)
 
     def _masses_with_min(self, d: int, i: int, intervals: list[Interval]) -> list[arb]:

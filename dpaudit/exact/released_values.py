@@ -243,7 +243,8 @@ class _KindLaw:
         return self._pairs(intervals, gamma, rs)
 
     def _single(self, d: int, i: int, a: float, b: float) -> arb:
-        """``P(v_i in [T + a, T + b])`` for the kind's ``i``-th released value, the other's ignored (one value: the cell)."""
+        """``int_{T+a}^{T+b} f(v - t_i) G_B(v - T) dv``: the cell's mass for one released value; with two, the
+        factor of the smaller one (the larger contributes its Laplace mass)."""
         side, t = self.sides[d], self.kind.tops[i][d]
 
         def phi(s: float) -> arb:
@@ -260,12 +261,11 @@ class _KindLaw:
         for d in (0, 1):
             side = self.sides[d]
             t1, t2 = self.kind.tops[0][d], self.kind.tops[1][d]
-            first = [arb_bounds(side_value) for side_value in self._masses_with_min(d, 0, intervals)]
-            second = [arb_bounds(side_value) for side_value in self._masses_with_min(d, 1, intervals)]
+            first = [arb_bounds(self._single(d, 0, a, b)) for a, b in intervals]
+            second = [arb_bounds(self._single(d, 1, a, b)) for a, b in intervals]
             lap1 = [arb_bounds(self.cdf(t1, b) - self.cdf(t1, a)) for a, b in intervals]
             lap2 = [arb_bounds(self.cdf(t2, b) - self.cdf(t2, a)) for a, b in intervals]
             diag = [arb_bounds(self._diagonal(side, t1, t2, a, b)) for a, b in intervals]
-            lo, hi = np.empty((n, n)), np.empty((n, n))
             f_lo, f_hi = np.array([max(x.lo, 0.0) for x in first]), np.array([x.hi for x in first])
             s_lo, s_hi = np.array([max(x.lo, 0.0) for x in second]), np.array([x.hi for x in second])
             l1_lo, l1_hi = np.array([max(x.lo, 0.0) for x in lap1]), np.array([x.hi for x in lap1])
@@ -291,9 +291,6 @@ class _KindLaw:
             r_hi = np.nextafter(np.nextafter(e1_hi[i.ravel()] * e2_hi[j.ravel()], np.inf) * eg_hi[low], np.inf)
         r_lo, r_hi = np.nan_to_num(r_lo, nan=0.0), np.nan_to_num(r_hi, nan=np.inf)
         return Cells(mass[0][0], mass[0][1], mass[1][0], mass[1][1], r_lo, r_hi, l_lo, l_hi)
-
-    def _masses_with_min(self, d: int, i: int, intervals: list[Interval]) -> list[arb]:
-        return [self._single(d, i, a, b) for a, b in intervals]
 
     def _diagonal(self, side: _Side, t1: float, t2: float, a: float, b: float) -> arb:
         """``P(v_1, v_2 in [T + a, T + b])``: ``int g_B(r) prod_i (F_i(b) - F_i(max(a, r)))_+ dr``."""

@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.dpaudit-installed
 
-.PHONY: demo test test-slow test-browser crosscheck prove bounds bench notebooks mutation lint clean
+.PHONY: demo test test-slow test-browser crosscheck prove bounds bench notebooks mutation mutation-kernel lint clean
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,10 +47,16 @@ bench: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/execute.py
 
-# mutation testing of auditor/stats.py, auditor/runner.py and accounting/calibrate.py (long; not in CI)
+# mutation testing of auditor/stats.py, auditor/runner.py, accounting/calibrate.py and the verification kernel
+# (dpaudit/verify/kernel; `make mutation-kernel` for the kernel alone) (long; not in CI)
 mutation: $(STAMP)
 	$(BIN)/python -m pip install --quiet "mutmut>=3.8,<4"
 	$(BIN)/mutmut run --max-children 2 || true
+	$(BIN)/mutmut results
+
+mutation-kernel: $(STAMP)
+	$(BIN)/python -m pip install --quiet "mutmut>=3.8,<4"
+	$(BIN)/mutmut run --max-children 2 "dpaudit.verify.kernel*" || true
 	$(BIN)/mutmut results
 
 lint: $(STAMP)

@@ -10,10 +10,18 @@ outputs dpaudit's audit drew (replayed from its seed), at confidence 0.95, both 
 Part 1 prints the bounds (mean and minimum over seeds) for scalar Laplace (epsilon 1), the
 analytic Gaussian (1, 1e-5) and randomized response (epsilon 1) at each trial count. Part 2
 counts false alarms of both tools over many audits of correct mechanisms audited at tight
-claims with few trials (``--validity`` audits each; 0 skips it).
+claims with few trials (``--validity`` audits each; 0 skips it). Part 3 (``--one-run``) puts
+:mod:`dpaudit.one_run` beside jax_privacy's ``epsilon_one_run`` [Steinke et al. 2023] and
+``epsilon_one_run_fdp`` [Mahloujifar et al. 2024] on the same canary scores, at each seed:
+Gaussian canaries (``mu S_i + N(0, 1)``, 1000 canaries) and the canary users of a user-level
+SGD algorithm (Levy et al.'s Algorithm 3 with its B10 start, 256 canary users). dpaudit guesses
+at the top *and* the bottom of the scores and pays for its ~13 guess plans; jax_privacy guesses
+above each vertex of the ROC hull and divides by their number. Then, on fixed guess counts (the
+same ``(m, r, v)``: jax_privacy's ``Explicit`` threshold at dpaudit's ``k``-th score), the two
+must agree: the largest difference is printed.
 
-Run: ``pip install -e '.[peers]'`` then
-``python -m benchmarks.bench_jax_privacy [--trials 1e6,1e7] [--seeds 3] [--validity 200]``.
+Run: ``pip install -e '.[peers]'`` (into a separate environment; jax is large) then
+``python -m benchmarks.bench_jax_privacy [--trials 1e6,1e7] [--seeds 3] [--validity 200] [--one-run]``.
 """
 
 from __future__ import annotations
@@ -70,15 +78,94 @@ VALIDITY_CASES = [
 ]
 
 
+def _gaussian_canaries(seed: int, mu: float) -> tuple[np.ndarray, np.ndarray]:
+    from dpaudit.one_run import draw_inclusion
+
+    rng = np.random.default_rng([13, seed])
+    included = draw_inclusion(1000, rng)
+    return mu * included + rng.normal(size=included.size), included
+
+
+def _user_level_canaries(seed: int, step_size: float) -> tuple[np.ndarray, np.ndarray]:
+    """Scores of 256 canary users after one run of Levy et al.'s Algorithm 3 with the B10 start.
+
+    The step size sets how much of the leaked start survives the noisy steps: 1e-5 leaves part of
+    it, 3e-6 nearly all (the canaries are then separated almost perfectly).
+    """
+    import warnings
+
+    from dpaudit.errors import UnsoundMechanismWarning
+    from dpaudit.one_run import linear_canary_users, slot_scores
+    from dpaudit.userlevel import SquaredLoss
+    from dpaudit.userlevel.levy2021.faulty import LevyNonPrivateStart
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsoundMechanismWarning)
+        mech = LevyNonPrivateStart(SquaredLoss(), epsilon=1.0, delta=1e-5, radius=1.0, feature_bound=1.0, steps=10,
+                                   aggregate="last", step_size=step_size)
+    can, rep = linear_canary_users(256, 8, 256)
+    rng = np.random.default_rng([17, seed])
+    included = rng.random(256) < 0.5
+    data = np.where(included[:, None, None], can, rep)
+    release = mech.sample(data, 1, rng=rng)[0]
+    return slot_scores(release, can, rep), included
+
+
+ONE_RUN_CASES = [
+    ("Gaussian canaries mu=1", lambda seed: _gaussian_canaries(seed, 1.0)),
+    ("Gaussian canaries mu=2", lambda seed: _gaussian_canaries(seed, 2.0)),
+    ("user-level B10, step 1e-5", lambda seed: _user_level_canaries(seed, 1e-5)),
+    ("user-level B10, step 3e-6", lambda seed: _user_level_canaries(seed, 3e-6)),
+]
+
+
+def one_run_side_by_side(auditing: Any, seeds: int, delta: float = 1e-5) -> None:
+    """Part 3: one-run bounds of both tools on the same scores, and agreement on the same counts."""
+    from dpaudit.one_run import audit_canaries, fdp_epsilon, steinke_epsilon
+
+    alpha = 1 - CONFIDENCE
+    print(f"\none-run audits, delta = {delta:g}, confidence {CONFIDENCE} "
+          "(Steinke: the (eps, delta) bound; f-DP: epsilon of the mu-GDP claim rejected)")
+    print(f"{'scores':<28} {'seed':>4} {'dpaudit Steinke':>16} {'jax one_run':>12} {'dpaudit f-DP':>13} {'jax one_run_fdp':>16}")
+    worst = 0.0
+    for name, make in ONE_RUN_CASES:
+        for seed in range(seeds):
+            scores, included = make(seed)
+            ours = audit_canaries(scores, included, delta=delta, confidence=CONFIDENCE, seed=seed)
+            jax = auditing.CanaryScoreAuditor(scores[included], scores[~included])
+            theirs = float(jax.epsilon_one_run(alpha, delta))
+            theirs_fdp = float(jax.epsilon_one_run_fdp(alpha, delta))
+            ours_fdp = ours.gdp_epsilon_estimate or 0.0
+            print(f"{name:<28} {seed:>4} {ours.epsilon_lower_bound:>16.4f} {theirs:>12.4f} {ours_fdp:>13.4f} {theirs_fdp:>16.4f}", flush=True)
+            # the same mathematics: one guess count r (the top k scores), one significance
+            order = np.sort(scores)[::-1]
+            for k in (16, 64, 250):
+                if k >= len(scores) or order[k - 1] == order[k]:
+                    continue
+                r, v = k, int(np.count_nonzero(included[scores >= order[k - 1]]))
+                explicit = auditing.Explicit(float(order[k - 1]))
+                m = len(scores)
+                worst = max(worst, abs(steinke_epsilon(m, r, v, delta=delta, confidence=CONFIDENCE)
+                                       - float(jax.epsilon_one_run(alpha, delta, threshold_strategy=explicit))))
+                worst = max(worst, abs(fdp_epsilon(m, r, v, delta=delta, confidence=CONFIDENCE)
+                                       - float(jax.epsilon_one_run_fdp(alpha, delta, threshold_strategy=explicit))))
+    print(f"same guess counts (m, r, v): largest difference between the tools {worst:.2e} (jax_privacy's root tolerance is 1e-6)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_jax_privacy")
     parser.add_argument("--trials", default="1e6,1e7")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--validity", type=int, default=200, help="audits per validity case (0: skip)")
+    parser.add_argument("--one-run", action="store_true", help="also compare the one-run bounds (part 3)")
+    parser.add_argument("--only-one-run", action="store_true", help="run part 3 only")
     args = parser.parse_args(argv)
     auditing = _jax_auditor()
     if auditing is None:
         print("bench_jax_privacy: jax_privacy is not installed; install the optional extra with pip install -e '.[peers]'")
+        return
+    if args.only_one_run:
+        one_run_side_by_side(auditing, args.seeds)
         return
     print(f"{'mechanism':<28} {'trials':>10} {'dpaudit mean':>13} {'min':>7} {'jax mean':>9} {'min':>7}")
     for name, mech, d0, d1, delta in CASES:
@@ -98,6 +185,8 @@ def main(argv: list[str] | None = None) -> None:
                 counts[0] += ours > claim
                 counts[1] += theirs > claim
             print(f"{name:<28} {trials:>8,} trials: dpaudit {counts[0]:>3}, jax_privacy {counts[1]:>3}", flush=True)
+    if args.one_run:
+        one_run_side_by_side(auditing, args.seeds)
 
 
 if __name__ == "__main__":

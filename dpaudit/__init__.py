@@ -4,10 +4,12 @@ Three parts, side by side:
 
 * :mod:`dpaudit.mechanisms` and :mod:`dpaudit.userlevel`: vectorised mechanisms with their claims;
 * :mod:`dpaudit.bounds` and ``proofs/``: symbolic checks of the papers' bounds and lemmas;
-* :func:`dpaudit.audit`: an empirical confidence lower bound on epsilon.
+* :func:`dpaudit.audit`: an empirical confidence lower bound on epsilon; :func:`dpaudit.audit_scores`
+  the same bound from your own attack's scores; :mod:`dpaudit.one_run` one-run audits (canaries).
 """
 
-from dpaudit.auditor import AuditCase, AuditResult, audit
+from dpaudit import one_run
+from dpaudit.auditor import AuditCase, AuditResult, ScoresAuditResult, audit, audit_scores
 from dpaudit.errors import (
     CheckpointError,
     DPAuditError,
@@ -37,8 +39,11 @@ __all__ = [
     "NotNeighborsError",
     "NothingToLearnWarning",
     "PureDP",
+    "ScoresAuditResult",
     "UnsoundApproximationWarning",
     "UnsoundMechanismWarning",
     "__version__",
     "audit",
+    "audit_scores",
+    "one_run",
 ]

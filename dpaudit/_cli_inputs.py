@@ -2,7 +2,10 @@
 
 A TARGET is a catalogue entry's name, or ``module:attribute`` naming a dpaudit mechanism, a
 callable ``fn(data, rng, size=None)``, a diffprivlib mechanism, an OpenDP measurement, or a factory
-(a callable with no required arguments) returning one of those. The pair comes from two files
+(a callable with no required arguments) returning one of those. Loading a ``module:attribute``
+target runs that module's code, as ``import`` does: point it only at code you trust. A module in
+the current directory is loaded from its file without putting the directory ahead of installed
+packages (a local ``matplotlib.py`` is never imported in matplotlib's place). The pair comes from two files
 (``.npy``, ``.csv``, ``.json``), from a named worst-case pair (:mod:`dpaudit.neighbors.pairs`), or
 from the catalogue entry. Every mistake raises :class:`CommandLineError` with a one-line message.
 """
@@ -11,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.machinery
+import importlib.util
 import inspect
 import json
 import os
@@ -87,20 +92,75 @@ def _catalogue_entry(spec: str) -> Any:
     return matches[0]
 
 
-def _import_attribute(spec: str) -> Any:
-    module_name, attribute = spec.split(":", 1)
-    # like `python -m`, the current directory is importable, so `dpaudit audit mymod:fn` finds ./mymod.py
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+def _local_module(top: str, folder: Path) -> Path | None:
+    """``folder/top.py`` or ``folder/top/__init__.py``, if either exists."""
+    for candidate in (folder / f"{top}.py", folder / top / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _installed(top: str, folder: Path) -> str | None:
+    """Where Python finds a module named ``top`` other than in ``folder``, or None."""
+    if top in sys.builtin_module_names or top in sys.stdlib_module_names:
+        return "the standard library"
+    here = os.path.realpath(folder)
+    loaded = sys.modules.get(top)
+    if loaded is not None and not getattr(loaded, "__dpaudit_local__", False):  # not a target loaded before
+        where = getattr(loaded, "__file__", None)
+        if where is None or not os.path.realpath(where).startswith(here + os.sep):
+            return str(where or "already imported")
+    elsewhere = [p for p in sys.path if os.path.realpath(p or ".") != here]
+    found = importlib.machinery.PathFinder.find_spec(top, elsewhere)
+    return None if found is None else str(found.origin or (found.submodule_search_locations or [""])[0])
+
+
+def _load_local(top: str, file: Path) -> None:
+    """Import ``file`` as module ``top`` (a package if it is an ``__init__.py``), unless it already is."""
+    loaded = sys.modules.get(top)
+    if loaded is not None and os.path.realpath(getattr(loaded, "__file__", "") or "") == os.path.realpath(file):
+        return
+    package = [str(file.parent)] if file.name == "__init__.py" else None
+    spec = importlib.util.spec_from_file_location(top, file, submodule_search_locations=package)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__dpaudit_local__ = True  # type: ignore[attr-defined]
+    sys.modules[top] = module
     try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[top]
+        raise
+
+
+def _import_attribute(spec: str) -> Any:
+    """Import ``module:attribute``. A module in the current directory is loaded from its file, and the
+    directory goes at the *end* of ``sys.path`` (for its own imports, and for worker processes), so
+    it never hides an installed package; a local file named like an installed module is refused."""
+    module_name, attribute = spec.split(":", 1)
+    top, folder = module_name.split(".")[0], Path.cwd()
+    local = _local_module(top, folder)
+    try:
+        if local is not None:
+            clash = _installed(top, folder)
+            if clash is not None:
+                raise CommandLineError(
+                    f"TARGET {spec!r}: {local.relative_to(folder)} in the current directory has the name of the installed "
+                    f"module {top!r} ({clash}); rename it (loading it would hide the installed one)"
+                )
+            if str(folder) not in sys.path:
+                sys.path.append(str(folder))
+            _load_local(top, local)
         obj: Any = importlib.import_module(module_name)
+    except CommandLineError:
+        raise
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             raise CommandLineError(
                 f"TARGET {spec!r}: no module named {exc.name!r} (looked in the current directory and on sys.path)"
             ) from exc
         raise CommandLineError(f"TARGET {spec!r}: importing {module_name!r} failed: {_one_line(exc)}") from exc
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # user code: it may even try to end the process
         raise CommandLineError(f"TARGET {spec!r}: importing {module_name!r} raised {type(exc).__name__}: {_one_line(exc)}") from exc
     for part in attribute.split("."):
         if not hasattr(obj, part):
@@ -136,7 +196,7 @@ def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *,
     if callable(obj) and allow_factory and _is_factory(obj):
         try:
             made = obj()
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise CommandLineError(f"TARGET {spec!r}: the factory raised {type(exc).__name__}: {_one_line(exc)}") from exc
         return _as_mechanism(spec, made, d0, d1, delta, allow_factory=False)
     if callable(obj):
@@ -189,6 +249,8 @@ def _check_numbers(args: argparse.Namespace) -> None:
         check_in_range(owner, "--confidence", args.confidence, 0.0, 1.0, low_closed=False, high_closed=False)
         check_int(owner, "--seed", args.seed, minimum=0)
         check_int(owner, "--workers", args.workers, minimum=1)
+        if args.block_size is not None:
+            check_int(owner, "--block-size", args.block_size, minimum=1)
     except DPAuditError as exc:  # drop the "`dpaudit audit`: " prefix, printed once by the caller
         raise CommandLineError(str(exc).removeprefix(f"`{owner}`: ")) from exc
 

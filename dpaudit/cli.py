@@ -1,11 +1,11 @@
-"""Command-line interface: ``dpaudit demo | audit | report | prove | bounds``.
+"""Command-line interface: ``dpaudit demo | audit | audit-scores | report | prove | bounds``.
 
 Each sub-command imports its machinery lazily so that ``dpaudit --help`` stays fast.
 
-Exit status of ``audit`` and ``report``: 0 when the claim was not refuted, 1 when it was (by the
-audit's lower bound, a violation, or by computation: the certified epsilon of the pair from the
-mechanism's declared profile exceeds the claim, :attr:`AuditResult.claim_refuted`), 2 on bad input
-(one line on stderr naming what is wrong, never a traceback).
+Exit status of ``audit``, ``audit-scores`` and ``report``: 0 when the claim was not refuted, 1 when
+it was (by the audit's lower bound, a violation, or by computation: the certified epsilon of the
+pair from the mechanism's declared profile exceeds the claim, :attr:`AuditResult.claim_refuted`),
+2 on bad input (one line on stderr naming what is wrong, never a traceback).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
+from pathlib import Path
 from typing import Any, NoReturn
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VIOLATION", "add_audit_options", "build_parser", "main"]
@@ -38,6 +39,11 @@ _EXAMPLES = {
         "  dpaudit report mymod:noisy_mean --d0 d0.npy --d1 d1.npy --epsilon 1 --output report.html\n"
         "\nexit status: 0 claim not refuted, 1 refuted (violation, or exact epsilon on the pair above the claim), 2 bad input"
     ),
+    "audit-scores": (
+        "example:\n"
+        "  dpaudit audit-scores scores_d0.npy scores_d1.csv --epsilon 1 --delta 1e-5\n"
+        "\nexit status: 0 no violation found, 1 violation, 2 bad input"
+    ),
     "prove": "example:\n  dpaudit prove --only levy",
     "bounds": "example:\n  dpaudit bounds | head -20",
 }
@@ -56,7 +62,8 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
         "target", metavar="TARGET",
         help="a catalogue entry's name (see `dpaudit demo`), or module:callable naming a dpaudit mechanism, "
         "a callable fn(data, rng, size=None), a diffprivlib mechanism, an OpenDP measurement, or a "
-        "factory with no arguments returning one (the current directory is importable)",
+        "factory with no arguments returning one. Loading it runs the module's code: name only code you "
+        "trust. A module in the current directory is loaded from its file; it never hides an installed package",
     )
     data = parser.add_argument_group("the neighbouring pair (a catalogue entry has its own)")
     data.add_argument("--d0", metavar="FILE", help="first dataset: .npy, .csv (numbers) or .json")
@@ -79,6 +86,9 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     run.add_argument("--workers", type=int, default=1, help="processes drawing trials; results do not depend on it (default 1)")
     run.add_argument("--scheduler", metavar="ADDRESS", help="draw trials on this Dask cluster instead (tcp://host:port)")
     run.add_argument("--checkpoint", metavar="FILE", help="record finished blocks in this SQLite file; rerun to resume")
+    run.add_argument("--block-size", type=int, metavar="N",
+                     help="trials per random-stream block, >= 1 (part of the seed; default: the mechanism's, else "
+                     "chosen from the output size); a checkpoint records progress block by block")
     run.add_argument("--float-bits", action="store_true",
                      help="also attack the IEEE-754 bits of floating-point outputs (catches naive float samplers; "
                      "numpy's laplace and normal leak there too)")
@@ -108,11 +118,27 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Audit a mechanism on two neighbouring datasets and print the evidence.")
     add_audit_options(aud)
 
+    scores = sub.add_parser("audit-scores", help="bound epsilon from your own attack's scores on d0 and d1; exit 1 on a violation",
+                            description="Lower-bound epsilon from attack scores of outputs on d0 and on d1 (one score, or one "
+                            "row of scores, per independent run): the event is chosen on a selection split, the bound "
+                            "computed on the rest.")
+    scores.add_argument("scores_d0", metavar="FILE0", help="scores of outputs on d0: .npy, .csv or .json")
+    scores.add_argument("scores_d1", metavar="FILE1", help="scores of outputs on d1")
+    scores.add_argument("--epsilon", type=float, help="claimed epsilon, >= 0 (without it, only the bound is printed)")
+    scores.add_argument("--delta", type=float, default=0.0, help="claimed delta, in [0, 1) (default 0)")
+    scores.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
+    scores.add_argument("--seed", type=int, default=0, help="seed of the random split, >= 0 (default 0)")
+    scores.add_argument("--candidates", type=int, default=1, metavar="K", help="events evaluated, each paid for (default 1)")
+    scores.add_argument("--selection-fraction", type=float, metavar="F", help="fraction choosing the event, in (0, 1)")
+    scores.add_argument("--json", action="store_true", help="print the result as JSON (it carries schema_version)")
+
     rep = sub.add_parser("report", help="audit as `audit` does and write a self-contained HTML report",
                          description="Audit as `dpaudit audit` does and write one HTML file (verdict, claim, "
                          "evidence, privacy-region plot, the command that reproduces it).")
     add_audit_options(rep)
-    rep.add_argument("--output", metavar="FILE", default="dpaudit-report.html", help="where to write (default dpaudit-report.html)")
+    rep.add_argument("--output", metavar="FILE", default="dpaudit-report.html",
+                     help="where to write (default dpaudit-report.html); checked before the audit, never one of its inputs")
+    rep.add_argument("--force", action="store_true", help="overwrite --output if it exists")
 
     prove = sub.add_parser("prove", help="run the lemma checks (built-in and/or your own) and print the table")
     prove.add_argument("--only", default=None, help="substring filter on check names")
@@ -144,7 +170,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from dpaudit.catalogue import run_demo
 
         return run_demo(seed=args.seed, scale=args.scale, as_json=args.json, only=args.only)
-    if args.command in ("audit", "report"):
+    if args.command in ("audit", "report", "audit-scores"):
         return _audit_command(args)
     if args.command == "prove":
         from dpaudit.verify.runner import main as prove_main
@@ -203,6 +229,9 @@ def _audit_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"dpaudit {args.command}: interrupted", file=sys.stderr)
         return 130  # the shell's convention for SIGINT
+    except SystemExit as exc:  # user code tried to end the process: the exit status stays ours
+        print(f"dpaudit {args.command}: error: user code raised SystemExit({exc.code!r})", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Exception as exc:  # one line, never a traceback
         from dpaudit._cli_inputs import CommandLineError
         from dpaudit.errors import DPAuditError
@@ -214,27 +243,84 @@ def _audit_command(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
 
 
-def _run_audit(args: argparse.Namespace) -> int:
-    from dpaudit._cli_inputs import prepare_case
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b) if a.exists() and b.exists() else a.resolve() == b.resolve()
+    except OSError:
+        return False
 
-    case = prepare_case(args)
-    with _open_executor(args, case.mechanism) as executor:
-        result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
-                            checkpoint=args.checkpoint, **_attack_options(args))
-    if args.command == "report":
-        from dpaudit.report import write_report
 
-        path = write_report(result, args.output, target=case.name, pair=case.note, command=reproduce_command(args, result))
-        if not args.json:
-            print(f"dpaudit report: wrote {path} ({result.verdict})", file=sys.stderr)
+def _check_output(args: argparse.Namespace) -> None:
+    """``report --output``: refused before the audit when it cannot or must not be written."""
+    from dpaudit._cli_inputs import CommandLineError
+
+    out = Path(args.output)
+    if out.is_dir():
+        raise CommandLineError(f"--output {args.output!r} is a folder")
+    folder = out.parent
+    if not folder.is_dir():
+        raise CommandLineError(f"--output {args.output!r}: the folder {str(folder)!r} does not exist")
+    for option, value, what in (("--d0", args.d0, "input"), ("--d1", args.d1, "input"),
+                                ("--checkpoint", args.checkpoint, "file")):
+        if value is not None and _same_file(out, Path(value)):
+            raise CommandLineError(f"--output {args.output!r} is the {option} {what}")
+    if out.exists() and not args.force:
+        raise CommandLineError(f"--output {args.output!r} exists; pass --force to overwrite it")
+    if not os.access(folder, os.W_OK):
+        raise CommandLineError(f"--output {args.output!r}: the folder {str(folder)!r} is not writable")
+
+
+def _print_result(args: argparse.Namespace, result: Any, note: str) -> None:
     try:
         if args.json:
             print(result.to_json(), flush=True)
         elif args.command == "audit":
-            print(f"{result.to_text()}\n  pair              : {case.note}", flush=True)
+            print(f"{result.to_text()}\n  pair              : {note}", flush=True)
     except BrokenPipeError:  # `| head` left early: the verdict still decides the exit status
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _run_audit(args: argparse.Namespace) -> int:
+    from dpaudit._cli_inputs import CommandLineError, prepare_case
+
+    if args.command == "audit-scores":
+        return _run_scores(args)
+    if args.command == "report":
+        _check_output(args)
+    case = prepare_case(args)
+    with _open_executor(args, case.mechanism) as executor:
+        result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
+                            checkpoint=args.checkpoint, **_run_options(args), **_attack_options(args))
+    if args.command == "report":
+        from dpaudit.report import write_report
+
+        try:
+            path = write_report(result, args.output, target=case.name, pair=case.note,
+                                command=reproduce_command(args, result), overwrite=args.force)
+        except OSError as exc:  # e.g. the file appeared during the audit, or the disk is full: keep the result
+            _print_result(args, result, case.note)
+            raise CommandLineError(f"--output {args.output!r} could not be written ({type(exc).__name__}: {exc}); "
+                                   f"the audit's result: {result.verdict}") from exc
+        if not args.json:
+            print(f"dpaudit report: wrote {path} ({result.verdict})", file=sys.stderr)
+    _print_result(args, result, case.note)
     return EXIT_VIOLATION if result.claim_refuted else EXIT_OK
+
+
+def _run_scores(args: argparse.Namespace) -> int:
+    from dpaudit._cli_inputs import load_dataset
+    from dpaudit.auditor.scores import audit_scores
+
+    result = audit_scores(load_dataset(args.scores_d0, "FILE0"), load_dataset(args.scores_d1, "FILE1"), epsilon=args.epsilon,
+                          delta=args.delta, confidence=args.confidence, candidates=args.candidates,
+                          selection_fraction=args.selection_fraction, seed=args.seed)
+    print(result.to_json() if args.json else result.to_text(), flush=True)
+    return EXIT_VIOLATION if result.violation else EXIT_OK
+
+
+def _run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Options that change the draws but not the attack (``--block-size``)."""
+    return {} if args.block_size is None else {"block_size": args.block_size}
 
 
 def _attack_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -260,6 +346,8 @@ def reproduce_command(args: argparse.Namespace, result: Any) -> str:
         words += ["--epsilon", repr(result.claimed_epsilon)]
     words += ["--delta", repr(result.delta), "--trials", str(result.trials),
               "--confidence", repr(args.confidence), "--seed", str(args.seed)]
+    if args.block_size is not None:
+        words += ["--block-size", str(args.block_size)]
     for name, value in _attack_options(args).items():
         words += [f"--{name.replace('_', '-')}"] + ([] if value is True else [repr(value)])
     if args.command == "report":

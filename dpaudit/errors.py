@@ -10,6 +10,8 @@ The hierarchy is small on purpose (house style, convention 7):
 * :class:`CheckpointError` is raised when an audit checkpoint cannot be used: it was written by a
   different audit (mechanism, seed, pair, claim, block size, trial count), or it is corrupt or
   truncated.
+* :class:`AuditMemoryError` is raised when an audit runs out of memory drawing a block despite its
+  memory estimate (an audit that cannot fit is refused up front with :class:`InvalidArgument`).
 * :class:`NotNeighborsError` is raised when a pair of datasets that must be neighbours under a
   relation is not.
 * :class:`UnsoundMechanismWarning` is emitted when a deliberately broken mechanism is constructed.
@@ -20,6 +22,7 @@ The hierarchy is small on purpose (house style, convention 7):
 from __future__ import annotations
 
 __all__ = [
+    "AuditMemoryError",
     "CheckpointError",
     "DPAuditError",
     "InvalidArgument",
@@ -61,6 +64,13 @@ class CheckpointError(DPAuditError, ValueError):
 
     Nothing from such a file is ever mixed into an audit. The message says which recorded fields
     differ, or what is damaged.
+    """
+
+
+class AuditMemoryError(DPAuditError, MemoryError):
+    """An audit ran out of memory while drawing a block; the message names the block and its size.
+
+    It subclasses :class:`MemoryError`, so that ``except MemoryError`` keeps working.
     """
 
 

@@ -158,8 +158,14 @@ JSON schema version {result.schema_version}.</p>
 """
 
 
-def write_report(result: AuditResult, path: str | Path, **kwargs: Any) -> Path:
-    """Write :func:`render_html` to ``path`` (UTF-8) and return the path."""
+def write_report(result: AuditResult, path: str | Path, *, overwrite: bool = True, **kwargs: Any) -> Path:
+    """Write :func:`render_html` to ``path`` (UTF-8) and return the path.
+
+    With ``overwrite=False`` an existing file is left alone (``FileExistsError``); the file is
+    created exclusively, so one made by someone else in the meantime is never replaced.
+    """
     out = Path(path)
-    out.write_text(render_html(result, **kwargs), encoding="utf-8")
+    text = render_html(result, **kwargs)  # rendered first: a failure here leaves no partial file
+    with out.open("w" if overwrite else "x", encoding="utf-8") as fh:
+        fh.write(text)
     return out

@@ -86,12 +86,12 @@ class DiffprivlibMechanism:
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[Any]:
         """``size`` outputs of ``mechanism.randomise(data)``, on a copy seeded from ``rng``."""
         utils = require_extra("diffprivlib.utils", "diffprivlib")
+        value = _as_python(data)  # refused (non-finite) before anything is drawn from rng
         seeded = copy.copy(self.mechanism)
         state = np.random.RandomState(int(rng.integers(0, 2**32, dtype=np.uint64)))
         # every diffprivlib mechanism draws from `_rng`, built by check_random_state (mechanisms/base.py)
         seeded.random_state = state
         seeded._rng = utils.check_random_state(state, True)
-        value = _as_python(data)
         return np.asarray([seeded.randomise(value) for _ in range(size)])
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -182,6 +182,8 @@ class OpenDPMeasurement:
 
 def _scalar(value: Any, atom: str) -> Any:
     if atom in ("f32", "f64"):
+        if not math.isfinite(float(value)):  # no DP query's data: refused before the measurement runs
+            raise argument_error(OWNER, "data", "finite", value)
         return float(value)
     if atom == "bool":
         return bool(value)

@@ -3,6 +3,7 @@
 from dpaudit.auditor.cases import AuditCase
 from dpaudit.auditor.result import AuditResult, EventEvidence
 from dpaudit.auditor.runner import audit
+from dpaudit.auditor.scores import ScoresAuditResult, audit_scores
 from dpaudit.auditor.stats import (
     clopper_pearson_interval,
     clopper_pearson_lower,
@@ -15,7 +16,9 @@ __all__ = [
     "AuditCase",
     "AuditResult",
     "EventEvidence",
+    "ScoresAuditResult",
     "audit",
+    "audit_scores",
     "clopper_pearson_interval",
     "clopper_pearson_lower",
     "clopper_pearson_upper",

@@ -42,6 +42,7 @@ __all__ = ["Score", "category_score", "fit_scores", "score_families"]
 MAX_COORDINATE_SCORES = 16
 MAX_PATTERNS = 16
 MAX_TRAIN_ROWS = 40_000
+CHUNK_ROWS = 1024  # rows featurized at once: the features of all rows need not exist together
 DENSE_CATEGORY_LIMIT = 1 << 22
 MAX_LISTED = 4
 
@@ -54,6 +55,8 @@ class Score:
     fn: Callable[[NDArray[Any]], NDArray[np.float64]] = field(repr=False, compare=False)
     members: Callable[[float, bool], str | None] | None = field(default=None, repr=False, compare=False)
     family: str = field(default="", compare=False)
+    # a real value with a smooth distribution (a noisy released value): tail fits may rank its thresholds
+    smooth: bool = field(default=False, compare=False)
 
     def __call__(self, x: NDArray[Any]) -> NDArray[np.float64]:
         return np.asarray(self.fn(x), dtype=float)
@@ -69,39 +72,63 @@ def _coordinate(j: int, values: Callable[[NDArray[Any]], NDArray[np.float64]] | 
     return Score(f"{label}[{j}]", lambda x: values(x)[:, j])
 
 
-def _standardizer(z: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def _standardize_in_place(z: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Centre and scale the columns of ``z`` in place; return their means and scales (1 for a constant
+    column). In place: the feature matrix is the largest array of an audit's selection step."""
     mean = z.mean(axis=0)
-    std = z.std(axis=0)
+    z -= mean
+    std = np.sqrt(np.einsum("ij,ij->j", z, z) / len(z))  # the column norms, without an n x d temporary
     std[std == 0] = 1.0
+    z /= std
     return mean, std
 
 
-def _fit_logistic(z0: NDArray[np.float64], z1: NDArray[np.float64], ridge: float = 1e-4) -> NDArray[np.float64]:
-    """Weights ``(w, b)`` of a ridge-regularised logistic regression, class +1 = dataset 0."""
-    z = np.concatenate([z0, z1], axis=0)
-    y = np.concatenate([np.ones(len(z0)), -np.ones(len(z1))])
-    zb = np.hstack([z, np.ones((len(z), 1))])
+def _fit_logistic(z: NDArray[np.float64], n0: int, ridge: float = 1e-4) -> NDArray[np.float64]:
+    """Weights ``(w, b)`` of a ridge-regularised logistic regression, class +1 = dataset 0 (the first
+    ``n0`` rows of ``z``)."""
+    y = np.concatenate([np.ones(n0), -np.ones(len(z) - n0)])
 
     def objective(w: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
-        margin = y * (zb @ w)
+        margin = y * (z @ w[:-1] + w[-1])
         loss = float(np.mean(np.logaddexp(0.0, -margin))) + 0.5 * ridge * float(w[:-1] @ w[:-1])
         coef = -y * special.expit(-margin)
-        grad = zb.T @ coef / len(y)
-        grad[:-1] += ridge * w[:-1]
+        grad = np.empty_like(w)
+        grad[:-1] = z.T @ coef / len(y) + ridge * w[:-1]
+        grad[-1] = coef.sum() / len(y)
         return loss, grad
 
-    res = optimize.minimize(objective, np.zeros(zb.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 100})
+    res = optimize.minimize(objective, np.zeros(z.shape[1] + 1), jac=True, method="L-BFGS-B", options={"maxiter": 100})
     return np.asarray(res.x, dtype=float)
 
 
+def _features_into(featurize: Callable[[NDArray[Any]], NDArray[np.float64]], x: NDArray[Any],
+                   out: NDArray[np.float64], offset: int) -> None:
+    """``featurize`` of the rows of ``x`` into ``out`` from row ``offset``, ``CHUNK_ROWS`` rows at a time
+    (the features of all rows at once would be a second copy of the largest array)."""
+    for start in range(0, len(x), CHUNK_ROWS):
+        part = featurize(x[start : start + CHUNK_ROWS])
+        out[offset + start : offset + start + len(part)] = part
+
+
 def _logistic_score(name: str, featurize: Callable[[NDArray[Any]], NDArray[np.float64]], a0: NDArray[Any], a1: NDArray[Any]) -> Score | None:
-    f0, f1 = featurize(a0[:MAX_TRAIN_ROWS]), featurize(a1[:MAX_TRAIN_ROWS])
-    mean, std = _standardizer(np.concatenate([f0, f1]))
-    w = _fit_logistic((f0 - mean) / std, (f1 - mean) / std)
+    a0, a1 = a0[:MAX_TRAIN_ROWS], a1[:MAX_TRAIN_ROWS]
+    z = np.empty((len(a0) + len(a1), featurize(a0[:1]).shape[1]))  # both datasets' features, stacked
+    _features_into(featurize, a0, z, 0)
+    _features_into(featurize, a1, z, len(a0))
+    mean, std = _standardize_in_place(z)
+    w = _fit_logistic(z, len(a0))
+    del z
     if not np.all(np.isfinite(w)):
         return None
     coef, bias = w[:-1] / std, w[-1] - float((mean / std) @ w[:-1])
-    return Score(name, lambda x: featurize(x) @ coef + bias)
+
+    def score(x: NDArray[Any]) -> NDArray[np.float64]:
+        out = np.empty(len(x))
+        for start in range(0, len(x), CHUNK_ROWS):
+            out[start : start + CHUNK_ROWS] = featurize(x[start : start + CHUNK_ROWS]) @ coef + bias
+        return out
+
+    return Score(name, score)
 
 
 def _lda_score(v0: NDArray[np.float64], v1: NDArray[np.float64], values: Callable[[NDArray[Any]], NDArray[np.float64]]) -> Score:

@@ -2,9 +2,9 @@
 
 A checkpoint belongs to one audit. It holds a *fingerprint* of everything that determines the
 audit's draws, and every finished block's outputs exactly as the mechanism returned them (dtype,
-shape, bytes and their SHA-256). Resuming loads the recorded blocks, draws only the missing ones on
+shape, bytes and a digest). Resuming loads the recorded blocks, draws only the missing ones on
 their own streams (:class:`~dpaudit._rng.TrialStreams`), and the selection and estimation then run
-on the full set, so a killed audit resumes to the result of an uninterrupted one.
+on the same blocks, so a killed audit resumes to the result of an uninterrupted one.
 
 What the fingerprint covers (a checkpoint whose fingerprint differs in any field is refused):
 
@@ -22,38 +22,64 @@ What the fingerprint covers (a checkpoint whose fingerprint differs in any field
   code). Every audit with a checkpoint says in its notes what its mechanism's fingerprint covers;
 * the numpy and dpaudit versions (numpy may change a sampler's stream between versions).
 
+What a row is trusted for. Each recorded block carries a SHA-256 over *every* field of its row
+(dataset, block index, trials, dtype, shape and bytes) and over the fingerprint's own digest, so a
+row relabelled (d1's rows made copies of d0's), edited, or copied from another audit's file is
+refused. A digest anyone can recompute is no defence against a deliberate edit, so on resume a few
+recorded blocks (``REDRAW_PER_DATASET`` per dataset, chosen with fresh operating-system randomness,
+so which ones cannot be predicted) are drawn again on their own streams, whose draws are
+deterministic, and compared byte for byte; any difference refuses the file. This also catches a
+mechanism whose code changed under the same name, or that is not a deterministic function of its
+``rng``.
+
+One path, one audit at a time. A new file is built complete under a temporary name, locked, and
+linked into place (``os.link`` fails if the path exists: creation is exclusive), so a path holds
+either nothing or a complete checkpoint and two audits started together cannot both create it.
+The file stays locked (``flock``) for the whole audit, and the fingerprint is checked on the
+connection that writes, under the lock: a second audit on the same path, whatever its
+fingerprint, gets a :class:`~dpaudit.errors.CheckpointError` naming the path.
+
 Writes go through SQLite's write-ahead log with ``synchronous=NORMAL``: a committed block survives
-the process being killed. A new file is built under a temporary name and renamed into place, so a
-path holds either nothing or a complete checkpoint. A file that is not such a checkpoint, fails
-SQLite's ``quick_check`` (truncation, damaged pages) or holds a block whose SHA-256, shape or
-dtype does not match is refused with :class:`~dpaudit.errors.CheckpointError`.
+the process being killed. A file that is not such a checkpoint, fails SQLite's ``quick_check``
+(truncation, damaged pages) or holds a row that does not match its digest is refused with
+:class:`~dpaudit.errors.CheckpointError`; so is a path that cannot hold a file (a missing folder,
+a folder) or a write that fails (a full disk).
 """
 
 from __future__ import annotations
 
-import functools
+import contextlib
+import fcntl
 import hashlib
 import json
 import math
 import os
-import pickle
 import sqlite3
 import tempfile
-import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._rng import TrialStreams
+from dpaudit.auditor.fingerprint import audit_fingerprint, mechanism_fingerprint
 from dpaudit.errors import CheckpointError
 
-__all__ = ["Checkpoint", "audit_fingerprint", "mechanism_fingerprint", "recorded_seed"]
+__all__ = [
+    "REDRAW_PER_DATASET",
+    "Checkpoint",
+    "audit_fingerprint",
+    "fingerprint_digest",
+    "mechanism_fingerprint",
+    "recorded_seed",
+    "row_digest",
+]
 
 FORMAT = "dpaudit-audit-checkpoint"
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # 2: rows digested with every field and bound to the fingerprint
+ROW_TAG = "dpaudit-block-v2"
+REDRAW_PER_DATASET = 2
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _FIELD_LABELS = {
     "mechanism": "mechanism",
@@ -77,139 +103,6 @@ _SCHEMA = (
 )
 
 
-# -- fingerprints ------------------------------------------------------------------------------
-
-
-def _value_digest(value: Any, hasher: Any, seen: set[int]) -> None:
-    """Feed a stable description of ``value`` to ``hasher`` (arrays by bytes, functions by code)."""
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biufcmM":
-        hasher.update(f"ndarray {value.dtype.str} {value.shape}".encode())
-        hasher.update(np.ascontiguousarray(value).tobytes())
-    elif isinstance(value, types.FunctionType):
-        _function_digest(value, hasher, seen)
-    elif isinstance(value, types.MethodType):
-        _value_digest(value.__func__, hasher, seen)
-        _value_digest(value.__self__, hasher, seen)
-    elif isinstance(value, tuple | list):
-        hasher.update(f"{type(value).__name__} {len(value)}".encode())
-        for item in value:
-            _value_digest(item, hasher, seen)
-    elif isinstance(value, functools.partial):
-        for part in (value.func, value.args, tuple(sorted(value.keywords.items()))):
-            _value_digest(part, hasher, seen)
-    else:
-        try:
-            hasher.update(b"pickle " + pickle.dumps(value, protocol=4))
-        except Exception:  # unpicklable (a lambda among its fields, say): attribute by attribute
-            _object_digest(value, hasher, seen)
-
-
-def _object_digest(value: Any, hasher: Any, seen: set[int]) -> None:
-    cls = type(value)
-    hasher.update(f"object {cls.__module__}.{cls.__qualname__}".encode())
-    attrs = getattr(value, "__dict__", None)
-    if isinstance(attrs, dict) and id(value) not in seen:
-        seen.add(id(value))
-        for key in sorted(attrs):
-            hasher.update(f"attribute {key}".encode())
-            _value_digest(attrs[key], hasher, seen)
-    elif " at 0x" not in (text := repr(value)):  # else only the class name: its repr is an address
-        hasher.update(("repr " + text).encode())
-
-
-def _code_digest(code: types.CodeType, hasher: Any) -> None:
-    hasher.update(code.co_code)
-    hasher.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            _code_digest(const, hasher)
-        elif isinstance(const, frozenset):  # set order follows string hashing, which varies per process
-            hasher.update(repr(sorted(repr(c) for c in const)).encode())
-        else:
-            hasher.update(repr(const).encode())
-
-
-def _function_digest(fn: types.FunctionType, hasher: Any, seen: set[int]) -> None:
-    hasher.update(f"function {fn.__module__}.{fn.__qualname__}".encode())
-    if id(fn) in seen:  # a recursive closure
-        return
-    seen.add(id(fn))
-    _code_digest(fn.__code__, hasher)
-    for value in (fn.__defaults__ or ()) + tuple(sorted((fn.__kwdefaults__ or {}).items())):
-        _value_digest(value, hasher, seen)
-    for cell in fn.__closure__ or ():
-        try:
-            content = cell.cell_contents
-        except ValueError:  # an empty cell
-            continue
-        _value_digest(content, hasher, seen)
-
-
-def mechanism_fingerprint(mechanism: Any) -> tuple[str, str, str]:
-    """``(name, SHA-256 hex digest, what the digest covers)`` for a mechanism or callable.
-
-    Examples
-    --------
-    >>> from dpaudit.mechanisms import LaplaceMechanism
-    >>> a = mechanism_fingerprint(LaplaceMechanism(1.0))
-    >>> a == mechanism_fingerprint(LaplaceMechanism(1.0)), a == mechanism_fingerprint(LaplaceMechanism(2.0))
-    (True, False)
-    """
-    hasher = hashlib.sha256()
-    target = mechanism.func if isinstance(mechanism, functools.partial) else mechanism
-    if isinstance(target, types.FunctionType | types.MethodType):
-        name = f"{target.__module__}.{target.__qualname__}"
-        covers = ("the function's module, qualified name, bytecode, constants, default arguments and closure "
-                  "values (not the globals it reads nor the functions it calls)")
-        _value_digest(mechanism, hasher, set())  # a partial: its arguments too
-        return name, hasher.hexdigest(), covers
-    cls = type(mechanism)
-    name = f"{cls.__module__}.{cls.__qualname__}"
-    _value_digest(mechanism, hasher, set())
-    try:
-        pickle.dumps(mechanism, protocol=4)
-        covers = ("the class name and pickled state, i.e. the parameters (not the code of its methods; the dpaudit "
-                  "version stands for dpaudit's own classes)")
-    except Exception:
-        covers = ("the class name and its attributes, one by one as it cannot be pickled (functions among them by "
-                  "bytecode, constants and closure values; not the code of its methods)")
-    return name, hasher.hexdigest(), covers
-
-
-def _data_digest(data: Any) -> str:
-    hasher = hashlib.sha256()
-    try:
-        arr = np.asarray(data)
-    except Exception:
-        arr = None
-    _value_digest(arr if arr is not None and arr.dtype.kind in "biufcmM" else data, hasher, set())
-    return hasher.hexdigest()
-
-
-def audit_fingerprint(
-    mechanism: Any, datasets: Sequence[Any], trials: int, streams: TrialStreams, claim: tuple[float, float] | None
-) -> dict[str, str]:
-    """Every field that determines an audit's draws (and its claim), as strings, for a checkpoint."""
-    import dpaudit
-
-    name, digest, covers = mechanism_fingerprint(mechanism)
-    fields = {
-        "mechanism": name,
-        "mechanism_digest": digest,
-        "mechanism_covers": covers,
-        "seed_entropy": str(streams.entropy),
-        "block_size": str(streams.block_size),
-        "trials": str(trials),
-        "numpy": np.__version__,
-        "dpaudit": dpaudit.__version__,
-    }
-    for j, data in enumerate(datasets):
-        fields[f"d{j}"] = _data_digest(data)
-    if claim is not None:
-        fields["epsilon"], fields["delta"] = repr(float(claim[0])), repr(float(claim[1]))
-    return fields
-
-
 # -- the file ----------------------------------------------------------------------------------
 
 
@@ -217,28 +110,48 @@ def _refuse(path: Path, owner: str, problem: str, fix: str = "delete it (or use 
     return CheckpointError(f"`{owner}`: checkpoint {str(path)!r} {problem}; it is refused, nothing from it is used. To fix: {fix}")
 
 
-def _connect(path: Path, owner: str) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=60.0)
-    try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise _refuse(path, owner, f"cannot be opened as an SQLite database ({exc})") from exc
-    return conn
+def _unusable(path: Path, owner: str, problem: str, fix: str) -> CheckpointError:
+    return CheckpointError(f"`{owner}`: checkpoint {str(path)!r} {problem}. To fix: {fix}")
+
+
+def fingerprint_digest(fingerprint: Mapping[str, str]) -> str:
+    """SHA-256 of the fingerprint's fields (canonical JSON): what every recorded row is bound to."""
+    return hashlib.sha256(json.dumps(dict(fingerprint), sort_keys=True).encode()).hexdigest()
+
+
+def row_digest(bound_to: str, dataset: int, block: int, start: int, stop: int, dtype: str, shape: str, data: bytes) -> str:
+    """SHA-256 of every field of a row, bound to the audit (``bound_to``: :func:`fingerprint_digest`)."""
+    hasher = hashlib.sha256(f"{ROW_TAG} {bound_to} {dataset} {block} {start} {stop} {dtype} {shape} ".encode())
+    hasher.update(data)
+    return hasher.hexdigest()
 
 
 def _read_meta(path: Path, owner: str) -> dict[str, str]:
     """Open an existing file read-only enough to check it, and return its meta table."""
-    size = path.stat().st_size
+    conn = _checked_connection(path, owner)
+    try:
+        return _meta(conn, path, owner)
+    finally:
+        conn.close()
+
+
+def _checked_connection(path: Path, owner: str) -> sqlite3.Connection:
+    """A connection to an existing file that passed the checks a checkpoint must pass; no pragma is set."""
+    if path.is_dir():
+        raise _unusable(path, owner, "is a folder, not a file", "pass a file path inside the folder.")
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            magic = fh.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise _unusable(path, owner, f"cannot be read ({type(exc).__name__}: {exc})", "check the path and its permissions.") from exc
     if size == 0:
         raise _refuse(path, owner, "is an empty file (0 bytes), not a dpaudit checkpoint")
-    with path.open("rb") as fh:
-        if fh.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
-            raise _refuse(path, owner, "is not an SQLite database, so not a dpaudit checkpoint")
+    if magic != _SQLITE_MAGIC:
+        raise _refuse(path, owner, "is not an SQLite database, so not a dpaudit checkpoint")
     try:  # no pragmas here: a file that is refused is left exactly as it was
         conn = sqlite3.connect(path, timeout=60.0)
-    except sqlite3.DatabaseError as exc:
+    except sqlite3.Error as exc:
         raise _refuse(path, owner, f"cannot be opened as an SQLite database ({exc})") from exc
     try:
         problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
@@ -247,11 +160,20 @@ def _read_meta(path: Path, owner: str) -> dict[str, str]:
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not {"meta", "blocks"} <= tables:
             raise _refuse(path, owner, f"is an SQLite database but not a dpaudit checkpoint (tables: {sorted(tables)})")
-        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
-    except sqlite3.DatabaseError as exc:
-        raise _refuse(path, owner, f"is corrupt or truncated (SQLite: {exc})") from exc
-    finally:
+    except sqlite3.Error as exc:
         conn.close()
+        raise _refuse(path, owner, f"is corrupt or truncated (SQLite: {exc})") from exc
+    except CheckpointError:
+        conn.close()
+        raise
+    return conn
+
+
+def _meta(conn: sqlite3.Connection, path: Path, owner: str) -> dict[str, str]:
+    try:
+        return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta").fetchall()}
+    except sqlite3.Error as exc:
+        raise _refuse(path, owner, f"is corrupt or truncated (SQLite: {exc})") from exc
 
 
 def recorded_seed(path: str | os.PathLike[str], owner: str = "audit") -> int | None:
@@ -270,13 +192,28 @@ def _short(value: str) -> str:
     return value if len(value) <= 24 or not all(c in "0123456789abcdef" for c in value) else value[:16] + "..."
 
 
+def _lock(fd: int) -> bool:
+    """Take an exclusive ``flock`` on ``fd`` without waiting; False when another process holds it.
+
+    ``flock`` locks are separate from the ``fcntl`` byte-range locks SQLite takes, so the lock
+    neither blocks readers nor is released by SQLite closing its own descriptors (on local file
+    systems; on NFS, Linux emulates ``flock`` with ``fcntl`` locks, and this lock is weaker).
+    """
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
 class Checkpoint:
-    """An open checkpoint file for one audit (see the module docstring for what it covers).
+    """An open checkpoint file for one audit, locked for as long as it is open.
 
     Parameters
     ----------
     path : str or PathLike
-        The SQLite file; created (complete, under a temporary name, then renamed) when missing.
+        The SQLite file; created exclusively (complete, under a temporary name, then linked into
+        place) when missing.
     fingerprint : Mapping[str, str]
         From :func:`audit_fingerprint`; an existing file must record exactly these fields.
     owner : str
@@ -285,25 +222,39 @@ class Checkpoint:
     Raises
     ------
     CheckpointError
-        When the existing file belongs to another audit, is not a checkpoint, or is corrupt.
+        When the existing file belongs to another audit, is in use by another audit, is not a
+        checkpoint, is corrupt, or the path cannot hold a file.
     """
 
     def __init__(self, path: str | os.PathLike[str], fingerprint: Mapping[str, str], owner: str = "audit") -> None:
         self.path = Path(path)
         self.owner = owner
         self.fingerprint = dict(fingerprint)
-        self.created = not self.path.exists()
-        if self.created:
-            self._create()
-        else:
-            self._check_fingerprint(_read_meta(self.path, owner))
-        self._conn = _connect(self.path, owner)
+        self.bound_to = fingerprint_digest(self.fingerprint)
+        self._fd: int | None = None
+        self._conn: sqlite3.Connection | None = None
+        try:
+            self.created = not self.path.exists() and self._create()
+            if not self.created:
+                self._open_existing()
+            self._conn = self._writer()
+            self.recorded = self._recorded_keys()
+        except BaseException:
+            self.close()
+            raise
 
-    def _create(self) -> None:
+    def _create(self) -> bool:
+        """Build a complete file under a temporary name, locked, and link it into place; False if one appeared."""
         meta = {"format": FORMAT, "format_version": FORMAT_VERSION}
         meta.update({f"fp:{k}": v for k, v in self.fingerprint.items()})
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp")
-        os.close(fd)
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp")
+        except OSError as exc:
+            missing = not self.path.parent.is_dir()
+            raise _unusable(self.path, self.owner, f"cannot be created ({'its folder does not exist' if missing else exc})",
+                            "create the folder first, or pass a path in a writable folder.") from exc
+        self._fd = fd
+        _lock(fd)  # a fresh inode: nobody else can hold it; the lock moves into place with the link
         try:
             conn = sqlite3.connect(tmp)
             try:
@@ -314,10 +265,46 @@ class Checkpoint:
                 conn.execute("PRAGMA journal_mode=WAL")
             finally:
                 conn.close()
-            os.replace(tmp, self.path)
+            try:
+                os.link(tmp, self.path)  # atomic, and fails if the path exists: exclusive creation
+            except FileExistsError:
+                os.close(fd)
+                self._fd = None
+                return False
+        except sqlite3.Error as exc:
+            raise _unusable(self.path, self.owner, f"cannot be created (SQLite: {exc})",
+                            "free some disk space, or pass a path on another disk.") from exc
         finally:
-            if os.path.exists(tmp):
+            with contextlib.suppress(FileNotFoundError):
                 os.remove(tmp)
+        return True
+
+    def _open_existing(self) -> None:
+        if self.path.is_dir():
+            raise _unusable(self.path, self.owner, "is a folder, not a file", "pass a file path inside the folder.")
+        try:
+            self._fd = os.open(self.path, os.O_RDWR)
+        except OSError as exc:
+            raise _unusable(self.path, self.owner, f"cannot be opened for writing ({type(exc).__name__}: {exc})",
+                            "check the path and its permissions.") from exc
+        if not _lock(self._fd):
+            raise _unusable(self.path, self.owner, "is in use by another audit (another process holds its lock)",
+                            "wait for that audit to finish (then rerun to resume from it), or use another path.")
+
+    def _writer(self) -> sqlite3.Connection:
+        """The connection that writes; the fingerprint is checked on it, under the lock, before any pragma."""
+        conn = _checked_connection(self.path, self.owner)
+        try:
+            self._check_fingerprint(_meta(conn, self.path, self.owner))
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.Error as exc:
+            conn.close()
+            raise _refuse(self.path, self.owner, f"cannot be opened as an SQLite database ({exc})") from exc
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     def _check_fingerprint(self, meta: dict[str, str]) -> None:
         if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
@@ -334,44 +321,74 @@ class Checkpoint:
                           "resume with the same mechanism, seed, pair, claim, block size and trials, or delete "
                           "the file (or use another path) to start afresh.")
 
-    def load(self, plan: Mapping[tuple[int, int], tuple[int, int]]) -> dict[tuple[int, int], NDArray[Any]]:
-        """Recorded blocks, keyed ``(dataset, block)``; ``plan`` maps each key to its ``(start, stop)``."""
-        out: dict[tuple[int, int], NDArray[Any]] = {}
+    def _recorded_keys(self) -> set[tuple[int, int]]:
+        assert self._conn is not None
         try:
-            rows = self._conn.execute("SELECT dataset, block, start, stop, dtype, shape, sha256, data FROM blocks")
-            for dataset, block, start, stop, dtype, shape, digest, data in rows:
-                out[(dataset, block)] = self._restore(plan, dataset, block, start, stop, dtype, shape, digest, data)
-        except sqlite3.DatabaseError as exc:
-            raise _refuse(self.path, self.owner, f"is corrupt or truncated (SQLite: {exc})") from exc
-        return out
+            keys = {(int(j), int(k)) for j, k in self._conn.execute("SELECT dataset, block FROM blocks")}
+        except (sqlite3.Error, TypeError, ValueError) as exc:
+            raise _refuse(self.path, self.owner, f"is corrupt or truncated ({exc})") from exc
+        return keys
 
-    def _restore(self, plan: Mapping[tuple[int, int], tuple[int, int]], dataset: Any, block: Any, start: Any,
-                 stop: Any, dtype: Any, shape: Any, digest: Any, data: Any) -> NDArray[Any]:
+    def check_plan(self, spans: Callable[[int], tuple[int, int] | None], datasets: int) -> None:
+        """Refuse the file if it records a block outside the audit's plan (``spans(k)`` is ``(start, stop)`` or None)."""
+        for j, k in sorted(self.recorded):
+            if not 0 <= j < datasets or spans(k) is None:
+                raise _refuse(self.path, self.owner, f"holds block {k} of d{j}, which is not a block of this audit "
+                              "(the file is corrupt)")
+
+    def read(self, dataset: int, block: int, span: tuple[int, int]) -> NDArray[Any]:
+        """The recorded outputs of ``block`` of ``dataset``, after checking every field against its digest."""
+        assert self._conn is not None
+        try:
+            row = self._conn.execute("SELECT start, stop, dtype, shape, sha256, data FROM blocks WHERE dataset = ? "
+                                     "AND block = ?", (dataset, block)).fetchone()
+        except sqlite3.Error as exc:
+            raise _refuse(self.path, self.owner, f"is corrupt or truncated (SQLite: {exc})") from exc
+        if row is None:
+            raise _refuse(self.path, self.owner, f"lost block {block} of d{dataset} while it was open")
+        start, stop, dtype, shape, digest, data = row
         where = f"holds block {block} of d{dataset}"
-        if plan.get((dataset, block)) != (start, stop):
+        if (start, stop) != span:
             raise _refuse(self.path, self.owner, f"{where} for trials [{start}, {stop}), which is not a block of "
                           "this audit (the file is corrupt)")
-        if not isinstance(data, bytes) or hashlib.sha256(data).hexdigest() != digest:
-            raise _refuse(self.path, self.owner, f"{where} whose bytes do not match their SHA-256 (the file is corrupt)")
+        if not (isinstance(data, bytes) and isinstance(dtype, str) and isinstance(shape, str)) or digest != row_digest(
+                self.bound_to, dataset, block, start, stop, dtype, shape, data):
+            raise _refuse(self.path, self.owner, f"{where} whose fields do not match their SHA-256 (the file was "
+                          "edited, is corrupt, or its rows come from another audit)")
         try:
             dt = np.dtype(dtype)
             dims = tuple(int(v) for v in json.loads(shape))
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise _refuse(self.path, self.owner, f"{where} with an unreadable dtype or shape ({exc})") from exc
-        if dt.kind not in "biuf" or not dims or dims[0] != stop - start or math.prod(dims) * dt.itemsize != len(data):
+        if dt.kind not in "biuf" or not dims or dims[0] != stop - start or min(dims) < 0 or \
+                math.prod(dims) * dt.itemsize != len(data):
             raise _refuse(self.path, self.owner, f"{where} with dtype {dtype} and shape {dims}, which do not fit "
                           f"its {stop - start} trials and {len(data)} bytes (the file is corrupt)")
         return np.frombuffer(bytearray(data), dtype=dt).reshape(dims)
 
+    def refuse_mismatch(self, dataset: int, block: int) -> CheckpointError:
+        """The error for a recorded block that differs from the same block re-drawn."""
+        return _refuse(self.path, self.owner, f"holds block {block} of d{dataset}, which re-drawn on its own stream "
+                       "does not match the recorded bytes: the file was edited, or the mechanism is not a "
+                       "deterministic function of its rng (or its code changed, which the fingerprint does not cover)")
+
     def record(self, dataset: int, blocks: Sequence[tuple[int, int, int]], arrays: Sequence[NDArray[Any]]) -> None:
         """Record finished blocks ``(index, start, stop)`` of ``dataset`` in one transaction."""
+        assert self._conn is not None
         rows = []
         for (block, start, stop), arr in zip(blocks, arrays, strict=True):
             data = np.ascontiguousarray(arr).tobytes()
-            rows.append((dataset, block, start, stop, arr.dtype.str, json.dumps(list(arr.shape)),
-                         hashlib.sha256(data).hexdigest(), data))
-        with self._conn:
-            self._conn.executemany("INSERT OR IGNORE INTO blocks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            dtype, shape = arr.dtype.str, json.dumps(list(arr.shape))
+            rows.append((dataset, block, start, stop, dtype, shape,
+                         row_digest(self.bound_to, dataset, block, start, stop, dtype, shape, data), data))
+        try:
+            with self._conn:
+                self._conn.executemany("INSERT OR IGNORE INTO blocks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            raise _unusable(self.path, self.owner, f"cannot be written (SQLite: {exc}); the blocks recorded before "
+                            "are kept", "free some disk space (or pass a path on another disk), then rerun to "
+                            "resume.") from exc
+        self.recorded.update((dataset, b[0]) for b in blocks)
 
     def describe(self, loaded: int, total: int) -> str:
         """One line for the audit's notes: what was loaded, and what the mechanism's fingerprint covers."""
@@ -382,11 +399,16 @@ class Checkpoint:
                 f"pair, claim, numpy and dpaudit versions, and {self.fingerprint.get('mechanism_covers', '?')}")
 
     def close(self) -> None:
-        self._conn.close()
+        """Close the connection, then release the lock (in that order: see :func:`_lock`)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._fd is not None:
+            os.close(self._fd)  # releases the flock
+            self._fd = None
 
     def __enter__(self) -> Checkpoint:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

@@ -46,6 +46,8 @@ BINS = 16
 MAX_VALUES_AS_BINS = 32
 MAX_COLUMNS = 256
 COLUMN_P = 1e-3
+MAX_VALUE_PATTERNS = 8
+MIN_PATTERN_ROWS = 200
 SIGN_Z = 2.0
 VALUE_QUANTILES = np.array([0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.97, 0.99, 0.997, 0.999])
 
@@ -198,7 +200,47 @@ def _mixed_groups(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> l
     if len(scores) == 2:
         first, second = scores
         scores.append(Score("column groups llr", lambda x: first(x) + second(x)))
+    if rest.size:
+        scores.extend(_value_within_pattern(layout, a0, a1, rest))
     return scores
+
+
+def _value_within_pattern(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any], rest: NDArray[np.int64]) -> list[Any]:
+    """Per frequent atom pattern with a continuous entry: the sum of its values, NaN on other patterns.
+
+    A threshold event on such a score is ``{pattern = p and value > t}`` (or ``<= t``): which query a
+    sparse vector answered, and how far out its released value lies [LSL17, Alg. 3 leaks through
+    the far tail of one answer's value]. The ranking scans the value itself, so the far tail is
+    not cut into coarse bins as by ``patterns x value``; NaN rows belong to no event.
+    """
+    from dpaudit.auditor.attacks import Score
+    from dpaudit.auditor.features import encode_rows
+
+    both = np.concatenate([a0, a1])
+    codes = _atom_codes_of(layout, both, rest)
+    with_value = np.any(codes == 0, axis=1)
+    keys = encode_rows(codes[with_value])
+    uniq, counts = np.unique(keys, return_counts=True)
+    frequent = uniq[np.argsort(counts)[::-1][:MAX_VALUE_PATTERNS]]
+    frequent = frequent[np.sort(counts)[::-1][: frequent.size] >= MIN_PATTERN_ROWS]
+    out = []
+    for key in frequent:
+        example = codes[with_value][keys == key][0]
+
+        def score(x: NDArray[Any], key: np.uint64 = key) -> NDArray[np.float64]:
+            c = _atom_codes_of(layout, x, rest)
+            total = layout.continuous_part(np.asarray(x)[:, rest], c).sum(axis=1)
+            return np.where(encode_rows(c) == key, total, np.nan)
+
+        out.append(Score(f"value within pattern {layout.describe_codes(_full_codes(layout, rest, example))}", score, smooth=True))
+    return out
+
+
+def _full_codes(layout: OutputLayout, columns: NDArray[np.int64], codes: NDArray[np.int64]) -> NDArray[np.int64]:
+    """A row of codes for all columns from the codes of ``columns`` (others shown as their first atom)."""
+    full = np.ones(layout.n_columns, dtype=np.int64)
+    full[columns] = codes
+    return full
 
 
 def _atom_codes_of(layout: OutputLayout, x: NDArray[Any], columns: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -10,6 +10,11 @@ Faults: when a pool worker dies the pool breaks, and the audit stops with a
 of a dead worker on another worker (up to its ``distributed.scheduler.allowed-failures``, then
 ``KilledWorker``, which the audit reports the same way). A rerun block has the identical draws.
 
+Worker processes exit when the process that made the pool dies, even by SIGKILL (which leaves it
+no chance to shut the pool down): each worker watches a pipe whose only writing end that process
+holds, and leaves when the pipe closes. Without this the forkserver, the workers and the resource
+tracker would keep one another alive for good, each holding the others' pipes open.
+
 Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536`` (its
 ``distributed.nanny.pre-spawn-environ``), which hands freed memory back to the system at once; a
 mechanism that allocates large temporaries at every step (the user-level algorithms do) then pays
@@ -21,9 +26,12 @@ configuration of the machine starting the workers to keep glibc's default.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
 from typing import Any
 
 from dpaudit._validation import argument_error, check_int
@@ -46,6 +54,23 @@ def _connect_to_scheduler(address: str, timeout: float) -> Any:
                              f"{timeout:g} s (connecting failed: {type(exc).__name__}: {exc})", address) from exc
 
 
+def _exit_with_parent(parent_alive: Connection) -> None:
+    """Worker initializer: leave this worker as soon as the pool's parent process is gone.
+
+    ``parent_alive`` is the reading end of a pipe whose writing end only the parent holds and never
+    writes to; ``recv_bytes`` returns (EOFError) exactly when the parent has closed it or died.
+    """
+
+    def watch() -> None:
+        try:
+            parent_alive.recv_bytes()
+        except (EOFError, OSError):
+            pass
+        os._exit(0)
+
+    threading.Thread(target=watch, name="dpaudit-parent-watch", daemon=True).start()
+
+
 @contextmanager
 def make_executor(workers: int | None = None, scheduler: str | None = None, *,
                   timeout: float = 30.0) -> Iterator[Executor | None]:
@@ -55,7 +80,7 @@ def make_executor(workers: int | None = None, scheduler: str | None = None, *,
     ----------
     workers : int, optional
         At least 1: a pool of that many worker processes, started by ``forkserver`` (safe beside
-        threads, unlike ``fork``). Mechanisms sent to processes must be picklable and importable:
+        threads, unlike ``fork``), which exit when this process does. Mechanisms sent to processes must be picklable and importable:
         defined in a module, not in a notebook or ``python -c`` (Dask sends those by value).
     scheduler : str, optional
         The address of a running Dask scheduler (``tcp://host:8786``, or an ``inproc://`` address
@@ -102,8 +127,15 @@ def make_executor(workers: int | None = None, scheduler: str | None = None, *,
         yield None
         return
     workers = check_int(OWNER, "workers", workers, minimum=1)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+    context = multiprocessing.get_context("forkserver")
+    parent_alive, alive = context.Pipe(duplex=False)
     try:
-        yield pool
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_exit_with_parent,
+                                   initargs=(parent_alive,))
+        try:
+            yield pool
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    finally:  # after the workers have left: closing it first would end them mid-task
+        alive.close()
+        parent_alive.close()

@@ -12,6 +12,7 @@ Everything here is fitted on the selection split only.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,11 +29,14 @@ _HASH_MULTIPLIERS = (np.random.default_rng(0x5EED5EED).integers(1, 2**62, size=4
 MAX_ATOMS_PER_COLUMN = 8
 CODES_CACHE = 4
 LAYOUT_ROWS = 10_000
+LAYOUT_CHUNK = 1024
 
 
 def flatten_outputs(outputs: NDArray[Any]) -> NDArray[Any]:
     """``(trials, ...)`` -> ``(trials, k)``; scalars become one column."""
-    return outputs.reshape(outputs.shape[0], -1) if outputs.ndim != 1 else outputs[:, None]
+    if outputs.ndim == 1:
+        return outputs[:, None]
+    return outputs.reshape(outputs.shape[0], math.prod(outputs.shape[1:]))  # not -1: zero rows are allowed
 
 
 def encode_rows(codes: NDArray[np.integer[Any]]) -> NDArray[np.uint64]:
@@ -73,6 +77,10 @@ class OutputLayout:
         del self._codes_cache[CODES_CACHE:]
         return codes
 
+    def forget_codes(self) -> None:
+        """Drop the cached codes (and the arrays they hold on to), e.g. once a block has been counted."""
+        self._codes_cache.clear()
+
     def _atom_codes(self, x: NDArray[Any]) -> NDArray[np.int64]:
         codes = np.zeros(x.shape, dtype=np.int64)
         for j, atoms in enumerate(self.atoms):
@@ -96,22 +104,30 @@ class OutputLayout:
         return out
 
 
+def _integral(x: NDArray[Any]) -> bool:
+    """Whether every finite entry of ``x`` is an integer (checked a few rows at a time: no full copies)."""
+    for start in range(0, len(x), LAYOUT_CHUNK):
+        part = x[start : start + LAYOUT_CHUNK]
+        finite = part[np.isfinite(part)]
+        if not np.all(finite == np.round(finite)):
+            return False
+    return True
+
+
 def detect_layout(sel0: NDArray[Any], sel1: NDArray[Any]) -> OutputLayout:
     """Classify outputs from the pooled selection split (both datasets)."""
     # a subsample suffices: an atom (>= 0.5% of rows) shows up ~100 times in 20,000 rows
-    pooled = np.concatenate([sel0[:LAYOUT_ROWS], sel1[:LAYOUT_ROWS]], axis=0)
-    n, k = pooled.shape
-    if pooled.dtype.kind in "biu":
+    parts = (sel0[:LAYOUT_ROWS], sel1[:LAYOUT_ROWS])  # pooled column by column, never as one copy
+    n, k = len(parts[0]) + len(parts[1]), parts[0].shape[1]
+    if np.result_type(*parts).kind in "biu":
         return OutputLayout("discrete", k)
-    finite = np.isfinite(pooled)
-    integral = bool(np.all(pooled[finite] == np.round(pooled[finite])))
-    if integral:
+    if _integral(parts[0]) and _integral(parts[1]):
         return OutputLayout("discrete", k)
     # an atom is a value that repeats on at least 0.5% of the pooled selection rows (and >= 5 times)
     min_count = max(5, int(0.005 * n))
     atoms: list[NDArray[np.float64]] = []
     for j in range(k):
-        values, counts = np.unique(pooled[:, j], return_counts=True)
+        values, counts = np.unique(np.concatenate([parts[0][:, j], parts[1][:, j]]), return_counts=True)
         heavy = values[counts >= min_count]
         if heavy.size > MAX_ATOMS_PER_COLUMN:
             heavy = values[np.argsort(counts)[::-1][:MAX_ATOMS_PER_COLUMN]]

@@ -16,10 +16,10 @@ one event); it catches the gross failures that make an audit meaningless.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy import stats
 
 from dpaudit._rng import TrialStreams
@@ -36,30 +36,34 @@ SPOT_STREAM = 3  # streams 0, 1 draw the audit, 2 the block-size probe; 3 and 4 
 
 def check_row_independence(
     sampler: Sampler,
-    datasets: tuple[Any, Any],
+    datasets: Sequence[Any],
     streams: TrialStreams,
     spot_check: int,
     cand: Candidate,
-    estimation: tuple[NDArray[Any], NDArray[Any]],
+    estimation_counts: tuple[int, int],
+    estimation_rows: int,
 ) -> list[str]:
-    """Raise :class:`MechanismError` if single-call draws disagree with the estimation split; else notes."""
+    """Raise :class:`MechanismError` if single-call draws disagree with the estimation split; else notes.
+
+    ``estimation_counts[j]`` is the number of the ``estimation_rows`` rows of dataset ``j`` in the
+    event of ``cand`` (the audit counts them as the blocks are drawn).
+    """
     notes = []
-    for j, (data, rows) in enumerate(zip(datasets, estimation, strict=True)):
+    for j, (data, k_rows) in enumerate(zip(datasets, estimation_counts, strict=True)):
         single = np.concatenate(
             [draw_block(sampler, data, streams, SPOT_STREAM + j, i, 1, f"on d{j} (spot check {i})") for i in range(spot_check)]
         )
         single = flatten_outputs(single)
         k_single = int(np.count_nonzero(cand.event(cand.score(single))))
-        k_rows = int(np.count_nonzero(cand.event(cand.score(rows))))
-        table = [[k_single, spot_check - k_single], [k_rows, len(rows) - k_rows]]
+        table = [[k_single, spot_check - k_single], [k_rows, estimation_rows - k_rows]]
         p = float(stats.fisher_exact(table).pvalue)
         if p < SPOT_CHECK_P:
             raise MechanismError(
                 f"the rows of one sample() call do not behave like independent draws on d{j}: the event "
-                f"{{{cand.describe()}}} occurred in {k_rows} of {len(rows)} estimation rows but in {k_single} of "
+                f"{{{cand.describe()}}} occurred in {k_rows} of {estimation_rows} estimation rows but in {k_single} of "
                 f"{spot_check} trials drawn one call each (Fisher's exact test p = {p:.2g} < {SPOT_CHECK_P:g}). "
                 "The bound assumes independent rows; draw fresh randomness for every row."
             )
         notes.append(f"spot check on d{j}: {k_single}/{spot_check} single-call trials in the event vs "
-                     f"{k_rows}/{len(rows)} estimation rows (p = {p:.2g})")
+                     f"{k_rows}/{estimation_rows} estimation rows (p = {p:.2g})")
     return notes

@@ -1,17 +1,20 @@
 """``audit()``: run a mechanism on two neighbouring datasets and lower-bound its epsilon.
 
-Procedure (SPEC, auditor contract):
+Procedure:
 
-1. draw ``trials`` outputs on each dataset, in blocks on spawned streams (:mod:`.sampling`);
-2. split the trials: the first ``selection_fraction`` are the *selection split*, the rest the
-   *estimation split*. Trials are i.i.d., so the splits are independent;
+1. draw outputs on each dataset in blocks, on spawned streams (:mod:`.sampling`); trial ``i``
+   of dataset ``j`` is the same draw however the audit is run;
+2. split the trials: the first ``n_sel`` (``selection_fraction`` of them) are the *selection
+   split*, the rest the *estimation split*. Trials are i.i.d., so the splits are independent;
 3. on the selection split only: classify the outputs (:mod:`.features`), fit score functions
    (:mod:`.attacks`, :mod:`.columns`, :mod:`.bits`) and rank events ``{score > t}`` /
    ``{score <= t}`` in both directions (:mod:`.ranking`), in the rounds of :mod:`.selection`;
-4. on the estimation split: evaluate the best ``candidates`` events; if ``m`` of them exist,
-   each at level ``alpha / m`` (Bonferroni over the events actually evaluated), with one-sided
-   Clopper-Pearson limits at half that level for the numerator and denominator probabilities,
-   and ``eps_lb = ln((p_num_lo - delta) / p_den_hi)``; report the largest.
+4. on the estimation split: count the best ``candidates`` events, block by block as the blocks
+   are drawn (:mod:`.streaming`: only the selection rows and one block are ever held); if ``m``
+   events exist, each is evaluated at level ``alpha / m`` (Bonferroni over the events actually
+   evaluated), with one-sided Clopper-Pearson limits at half that level for the numerator and
+   denominator probabilities, and ``eps_lb = ln((p_num_lo - delta) / p_den_hi)``; the largest
+   is reported.
 
 For any fixed event E an (epsilon, delta)-DP mechanism has ``P_num(E) <= e^epsilon P_den(E) + delta``,
 and the events (and their number ``m``) are fixed before the estimation split is read, so
@@ -21,10 +24,12 @@ This needs the rows to be independent draws (see :func:`audit`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
 import warnings
+from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
@@ -42,18 +47,31 @@ from dpaudit._validation import (
     check_probability,
 )
 from dpaudit.accounting.conversions import gdp_epsilon
-from dpaudit.auditor.checkpoint import recorded_seed
+from dpaudit.auditor.checkpoint import Checkpoint, audit_fingerprint, recorded_seed
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
 from dpaudit.auditor.independence import check_row_independence
 from dpaudit.auditor.ranking import Candidate
 from dpaudit.auditor.result import AuditResult, EventEvidence
-from dpaudit.auditor.sampling import as_sampler, draw_block, draw_outputs
+from dpaudit.auditor.sampling import (
+    BlockSource,
+    _progress_bar,
+    as_sampler,
+    blocks_in_flight,
+    draw_block,
+)
 from dpaudit.auditor.selection import SCALAR_FRACTION, choose_candidates, default_selection_fraction
 from dpaudit.auditor.stats import (
     clopper_pearson_lower,
     clopper_pearson_upper,
     epsilon_lower_bound_from_counts,
     gdp_mu_lower_bound_from_counts,
+)
+from dpaudit.auditor.streaming import (
+    EventTally,
+    available_memory,
+    check_memory,
+    read_selection,
+    tally_rows,
 )
 from dpaudit.errors import MechanismError, NothingToLearnWarning
 from dpaudit.guarantees import GDP, ApproxDP
@@ -115,16 +133,10 @@ def _no_finite_claim(claim: Any, delta: float) -> Exception:
     )
 
 
-def _evaluate(
-    cand: Candidate, e0: NDArray[Any], e1: NDArray[Any], delta: float, alpha: float, cache: dict[int, Any]
-) -> EventEvidence:
-    key = id(cand.score)
-    if key not in cache:  # a score shared by several candidates is computed once
-        cache[key] = (cand.score(e0), cand.score(e1))
-    s0, s1 = cache[key]
-    c0, c1 = int(np.count_nonzero(cand.event(s0))), int(np.count_nonzero(cand.event(s1)))
-    k_num, k_den = (c0, c1) if cand.numerator == 0 else (c1, c0)
-    n = len(e0)
+def _evidence(cand: Candidate, tally: EventTally, i: int, delta: float, alpha: float) -> EventEvidence:
+    """Candidate ``i`` of ``tally`` evaluated at level ``alpha``: its counts, intervals and bound."""
+    k_num, k_den = tally.numerator_denominator(i)
+    n = tally.rows[0]
     value = epsilon_lower_bound_from_counts(k_num, k_den, n, delta, alpha)
     per_limit = alpha / 2
     return EventEvidence(
@@ -145,16 +157,29 @@ MAX_BLOCK_TRIALS = 1 << 20
 PROBE_STREAM = 2
 
 
-def _auto_block_size(sampler: Any, d0: Any, streams: TrialStreams) -> int:
-    """The mechanism's declared ``audit_block_size``, else one from the size of one output.
-
-    The output size is probed on a stream the audit never uses otherwise.
-    """
+def _auto_block_size(sampler: Any, probe: NDArray[Any]) -> int:
+    """The mechanism's declared ``audit_block_size``, else one from the size of one output (the probe's)."""
     declared = getattr(sampler.target, "audit_block_size", None) if sampler.kind == "mechanism" else None
     if isinstance(declared, int) and declared >= 1:
         return declared
-    per_output = max(1, int(np.prod(draw_block(sampler, d0, streams, PROBE_STREAM, 0, 1, "on d0 (probe call)").shape[1:])))
+    per_output = max(1, int(np.prod(probe.shape[1:])))
     return int(min(MAX_BLOCK_TRIALS, max(1 << 12, BLOCK_NUMBERS // per_output)))
+
+
+def _check_checkpoint_path(checkpoint: Any) -> Any:
+    if checkpoint is None:
+        return None
+    if not isinstance(checkpoint, str | os.PathLike) or not os.fspath(checkpoint):
+        raise argument_error(OWNER, "checkpoint", "a path (str or os.PathLike) naming an SQLite file, or None",
+                             checkpoint)
+    return checkpoint
+
+
+def _check_executor(executor: Any) -> Any:
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise argument_error(OWNER, "executor", "a concurrent.futures.Executor (with a submit() method), or None to "
+                             "run serially", executor, fix="build one with dpaudit.auditor.executors.make_executor.")
+    return executor
 
 
 def audit(
@@ -177,6 +202,7 @@ def audit(
     executor: Executor | None = None,
     progress: bool = False,
     checkpoint: str | os.PathLike[str] | None = None,
+    memory_limit: int | None = None,
 ) -> AuditResult:
     """Lower-bound the epsilon of ``mechanism`` on the pair ``(d0, d1)``; flag it if above the claim.
 
@@ -251,7 +277,15 @@ def audit(
         result. A file written by another audit (mechanism, seed, pair, claim, block size or
         trials), or a corrupt or truncated one, is refused. For a plain callable the fingerprint
         covers its code and parameters but not the functions it calls
-        (:mod:`dpaudit.auditor.checkpoint` lists what it covers).
+        (:mod:`dpaudit.auditor.checkpoint` lists what it covers). On resume a few recorded blocks,
+        chosen at random, are drawn again and compared byte for byte; the file is locked while the
+        audit runs, so a second audit on the same path is refused.
+    memory_limit : int, optional
+        Bytes the audit may use. It holds the selection rows and one block at a time (with an
+        executor, the blocks in flight), never all outputs; its estimated need is checked after the
+        probe call (the first call, of one trial) and again once the selection split's size is
+        known, and an audit that cannot fit is refused with :class:`InvalidArgument`. Default:
+        the memory available to this process (system, cgroup and address-space limits).
 
     Returns
     -------
@@ -269,7 +303,11 @@ def audit(
         output shape between calls, fails the spot check, or a worker dies; a sampling failure
         names the block and its seed.
     CheckpointError
-        When ``checkpoint`` belongs to another audit, or is corrupt or truncated.
+        When ``checkpoint`` belongs to another audit, is in use by another audit, is corrupt or
+        truncated, holds a block that differs from the same block drawn again, or cannot be
+        created or written (a missing folder, a folder, a full disk).
+    AuditMemoryError
+        When memory runs out while drawing a block despite the estimate.
 
     Examples
     --------
@@ -287,6 +325,9 @@ def audit(
     spot_check = check_int(OWNER, "spot_check", spot_check, minimum=0)
     if selection_fraction is not None:
         selection_fraction = check_in_range(OWNER, "selection_fraction", selection_fraction, 0.0, 1.0, low_closed=False, high_closed=False)
+    executor, checkpoint = _check_executor(executor), _check_checkpoint_path(checkpoint)
+    if memory_limit is not None:
+        memory_limit = check_int(OWNER, "memory_limit", memory_limit, minimum=1)
     epsilon, delta, claim = _resolve_claim(sampler, epsilon, delta)
     d0, d1 = _as_dataset(d0, "d0"), _as_dataset(d1, "d1")
     notes: list[str] = []
@@ -298,62 +339,101 @@ def audit(
     if checkpoint is not None and seed is None:
         seed = recorded_seed(checkpoint, OWNER)
     streams = TrialStreams.from_seed(seed, block_size=1 if block_size is None else block_size, owner=OWNER)
+    # the probe: one trial on a stream the audit never uses otherwise, for the output's size
+    probe = draw_block(sampler, d0, streams, PROBE_STREAM, 0, 1, "on d0 (probe call)")
+    if probe[0].size == 0:
+        raise MechanismError(f"the mechanism returned outputs with no entries (shape {(trials, *probe.shape[1:])}); "
+                             "there is nothing to audit.")
     if block_size is None:
-        streams = TrialStreams(streams.entropy, _auto_block_size(sampler, d0, streams))
+        streams = TrialStreams(streams.entropy, _auto_block_size(sampler, probe))
     if batch_size is not None:
         batch_size = check_int(OWNER, "batch_size", batch_size, minimum=1)
+    per_task = 1 if batch_size is None else -(-batch_size // streams.block_size)
+    in_flight = blocks_in_flight(executor, per_task) + 1  # + the block straddling the split
+    limit_source = "memory_limit" if memory_limit is not None else "the memory available"
+    limit = memory_limit if memory_limit is not None else available_memory()
+    smallest_split = _selection_size(trials, SCALAR_FRACTION if selection_fraction is None else selection_fraction)
+    check_memory(probe, smallest_split, streams, in_flight, trials, limit, limit_source)
 
-    (out0, out1), sampling_seconds = draw_outputs(
-        sampler, [d0, d1], trials, streams, batch_size=batch_size, executor=executor, progress=progress,
-        checkpoint=checkpoint, claim=(epsilon, delta), notes=notes,
-    )
-    # the fits and scores below are small matrix products: one BLAS thread is faster, and on a
-    # shared machine many times faster, than a pool of them
-    with threadpool_limits(1, user_api="blas"):
-        result = _select_and_estimate(
-            sampler, (d0, d1), (out0, out1), streams, notes, started=started, sampling_seconds=sampling_seconds,
-            epsilon=epsilon, delta=delta, confidence=confidence, trials=trials, candidates=candidates,
-            selection_fraction=selection_fraction, float_bits=float_bits, spot_check=spot_check,
-        )
-    from dpaudit.exact.bracket import attach_bracket  # the other side of the bracket (declared structure)
+    store = bar = None
+    try:
+        if checkpoint is not None:
+            store = Checkpoint(checkpoint, audit_fingerprint(sampler.target, [d0, d1], trials, streams, (epsilon, delta)),
+                               OWNER)
+        bar = _progress_bar(2 * trials, progress)
+        source = BlockSource(sampler, [d0, d1], streams, trials, batch_size=batch_size, executor=executor, store=store,
+                             progress=bar)
+        t_verify = time.perf_counter()
+        if source.verify_recorded():
+            source.seconds += time.perf_counter() - t_verify
+        # the fits and scores below are small matrix products: one BLAS thread is faster, and on a
+        # shared machine many times faster, than a pool of them
+        with threadpool_limits(1, user_api="blas"):
+            result = _select_and_estimate(
+                sampler, source, notes, started=started, epsilon=epsilon, delta=delta, confidence=confidence,
+                trials=trials, candidates=candidates, selection_fraction=selection_fraction, float_bits=float_bits,
+                spot_check=spot_check, fits=lambda rows: check_memory(probe, rows, streams, in_flight, trials, limit,
+                                                                        limit_source),
+            )
+        if store is not None:
+            notes.append(store.describe(source.loaded, 2 * len(source.plan)))
+    finally:
+        if bar is not None:
+            bar.close()
+        if store is not None:
+            store.close()
+    result = dataclasses.replace(result, notes=tuple(notes), total_seconds=time.perf_counter() - started)
+    # the other side of the bracket (declared structure); imported here: dpaudit.exact imports the auditor
+    from dpaudit.exact.bracket import attach_bracket
 
     return attach_bracket(result, sampler.target, d0, d1, float_bits=float_bits)
 
 
 def _select_and_estimate(
-    sampler: Any, datasets: tuple[Any, Any], outputs: tuple[NDArray[Any], NDArray[Any]], streams: TrialStreams, notes: list[str], *,
-    started: float, sampling_seconds: float, epsilon: float, delta: float, confidence: float, trials: int, candidates: int,
-    selection_fraction: float | None, float_bits: bool, spot_check: int,
+    sampler: Any, source: BlockSource, notes: list[str], *, started: float, epsilon: float, delta: float,
+    confidence: float, trials: int, candidates: int, selection_fraction: float | None, float_bits: bool,
+    spot_check: int, fits: Callable[[int], None],
 ) -> AuditResult:
-    """Steps 3 and 4 of the procedure (see the module docstring)."""
-    (d0, d1), (out0, out1) = datasets, outputs
-    t_sel = time.perf_counter()
-    x0, x1 = flatten_outputs(out0), flatten_outputs(out1)
-    if x0.shape[1] == 0:
-        raise MechanismError(f"the mechanism returned outputs with no entries (shape {out0.shape}); there is nothing to audit.")
+    """Steps 2 to 4 of the procedure (see the module docstring), on the blocks ``source`` hands over.
+
+    ``fits(n_sel)`` raises when ``n_sel`` selection rows cannot fit in memory; it is called once the
+    split's size is known, before the rest of the split is drawn.
+    """
     # the layout is read from rows every possible selection split contains, never estimation rows
     n_sel_min = _selection_size(trials, SCALAR_FRACTION if selection_fraction is None else selection_fraction)
-    layout = detect_layout(x0[: min(n_sel_min, LAYOUT_ROWS)], x1[: min(n_sel_min, LAYOUT_ROWS)])
-    if selection_fraction is None:
-        selection_fraction = default_selection_fraction(layout, float_bits)
-    n_sel = _selection_size(trials, selection_fraction)
+    found: dict[str, Any] = {}
+
+    def size_of_split(heads: list[NDArray[Any]]) -> int:
+        layout = detect_layout(flatten_outputs(heads[0]), flatten_outputs(heads[1]))
+        fraction = default_selection_fraction(layout, float_bits) if selection_fraction is None else selection_fraction
+        found.update(layout=layout, n_sel=_selection_size(trials, fraction))
+        fits(found["n_sel"])
+        return int(found["n_sel"])
+
+    split = read_selection(source, min(n_sel_min, LAYOUT_ROWS), size_of_split)
+    t_sel = time.perf_counter()
+    layout, n_sel = found["layout"], found["n_sel"]
+    x0, x1 = flatten_outputs(split.rows[0]), flatten_outputs(split.rows[1])
     if n_sel > n_sel_min and n_sel_min < LAYOUT_ROWS:
-        layout = detect_layout(x0[:n_sel], x1[:n_sel])
+        layout = detect_layout(x0, x1)
     n_est = trials - n_sel
     alpha = 1.0 - confidence
     z = float(stats.norm.isf(alpha / (2 * candidates)))
-    eps_cands, gdp_cands = choose_candidates(
-        layout, x0[:n_sel], x1[:n_sel], n_est=n_est, delta=delta, z=z, float_bits=float_bits
-    )
+    eps_cands, gdp_cands = choose_candidates(layout, x0, x1, n_est=n_est, delta=delta, z=z, float_bits=float_bits)
+    del x0, x1
+    split.rows.clear()  # the selection rows are not needed any more
     selection_seconds = time.perf_counter() - t_sel
 
-    t_est = time.perf_counter()
-    e0, e1 = x0[n_sel:], x1[n_sel:]
+    t_est, drawn_before = time.perf_counter(), source.seconds
     chosen = eps_cands[:candidates]
-    cache: dict[int, Any] = {}
+    tally = EventTally(tuple(chosen) + tuple(gdp_cands[:1]), release=layout.forget_codes)
+    for j, tail in enumerate(split.tails):  # estimation rows drawn with the last selection block
+        tally.add(j, tail)
+    split.tails.clear()
+    tally_rows(source, tally, split.tail_stop, trials)  # the rest, block by block as it is drawn
     if chosen:
         # Bonferroni over the events actually evaluated (fixed by the selection split)
-        evaluated = [_evaluate(c, e0, e1, delta, alpha / len(chosen), cache) for c in chosen]
+        evaluated = [_evidence(c, tally, i, delta, alpha / len(chosen)) for i, c in enumerate(chosen)]
         best = max(evaluated, key=lambda ev: ev.value)
     else:
         best = EventEvidence("none", "no event separates the outputs", "d0", 0, 0, n_est, (0.0, 1.0), (0.0, 1.0), 0.0)
@@ -361,14 +441,14 @@ def _select_and_estimate(
     gdp_mu = gdp_eps = None
     gdp_ev = None
     if gdp_cands:
-        cand = gdp_cands[0]
-        gdp_ev = _evaluate(cand, e0, e1, delta, alpha, cache)
+        gdp_ev = _evidence(gdp_cands[0], tally, len(chosen), delta, alpha)
         gdp_mu = gdp_mu_lower_bound_from_counts(gdp_ev.count_numerator, gdp_ev.count_denominator, n_est, alpha)
         gdp_eps = gdp_epsilon(gdp_mu, delta) if delta > 0 and math.isfinite(gdp_mu) else None
     if spot_check and chosen:
-        winner = chosen[[ev.value for ev in evaluated].index(best.value)]
-        notes.extend(check_row_independence(sampler, (d0, d1), streams, spot_check, winner, (e0, e1)))
-    estimation_seconds = time.perf_counter() - t_est
+        i = [ev.value for ev in evaluated].index(best.value)
+        notes.extend(check_row_independence(sampler, source.datasets, source.streams, spot_check, chosen[i],
+                                            (int(tally.counts[i, 0]), int(tally.counts[i, 1])), n_est))
+    estimation_seconds = time.perf_counter() - t_est - (source.seconds - drawn_before)
 
     return AuditResult(
         mechanism=sampler.name,
@@ -383,9 +463,9 @@ def _select_and_estimate(
         estimation_trials=n_est,
         candidates_evaluated=len(chosen),
         output_kind=f"{layout.kind}, {layout.n_columns} column(s)",
-        seed_entropy=streams.entropy,
-        block_size=streams.block_size,
-        sampling_seconds=sampling_seconds,
+        seed_entropy=source.streams.entropy,
+        block_size=source.streams.block_size,
+        sampling_seconds=source.seconds,
         selection_seconds=selection_seconds,
         estimation_seconds=estimation_seconds,
         total_seconds=time.perf_counter() - started,

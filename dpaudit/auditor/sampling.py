@@ -5,6 +5,14 @@ the outputs do not depend on how blocks are batched, on the executor, or on the 
 The same property makes faults safe: a block that is drawn again (resumed from a checkpoint, or
 rerun by Dask after its worker died) gets the identical draws, and a block that cannot be drawn
 stops the audit with a :class:`MechanismError` naming it and its seed, never a smaller sample.
+
+Every block is validated and **copied** the moment it is drawn (:func:`draw_block`): the audit owns
+its outputs, so a mechanism that returns a view of a buffer it reuses cannot change outputs already
+drawn, and a serial audit sees what a parallel one (whose blocks arrive pickled) sees.
+
+:class:`BlockSource` hands blocks over one at a time, as they finish, with a bounded number of
+tasks in flight on an executor; the audit keeps only what it needs of each
+(:mod:`dpaudit.auditor.streaming`).
 """
 
 from __future__ import annotations
@@ -12,9 +20,10 @@ from __future__ import annotations
 import inspect
 import os
 import pickle
+import secrets
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import CancelledError, Executor, as_completed
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,11 +31,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit._rng import TrialStreams
-from dpaudit.auditor.checkpoint import Checkpoint, audit_fingerprint
-from dpaudit.errors import MechanismError
+from dpaudit.auditor.checkpoint import REDRAW_PER_DATASET, Checkpoint
+from dpaudit.auditor.streaming import BlockPlan
+from dpaudit.errors import AuditMemoryError, MechanismError
 from dpaudit.guarantees import Guarantee
 
-__all__ = ["Sampler", "as_sampler", "draw_block", "draw_outputs"]
+__all__ = ["Arrival", "BlockSource", "Sampler", "as_sampler", "blocks_in_flight", "draw_block", "draw_outputs"]
 
 
 @dataclass(frozen=True)
@@ -75,7 +85,8 @@ def as_sampler(mechanism: Any) -> Sampler:
 
 
 def _validate_block(out: Any, size: int, where: str) -> NDArray[Any]:
-    arr = np.asarray(out)
+    """``out`` checked, and copied into a C-ordered array the audit owns (see the module docstring)."""
+    arr = np.array(out, order="C")  # a copy, even of an array: the mechanism may reuse its buffer
     if arr.dtype.kind not in "biuf":
         raise MechanismError(f"the mechanism returned non-numeric outputs (dtype {arr.dtype}) {where}.")
     if arr.ndim == 0 or arr.shape[0] != size:
@@ -83,8 +94,9 @@ def _validate_block(out: Any, size: int, where: str) -> NDArray[Any]:
             f"the mechanism returned shape {arr.shape} {where}; expected {size} outputs stacked on axis 0."
         )
     # the sum is NaN whenever an entry is; only then pay for the element-wise check (+inf and
-    # -inf also sum to NaN, silently: they are valid outputs)
-    with np.errstate(invalid="ignore"):
+    # -inf also sum to NaN, silently: they are valid outputs; finite outputs near the float limit
+    # may sum to +-inf, which is no NaN)
+    with np.errstate(invalid="ignore", over="ignore"):
         suspicious = arr.dtype.kind == "f" and np.isnan(arr.sum())
     if suspicious and np.isnan(arr).any():
         raise MechanismError(f"the mechanism returned NaN {where}; outputs must be numbers.")
@@ -106,10 +118,12 @@ def _named(exc: MechanismError, streams: TrialStreams, stream: int, block: int) 
 def draw_block(
     sampler: Sampler, data: Any, streams: TrialStreams, stream: int, block: int, size: int, where: str | None = None
 ) -> NDArray[Any]:
-    """Draw block ``block`` of stream ``stream``; ``where`` names it in error messages.
+    """Draw block ``block`` of stream ``stream`` (validated, and a copy the caller owns); ``where``
+    names it in error messages.
 
-    Raises :class:`MechanismError` naming the block and its seed if the mechanism raises or returns
-    an unusable block.
+    Raises :class:`MechanismError` naming the block and its seed if the mechanism raises (``SystemExit``
+    included: user code cannot end the audit's process) or returns an unusable block, and
+    :class:`~dpaudit.errors.AuditMemoryError` if memory runs out while drawing it.
     """
     where = where or f"on d{stream} (block {block})"
     try:
@@ -117,7 +131,12 @@ def draw_block(
         return _validate_block(out, size, where)
     except MechanismError as exc:
         raise _named(exc, streams, stream, block) from exc
-    except Exception as exc:
+    except MemoryError as exc:
+        raise AuditMemoryError(
+            f"memory ran out drawing {size} trials {where}; a smaller block_size (now {streams.block_size}) "
+            "needs less at once (the mechanism itself may also be allocating too much)." + _replay(streams, stream, block)
+        ) from exc
+    except (Exception, SystemExit) as exc:
         failure = MechanismError(f"the mechanism raised {type(exc).__name__}: {exc} {where}.")
         raise _named(failure, streams, stream, block) from exc
 
@@ -129,21 +148,6 @@ def _task(args: _Task) -> list[NDArray[Any]]:
     """Draw a group of blocks of one dataset; one array per block (so each can be recorded alone)."""
     sampler, data, streams, stream, blocks = args
     return [draw_block(sampler, data, streams, stream, k, stop - begin) for k, begin, stop in blocks]
-
-
-def _check_consistent(parts: list[NDArray[Any]], labels: list[str]) -> None:
-    first = parts[0]
-    for arr, label in zip(parts, labels, strict=True):
-        if arr.shape[1:] != first.shape[1:]:
-            raise MechanismError(
-                f"the mechanism changed its output shape between calls: {first.shape[1:]} on {labels[0]} "
-                f"but {arr.shape[1:]} on {label}."
-            )
-        if (arr.dtype.kind == "f") != (first.dtype.kind == "f"):
-            raise MechanismError(
-                f"the mechanism changed its output kind between calls: dtype {first.dtype} on {labels[0]} "
-                f"but {arr.dtype} on {label}."
-            )
 
 
 def _executor_failure(exc: Exception, task: _Task, unfinished: int) -> MechanismError:
@@ -174,35 +178,200 @@ def _executor_failure(exc: Exception, task: _Task, unfinished: int) -> Mechanism
     return _named(MechanismError(message), streams, stream, k)
 
 
-def _completed(tasks: list[_Task], executor: Executor | None) -> Iterator[tuple[_Task, list[NDArray[Any]]]]:
-    """Yield ``(task, blocks)`` as tasks finish: in order when serial, in completion order otherwise."""
+def _parallelism(executor: Executor) -> int:
+    """How many tasks ``executor`` runs at once: a process pool's workers, a Dask cluster's threads."""
+    workers = getattr(executor, "_max_workers", None)
+    if isinstance(workers, int) and workers > 0:
+        return workers
+    client = getattr(executor, "_client", None)
+    try:
+        threads = sum(client.nthreads().values()) if client is not None else 0
+    except Exception:  # a cluster that cannot say: fall back on the local core count
+        threads = 0
+    return threads if threads > 0 else os.cpu_count() or 1
+
+
+def blocks_in_flight(executor: Executor | None, per_task: int) -> int:
+    """The most blocks an audit holds at once while drawing: one serially; with an executor, two
+    tasks per worker of ``per_task`` blocks each (enough to keep every worker busy), plus one in hand."""
+    if executor is None:
+        return 1
+    return 2 * _parallelism(executor) * per_task + 1
+
+
+def _run_tasks(tasks: Iterable[_Task], executor: Executor | None, window: int) -> Iterator[tuple[_Task, list[NDArray[Any]]]]:
+    """Yield ``(task, blocks)`` as tasks finish: in order when serial; otherwise in completion order,
+    with at most ``window`` tasks submitted and not yet handed over (results are not piled up)."""
     if executor is None:
         for task in tasks:
             yield task, _task(task)
         return
-    futures = {executor.submit(_task, task): task for task in tasks}
-    pending = set(futures)
+    todo = iter(tasks)
+    pending: dict[Future[list[NDArray[Any]]], _Task] = {}
+
+    def top_up() -> None:
+        while len(pending) < window:
+            task = next(todo, None)
+            if task is None:
+                return
+            pending[executor.submit(_task, task)] = task
+
     try:
-        for future in as_completed(futures):
-            pending.discard(future)
-            if future.cancelled():  # e.g. a Dask client closed under the audit
-                raise _executor_failure(CancelledError("the task was cancelled"), futures[future], len(pending))
-            if future.exception() is None:
-                yield futures[future], future.result()
-                continue
-            # hand over every other task that did finish (a checkpoint keeps them), then fail
-            for other in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
-                pending.discard(other)
-                yield futures[other], other.result()
-            exc = future.exception()
-            if isinstance(exc, MechanismError):
-                raise exc
-            # not the mechanism: the executor or a worker failed; any task not finished well may be the cause
-            in_doubt = sum(not f.done() or f.cancelled() or f.exception() is not None for f in pending)
-            raise _executor_failure(exc, futures[future], in_doubt) from exc  # type: ignore[arg-type]
+        top_up()
+        while pending:
+            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            ordered = sorted(done, key=lambda f: (f.cancelled() or f.exception() is not None))  # successes first
+            for future in ordered:
+                task = pending.pop(future)
+                if future.cancelled():  # e.g. a Dask client closed under the audit
+                    raise _executor_failure(CancelledError("the task was cancelled"), task, len(pending))
+                exc = future.exception()
+                if exc is None:
+                    yield task, future.result()
+                    continue
+                # hand over every other task that did finish (a checkpoint keeps them), then fail
+                for other in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
+                    yield pending.pop(other), other.result()
+                if isinstance(exc, MechanismError | AuditMemoryError):
+                    raise exc
+                # not the mechanism: the executor or a worker failed; any task not finished well may be the cause
+                in_doubt = sum(not f.done() or f.cancelled() or f.exception() is not None for f in pending)
+                raise _executor_failure(exc, task, in_doubt) from exc  # type: ignore[arg-type]
+            top_up()
     finally:
-        for future in futures:
+        for future in pending:
             future.cancel()
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """Block ``block`` (trials ``[start, stop)``) of dataset ``dataset``: its outputs, owned by the receiver."""
+
+    dataset: int
+    block: int
+    start: int
+    stop: int
+    outputs: NDArray[Any]
+
+
+class BlockSource:
+    """Blocks of outputs of the datasets of one audit, loaded from its checkpoint or drawn, one at a time.
+
+    Parameters
+    ----------
+    sampler, datasets, streams, trials
+        What to draw: ``trials`` outputs on each dataset, block ``k`` of dataset ``j`` on stream ``j``.
+    batch_size : int, optional
+        Trials per dispatched task (rounded up to whole blocks). Does not change the results.
+    executor : concurrent.futures.Executor, optional
+        Where tasks run; at most :func:`blocks_in_flight` blocks are held at once.
+    store : Checkpoint, optional
+        Recorded blocks are loaded from it instead of drawn, and drawn blocks are recorded in it.
+    progress : object, optional
+        A progress bar (``update(n)``) advanced by the trials of every block handed over.
+    """
+
+    def __init__(self, sampler: Sampler, datasets: Sequence[Any], streams: TrialStreams, trials: int, *,
+                 batch_size: int | None = None, executor: Executor | None = None, store: Checkpoint | None = None,
+                 progress: Any = None) -> None:
+        self.sampler, self.datasets, self.streams = sampler, list(datasets), streams
+        self.plan = BlockPlan(trials, streams.block_size)
+        self.per_task = 1 if batch_size is None else max(1, -(-batch_size // streams.block_size))
+        self.executor, self.store, self.progress = executor, store, progress
+        self.window = 1 if executor is None else max(1, (blocks_in_flight(executor, self.per_task) - 1) // self.per_task)
+        self.loaded = 0
+        self.seconds = 0.0  # spent loading and drawing blocks
+        self.reference: tuple[tuple[int, ...], np.dtype[Any], str] | None = None
+        if store is not None:
+            store.check_plan(self.plan.span, len(self.datasets))
+
+    def fetch(self, blocks: Sequence[int]) -> dict[tuple[int, int], Arrival]:
+        """All of ``blocks`` on every dataset, keyed ``(dataset, block)``, checked in that order."""
+        got = {(a.dataset, a.block): a for a in self._timed(self._arrivals(blocks))}
+        for key in sorted(got):
+            self._check(got[key])
+        return got
+
+    def stream(self, blocks: Sequence[int]) -> Iterator[Arrival]:
+        """``blocks`` on every dataset, one at a time as they are loaded or finish drawing."""
+        for arrival in self._timed(self._arrivals(blocks)):
+            self._check(arrival)
+            yield arrival
+
+    def _timed(self, arrivals: Iterator[Arrival]) -> Iterator[Arrival]:
+        """``arrivals``, adding the time spent producing each (not the receiver's time) to ``seconds``."""
+        while True:
+            start = time.perf_counter()
+            arrival = next(arrivals, None)
+            self.seconds += time.perf_counter() - start
+            if arrival is None:
+                return
+            yield arrival
+
+    def _arrivals(self, blocks: Sequence[int]) -> Iterator[Arrival]:
+        recorded = set() if self.store is None else self.store.recorded
+        for k in blocks:  # recorded blocks first: no drawing, and a corrupt file is refused early
+            for j in range(len(self.datasets)):
+                if (j, k) in recorded:
+                    assert self.store is not None
+                    _, start, stop = self.plan[k]
+                    self.loaded += 1
+                    yield self._handed(Arrival(j, k, start, stop, self.store.read(j, k, (start, stop))))
+        for task, parts in _run_tasks(self._tasks(blocks, recorded), self.executor, self.window):
+            stream, group = task[3], task[4]
+            if self.store is not None:
+                self.store.record(stream, group, parts)
+            for (k, start, stop), arr in zip(group, parts, strict=True):
+                yield self._handed(Arrival(stream, k, start, stop, arr))
+            del parts
+
+    def _tasks(self, blocks: Sequence[int], recorded: set[tuple[int, int]]) -> Iterator[_Task]:
+        for first in range(0, len(blocks), self.per_task):
+            chunk = blocks[first : first + self.per_task]
+            for j, data in enumerate(self.datasets):
+                todo = [self.plan[k] for k in chunk if (j, k) not in recorded]
+                if todo:
+                    yield (self.sampler, data, self.streams, j, todo)
+
+    def _handed(self, arrival: Arrival) -> Arrival:
+        if self.progress is not None:
+            self.progress.update(arrival.stop - arrival.start)
+        return arrival
+
+    def _check(self, arrival: Arrival) -> None:
+        """The output shape (beyond axis 0) and dtype must be those of d0's block 0 in every block."""
+        arr, label = arrival.outputs, f"d{arrival.dataset} (block {arrival.block})"
+        if self.reference is None:
+            self.reference = (arr.shape[1:], arr.dtype, label)
+        shape, dtype, first = self.reference
+        if arr.shape[1:] != shape:
+            raise MechanismError(f"the mechanism changed its output shape between calls: {shape} on {first} but "
+                                 f"{arr.shape[1:]} on {label}.")
+        if arr.dtype != dtype:
+            raise MechanismError(f"the mechanism changed its output dtype between calls: {dtype} on {first} but "
+                                 f"{arr.dtype} on {label}.")
+
+    def verify_recorded(self, per_dataset: int = REDRAW_PER_DATASET, chooser: Callable[[list[Any], int], list[Any]] | None = None) -> int:
+        """Re-draw up to ``per_dataset`` recorded blocks of each dataset, chosen at random, and compare bytes.
+
+        The choice uses the operating system's randomness (not the audit's seed), so which blocks are
+        checked cannot be predicted from the file. Raises :class:`CheckpointError` on any difference;
+        returns the number of blocks checked.
+        """
+        if self.store is None or not self.store.recorded:
+            return 0
+        pick = chooser or (lambda pool, n: secrets.SystemRandom().sample(pool, n))
+        chosen = []
+        for j in range(len(self.datasets)):
+            pool = sorted(k for d, k in self.store.recorded if d == j)
+            chosen += [(j, k) for k in pick(pool, min(per_dataset, len(pool)))]
+        tasks = [(self.sampler, self.datasets[j], self.streams, j, [self.plan[k]]) for j, k in sorted(chosen)]
+        for task, (drawn,) in _run_tasks(tasks, self.executor, self.window):
+            j, (k, start, stop) = task[3], task[4][0]
+            kept = self.store.read(j, k, (start, stop))
+            if kept.dtype != drawn.dtype or kept.shape != drawn.shape or kept.tobytes() != drawn.tobytes():
+                raise self.store.refuse_mismatch(j, k)
+        return len(chosen)
 
 
 def draw_outputs(
@@ -214,67 +383,26 @@ def draw_outputs(
     batch_size: int | None = None,
     executor: Executor | None = None,
     progress: bool = False,
-    checkpoint: str | os.PathLike[str] | None = None,
-    claim: tuple[float, float] | None = None,
-    notes: list[str] | None = None,
 ) -> tuple[list[NDArray[Any]], float]:
-    """Draw ``trials`` outputs on each dataset; return the stacked outputs and the seconds taken.
+    """Every one of ``trials`` outputs on each dataset, stacked; and the seconds taken.
 
-    Work is dispatched in batches of whole blocks (``batch_size`` trials, rounded up to a multiple
-    of the block size); each block uses its own stream, so the outputs are identical for every
-    batch size and executor. With ``checkpoint`` (an SQLite file, :mod:`.checkpoint`), blocks
-    recorded there are loaded instead of drawn, and every block is recorded as it finishes;
-    ``claim`` (epsilon, delta) is part of the checkpoint's fingerprint. A line describing the
-    checkpoint is appended to ``notes``.
-
-    Raises :class:`MechanismError` if the mechanism raises, returns NaN, returns the wrong number
-    of outputs, or changes its output shape or kind between calls or datasets, or if a worker
-    fails; the error names the block and its seed. Raises
-    :class:`~dpaudit.errors.CheckpointError` for a checkpoint of another audit or a corrupt one.
+    For tests and benchmarks that want all outputs at once (an audit streams them instead). Each
+    block uses its own stream, so the outputs are identical for every batch size and executor.
+    Raises :class:`MechanismError` as :func:`draw_block` does, or if the output shape or dtype
+    changes between blocks.
     """
     start = time.perf_counter()
-    blocks = streams.blocks(trials)
-    plan = {(j, k): (begin, stop) for j in range(len(datasets)) for k, begin, stop in blocks}
-    store = None
-    bar = None
+    bar = _progress_bar(trials * len(datasets), progress)
     try:
-        done: dict[tuple[int, int], NDArray[Any]] = {}
-        if checkpoint is not None:
-            store = Checkpoint(checkpoint, audit_fingerprint(sampler.target, datasets, trials, streams, claim))
-            done = store.load(plan)
-        loaded = len(done)
-        per_batch = 1 if batch_size is None else max(1, -(-batch_size // streams.block_size))
-        tasks: list[_Task] = []
-        for j, data in enumerate(datasets):
-            missing = [b for b in blocks if (j, b[0]) not in done]
-            tasks += [(sampler, data, streams, j, missing[i : i + per_batch]) for i in range(0, len(missing), per_batch)]
-        bar = _progress_bar(trials * len(datasets), progress)
-        if bar is not None and done:
-            bar.update(sum(arr.shape[0] for arr in done.values()))
-        for task, parts in _completed(tasks, executor):
-            stream, group = task[3], task[4]
-            if store is not None:
-                store.record(stream, group, parts)
-            done.update({(stream, k): arr for (k, _, _), arr in zip(group, parts, strict=True)})
-            if bar is not None:
-                bar.update(sum(arr.shape[0] for arr in parts))
-        if store is not None and notes is not None:
-            notes.append(store.describe(loaded, len(plan)))
+        source = BlockSource(sampler, datasets, streams, trials, batch_size=batch_size, executor=executor, progress=bar)
+        got = source.fetch(range(len(source.plan)))
     finally:
         if bar is not None:
             bar.close()
-        if store is not None:
-            store.close()
-    order = sorted(plan)
-    _check_consistent([done[key] for key in order], [f"d{j} (block {k})" for j, k in order])
     outputs = []
     for j in range(len(datasets)):
-        parts = [done[(j, k)] for k, _, _ in blocks]
-        # one C-ordered array whatever the blocks' layout, so results do not depend on where blocks came from
-        out = np.ascontiguousarray(parts[0]) if len(parts) == 1 else np.concatenate(parts, axis=0)
-        if out.shape[0] != trials:  # every block was validated; this guards the assembly itself
-            raise MechanismError(f"internal error: {out.shape[0]} outputs assembled on d{j} instead of {trials}.")
-        outputs.append(out)
+        parts = [got[(j, k)].outputs for k in range(len(source.plan))]
+        outputs.append(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0))
     return outputs, time.perf_counter() - start
 
 

@@ -22,6 +22,7 @@ split are fixed before it is read: the validity argument of :mod:`.runner` is un
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from numpy.typing import NDArray
@@ -64,13 +65,13 @@ def choose_candidates(
 ) -> tuple[list[Candidate], list[Candidate]]:
     """Candidates ranked by predicted epsilon bound and by predicted GDP mu, best first."""
     if _fits_nothing(layout, float_bits):
-        scores = fit_scores(layout, sel0, sel1)
+        scores = [replace(score, smooth=True) for score in fit_scores(layout, sel0, sel1)]
         return rank_candidates(scores, sel0, sel1, n_est=n_est, delta=delta, z=z, tail_fit=True)
     half = len(sel0) // 2
     t0, t1, r0, r1 = sel0[:half], sel1[:half], sel0[half:], sel1[half:]
     if half <= SCREEN_ROWS:
         scores = fit_scores(layout, t0, t1, float_bits=float_bits)
-        return rank_candidates(scores, r0, r1, n_est=n_est, delta=delta, z=z)
+        return rank_candidates(scores, r0, r1, n_est=n_est, delta=delta, z=z, tail_fit=True)
     # screening round: every family on a small slice of the training and ranking rows
     screen = fit_scores(layout, t0[:SCREEN_ROWS], t1[:SCREEN_ROWS], float_bits=float_bits)
     by_eps, _ = rank_candidates(screen, r0[:SCREEN_ROWS], r1[:SCREEN_ROWS], n_est=n_est, delta=delta, z=z)
@@ -81,4 +82,4 @@ def choose_candidates(
             break
     # final round: the finalists refitted on all training rows, ranked on all ranking rows
     scores = fit_scores(layout, t0, t1, float_bits=float_bits, only=finalists)
-    return rank_candidates(scores, r0, r1, n_est=n_est, delta=delta, z=z)
+    return rank_candidates(scores, r0, r1, n_est=n_est, delta=delta, z=z, tail_fit=True)

@@ -30,7 +30,7 @@ from dpaudit._validation import check_nonnegative, check_positive, check_probabi
 from dpaudit.bounds.checks import DIGITS, check_identity, check_inequality, random_points
 from dpaudit.bounds.symbols import Delta, T, delta, epsilon, mu_gdp, sigma, x
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict, combine_verdicts
-from dpaudit.verify.decide import decide_positive
+from dpaudit.verify.decide import decide_nonneg, decide_positive
 
 __all__ = [
     "above_threshold_budget",
@@ -257,8 +257,8 @@ def check_laplace_calibration(scale: sp.Expr | None = None, *, budget: sp.Expr =
     region_right = sp.simplify(loss.subs(x, Delta + u))                 # x >= Delta: loss = -Delta/b
     mid = sp.simplify(loss.subs(x, Delta / (1 + u)))                    # 0 < x < Delta (u > 0)
     sup_ok = (sp.simplify(region_left - Delta / b) == 0 and sp.simplify(region_right + Delta / b) == 0
-              and sp.simplify(Delta / b - mid).is_nonnegative is True
-              and sp.simplify(Delta / b + mid).is_nonnegative is True)
+              and decide_nonneg(Delta / b - mid) is Verdict.PROVED
+              and decide_nonneg(Delta / b + mid) is Verdict.PROVED)
     ineq = check_inequality(sensitivity / scale, budget, claim=claim, source=source, rng=rng, count=count)
     # numeric: the loss at random x via scipy, and comparison with dpaudit.accounting
     syms = sorted((scale.free_symbols | budget.free_symbols | sensitivity.free_symbols), key=lambda s: s.name)
@@ -447,7 +447,7 @@ def check_analytic_gaussian(*, rng: np.random.Generator, count: int = 64) -> Che
     claim = "accounting's analytic Gaussian sigma is the smallest (eps, delta)-DP sigma"
     curve = gaussian_delta_expr()
     deriv = sp.simplify(sp.diff(curve, sigma))
-    symbolic = Verdict.PROVED if deriv.is_negative else Verdict.UNDECIDED
+    symbolic = Verdict.PROVED if decide_positive(-deriv) is Verdict.PROVED else Verdict.UNDECIDED
     pts = random_points([epsilon, delta, Delta], rng, count, region={epsilon: (1e-2, 8.0)}, corners=False)
     counterexample = None
     with mpmath.workdps(DIGITS):

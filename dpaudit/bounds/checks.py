@@ -1,21 +1,20 @@
 """Check engines: identities and inequalities (rates: :mod:`.rate_checks`), each symbolic *and* numeric.
 
-Every engine returns a :class:`~dpaudit.bounds.verdict.CheckResult` and follows the same rule
-(house style, convention 11):
+Every engine returns a :class:`~dpaudit.bounds.verdict.CheckResult` and decides through the same trusted
+kernel as :mod:`dpaudit.verify` (:mod:`dpaudit.verify.kernel`; one decider for both):
 
-* sympy is asked first; its three-valued answer is kept (``None`` is never turned into False);
-  an inequality whose residual has kinks (``Min``, ``Max``, ``Abs``, ``Piecewise``) that sympy
-  leaves open is then split into cases, one per ordering of the terms deciding the kinks
-  (:func:`dpaudit.verify.prove_by_cases`; coverage checked), as ``dpaudit prove`` does;
+* the kernel is asked first (Z3 on the exact translation, certified interval arithmetic); an inequality
+  with kinks (``Min``, ``Max``, ``Abs``, ``Piecewise``) it leaves open is then split into cases, one per
+  ordering of the terms deciding the kinks (:func:`dpaudit.verify.prove_by_cases`; coverage checked), each
+  case decided by the kernel too;
 * the claim is then evaluated at random points drawn with the caller's seeded generator (plus the
-  corners of the sampling box), in 50-digit arithmetic;
-* PROVED needs sympy's True *and* no numerical counterexample; DISPROVED needs a numerical
-  counterexample confirmed in exact arithmetic (sympy's rigorous sign at the point's exact
-  rational coordinates; it is reported); anything else is UNDECIDED, with the evidence in
-  ``details`` (e.g. "no counterexample at 96 points; max lhs/rhs = 0.58").
+  corners of the sampling box), in 50-digit arithmetic; a violation there is only a candidate;
+* PROVED needs the kernel's proof; DISPROVED needs a point re-checked exactly by the kernel (the kernel's
+  own counterexample, or a numerical one at its exact rational coordinates, with ``where`` verified
+  there); anything else is UNDECIDED, with the evidence in ``details``.
 
-If sympy says True and the numbers disagree, the result is UNDECIDED and ``details`` says so:
-a disagreement is a bug to investigate, never silently resolved either way.
+A kernel proof together with a re-checked counterexample raises
+:class:`~dpaudit.verify.kernel.KernelError`: it is a bug, never silently resolved either way.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -35,7 +35,8 @@ from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.verify._record import rng_for
-from dpaudit.verify.decide import exact_sign
+from dpaudit.verify.decide import decision
+from dpaudit.verify.kernel import Decision, KernelError, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
 
@@ -57,8 +58,9 @@ def _info(symbol: sp.Symbol) -> SymbolInfo:
     info = SYMBOLS.get(symbol.name)
     if info is not None and info.symbol == symbol:
         return info
-    if symbol.is_positive:
-        return SymbolInfo(symbol, "auxiliary positive symbol", 0.0, math.inf, False, False, (1e-2, 1e2))
+    if symbol.is_positive:  # an integer one (a phase count) is drawn as an integer: its points must satisfy its assumptions
+        return SymbolInfo(symbol, "auxiliary positive symbol", 0.0, math.inf, False, False, (1e-2, 1e2),
+                          integer=bool(symbol.is_integer))
     if symbol.is_nonnegative:
         return SymbolInfo(symbol, "auxiliary nonnegative symbol", 0.0, math.inf, True, False, (0.0, 10.0),
                           log_scale=False)
@@ -184,46 +186,56 @@ def _symbols_of(*exprs: Any) -> list[sp.Symbol]:
     return sorted(out, key=lambda s: s.name)
 
 
-@functools.lru_cache(maxsize=512)
-def _symbolic_zero(residual: sp.Expr) -> tuple[bool | None, sp.Expr]:
-    simplified = sp.simplify(residual)
-    if simplified == 0:
-        return True, simplified
-    expanded = sp.simplify(sp.expand_log(simplified, force=True))
-    if expanded == 0:
-        return True, expanded
+def _kernel(residual: sp.Expr, kind: str, where: Sequence[Any]) -> tuple[bool | None, sp.Expr, Decision | None]:
+    """The kernel's answer on ``residual >= 0`` (``>``, ``==``) under ``where``: (True, ...) PROVED, (False, ...)
+    DISPROVED with a re-checked point, (None, ...) undecided. A formula the kernel refuses (a float) is undecided."""
     try:
-        answer = expanded.equals(0)
-    except (TypeError, ValueError, NotImplementedError):  # pragma: no cover - sympy internals
-        answer = None
-    return answer, simplified
+        d = decision(residual, kind, list(where))
+    except TypeError:
+        return None, residual, None
+    answer = {Verdict.PROVED: True, Verdict.DISPROVED: False}.get(d.verdict)
+    return answer, residual, d
 
 
-def _confirmed(lhs: sp.Expr, rhs: sp.Expr, point: Mapping[sp.Symbol, float], kind: str) -> bool:
+def _confirmed(lhs: sp.Expr, rhs: sp.Expr, point: Mapping[sp.Symbol, float], kind: str, where: Sequence[Any] = ()) -> bool:
     """Is the numerical counterexample at ``point`` a counterexample in exact arithmetic?
 
-    The point's floats are exact rationals; the claim's sides are evaluated there by sympy, whose
-    sign decisions are rigorous (:func:`dpaudit.verify.exact_sign`). ``kind`` is ``"le"`` (claim
-    lhs <= rhs), ``"lt"`` (lhs < rhs) or ``"eq"``.
+    The point's floats are exact rationals; the kernel re-checks there that ``where`` holds and the claim
+    fails (:func:`dpaudit.verify.kernel.recheck`). ``kind`` is ``"le"`` (claim lhs <= rhs), ``"lt"`` or ``"eq"``.
     """
-    exact = {s: sp.Rational(v) for s, v in point.items()}
+    exact = {s: Fraction(float(v)) for s, v in point.items()}
+    build = {"le": sp.Le, "lt": sp.Lt, "eq": sp.Eq}[kind]
     try:
-        sign = exact_sign(sp.sympify(rhs - lhs).subs(exact))
-    except TypeError:  # an evaluation that leaves a float or a symbol: not exact
+        return recheck(build(lhs, rhs, evaluate=False), list(where), exact)
+    except TypeError:  # a float in the claim: not exact
         return False
-    if sign is None:
-        return False
-    return sign != 0 if kind == "eq" else (sign < 0 if kind == "le" else sign <= 0)
 
 
-def _combine(symbolic: bool | None, counterexample: Mapping[str, float] | None, points: int) -> tuple[Verdict, str]:
-    if counterexample is not None:
-        if symbolic is True:
-            return Verdict.UNDECIDED, "sympy says the claim holds but a numerical counterexample was found: investigate"
-        return Verdict.DISPROVED, f"numerical counterexample found (sympy: {symbolic})"
+def _sides(f_l: Any, f_r: Any, syms: Sequence[sp.Symbol], point: Mapping[str, float]) -> dict[str, float]:
+    """Both sides at a (kernel) counterexample, for the record."""
+    with mpmath.workdps(DIGITS):
+        at = {s: point[s.name] for s in syms if s.name in point}
+        if len(at) != len(syms):
+            return {}
+        a, b = _mp_eval(f_l, syms, at), _mp_eval(f_r, syms, at)
+    return {} if a is None or b is None else {"lhs": float(a), "rhs": float(b)}
+
+
+def _combine(symbolic: bool | None, counterexample: Mapping[str, Any] | None, points: int,
+             decision_: Decision | None = None) -> tuple[Verdict, str, Mapping[str, Any] | None]:
+    kernel = "" if decision_ is None else f"kernel ({decision_.method}): {decision_.note}"
+    if symbolic is True and counterexample is not None:
+        raise KernelError(f"the kernel proved the claim and a re-checked counterexample was found: {counterexample}")
     if symbolic is True:
-        return Verdict.PROVED, f"sympy proved it; no counterexample at {points} points"
-    return Verdict.UNDECIDED, f"sympy answered {symbolic}; no counterexample at {points} points"
+        return Verdict.PROVED, f"{kernel}; no counterexample at {points} points", None
+    if counterexample is not None:
+        return Verdict.DISPROVED, "numerical counterexample, re-checked exactly by the kernel", counterexample
+    if symbolic is False and decision_ is not None and decision_.counterexample is not None:
+        shown = {k: float(Fraction(v)) for k, v in decision_.counterexample.items()}
+        return Verdict.DISPROVED, f"{kernel}; exact point {dict(decision_.counterexample)}", shown
+    if counterexample is not None:
+        return Verdict.DISPROVED, "numerical counterexample, re-checked exactly by the kernel", counterexample
+    return Verdict.UNDECIDED, f"{kernel or 'not decided'}; no counterexample at {points} points", None
 
 
 def check_identity(
@@ -247,7 +259,7 @@ def check_identity(
         first disagreeing point; UNDECIDED otherwise. ``residual`` is the simplified difference.
     """
     lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
-    symbolic, residual = _symbolic_zero(lhs - rhs)
+    symbolic, residual, dec = _kernel(lhs - rhs, "==", where)
     syms = _symbols_of(lhs, rhs, *where)
     pts = random_points(syms, rng, count, region=region, where=where)
     f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
@@ -260,63 +272,14 @@ def check_identity(
                 continue
             evaluated += 1
             scale = max(abs(a), abs(b), mpmath.mpf(10) ** -40)
-            if abs(a - b) > _REL_TOL * scale and _confirmed(lhs, rhs, pt, "eq"):
+            if abs(a - b) > _REL_TOL * scale and _confirmed(lhs, rhs, pt, "eq", where):
                 counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
                 break
-    verdict, details = _combine(symbolic, counterexample, evaluated)
+    verdict, details, counterexample = _combine(symbolic, counterexample, evaluated, dec)
+    if counterexample is not None and "lhs" not in counterexample:
+        counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
     return CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
                        1 + evaluated, details)
-
-
-def _decide(expr: sp.Expr, attr: str, depth: int = 0) -> bool | None:
-    """Sign of ``expr`` (``attr`` is ``is_nonnegative`` or ``is_positive``) via a few rewritings.
-
-    Tries sympy's assumptions on the expression, its expansion, and, for a log (after combining
-    logs), on ``X - 1``; for a product, decides each factor.
-    """
-    answer = getattr(expr, attr)
-    if answer is not None or depth > 2:
-        return answer
-    expanded = sp.expand(expr)
-    answer = getattr(expanded, attr)
-    if answer is not None:
-        return answer
-    combined = sp.logcombine(expr, force=True)
-    if isinstance(combined, sp.log):
-        arg = combined.args[0]
-        if isinstance(arg, sp.Pow) and arg.exp.is_positive:  # log(X^E), E > 0: same sign as log(X)
-            arg = arg.base
-        inner = _decide(sp.expand(arg - 1), attr, depth + 1)
-        if inner is not None:
-            return inner
-    if isinstance(expr, sp.Mul):
-        signs = [_decide(f, "is_positive", depth + 1) for f in expr.args]
-        if all(sg is True for sg in signs):
-            return True
-        if attr == "is_nonnegative":
-            nonneg = [sg is True or _decide(f, "is_nonnegative", depth + 1) is True for f, sg in zip(expr.args, signs, strict=True)]
-            if all(nonneg):
-                return True
-    return None
-
-
-@functools.lru_cache(maxsize=512)
-def _symbolic_nonnegative(residual: sp.Expr, lhs: sp.Expr, rhs: sp.Expr, strict: bool) -> tuple[bool | None, sp.Expr]:
-    """Try a few rewritings until sympy's assumptions decide the sign of ``residual`` (cached: deterministic)."""
-    attr = "is_positive" if strict else "is_nonnegative"
-    quick = getattr(residual, attr)
-    if quick is not None:  # sympy's assumptions decide it without simplification
-        return bool(quick), residual
-    simplified = sp.simplify(residual)
-    candidates = [simplified, sp.factor_terms(simplified), sp.expand_log(simplified, force=True),
-                  sp.simplify(sp.expand_log(simplified, force=True))]
-    if lhs.is_positive and rhs.is_positive:
-        candidates.append(sp.simplify(rhs / lhs) - 1)
-    for candidate in candidates:
-        answer = _decide(candidate, attr)
-        if answer is not None:
-            return bool(answer), simplified
-    return None, simplified
 
 
 def _by_cases(residual: sp.Expr, where: Sequence[Any], claim: str) -> tuple[bool | None, str]:
@@ -380,18 +343,22 @@ def check_inequality(
         claim = f"{lhs} {'<' if strict else '<='} {rhs}"
     if rng is None:
         rng = rng_for(claim)
-    method = "sympy+numeric"
+    method = "kernel+numeric"
     cases_note = ""
+    dec: Decision | None = None
+    kind = ">" if strict else ">="
     if not symbolic:
         symbolic_answer: bool | None = None
         residual = rhs - lhs
     elif reparametrize:
         subs = {k: sp.sympify(v) for k, v in reparametrize.items()}
         sl, sr = lhs.subs(subs), rhs.subs(subs)
-        symbolic_answer, residual = _symbolic_nonnegative(sr - sl, sl, sr, strict)
+        symbolic_answer, residual, dec = _kernel(sr - sl, kind, [w.subs(subs) for w in where])
+        if symbolic_answer is False:
+            symbolic_answer, dec = None, None  # a point of the reparametrised form is re-checked on the claim below
         assumptions = (*assumptions, *(f"{k} = {v}" for k, v in subs.items()))
     else:
-        symbolic_answer, residual = _symbolic_nonnegative(rhs - lhs, lhs, rhs, strict)
+        symbolic_answer, residual, dec = _kernel(rhs - lhs, kind, where)
     if symbolic and symbolic_answer is None and not strict and not reparametrize and has_kinks(rhs - lhs):
         symbolic_answer, cases_note = _by_cases(rhs - lhs, where, claim)
         if symbolic_answer:
@@ -416,9 +383,11 @@ def check_inequality(
                 worst = max(worst, a / b)
             slack = _REL_TOL * max(abs(a), abs(b), mpmath.mpf(10) ** -40)
             violated = a >= b if strict else a > b + slack
-            if violated and counterexample is None and _confirmed(lhs, rhs, pt, "lt" if strict else "le"):
+            if violated and counterexample is None and _confirmed(lhs, rhs, pt, "lt" if strict else "le", where):
                 counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
-    verdict, details = _combine(symbolic_answer, counterexample, evaluated)
+    verdict, details, counterexample = _combine(symbolic_answer, counterexample, evaluated, dec)
+    if counterexample is not None and "lhs" not in counterexample:
+        counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
     if not symbolic:
         details = details.replace("sympy answered None", "numeric only")
     if cases_note:

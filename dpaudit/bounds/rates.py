@@ -38,6 +38,7 @@ import sympy as sp
 from dpaudit._validation import argument_error
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS
 from dpaudit.bounds.theorem import Bound
+from dpaudit.bounds.verdict import Verdict
 
 __all__ = ["Monomial", "Rate", "RateError", "canonical_log_argument", "leading_rate"]
 
@@ -189,16 +190,17 @@ def _exact(value: Any) -> sp.Expr:
 
 
 def _ge0(expr: Any) -> bool | None:
-    """sympy's three-valued answer to ``expr >= 0`` (numbers are decided numerically)."""
-    expr = sp.sympify(expr)
-    if expr.is_number:
-        return bool(expr >= 0)
-    return expr.is_nonnegative
+    """``expr >= 0`` for every value of its symbols, decided by the kernel (True when proved, else None)."""
+    from dpaudit.verify.decide import decide_nonneg
+
+    return True if decide_nonneg(expr) is Verdict.PROVED else None
 
 
 def _gt0(expr: Any) -> bool:
+    from dpaudit.verify.decide import exact_sign
+
     expr = sp.sympify(expr)
-    return bool(expr.is_number and expr > 0)
+    return bool(expr.is_number and not expr.has(sp.Float) and exact_sign(expr) == 1)
 
 
 def _poly_dominates(a: Monomial, b: Monomial, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> bool:

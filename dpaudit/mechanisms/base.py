@@ -31,13 +31,19 @@ def check_size(owner: str, size: Any) -> int:
     return check_int(owner, "size", size, minimum=1)
 
 
+#: Largest magnitude of an integer query: noise added to it in int64 arithmetic cannot wrap around
+#: (a wrapped sum would tell neighbours apart), and every such float converts to int64 exactly.
+MAX_INTEGER_QUERY = 2**62
+
+
 def check_integer_valued(owner: str, name: str, data: Any) -> NDArray[np.int64]:
-    """Return ``data`` as int64, rejecting non-integral values (their shifts break discrete noise)."""
+    """Return ``data`` as int64, rejecting non-integral values (their shifts break discrete noise) and
+    values beyond ``+-2^62`` (:data:`MAX_INTEGER_QUERY`), before any conversion."""
     x = check_finite_array(owner, name, data, dtype=None)
-    if x.dtype.kind == "f":
-        if not np.all(x == np.round(x)):
-            raise argument_error(owner, name, "integer-valued (discrete noise is private only on integer queries)", data)
-        x = x.astype(np.int64)
+    if x.dtype.kind == "f" and not np.all(x == np.round(x)):
+        raise argument_error(owner, name, "integer-valued (discrete noise is private only on integer queries)", data)
+    if x.size and not (np.all(x >= -MAX_INTEGER_QUERY) and np.all(x <= MAX_INTEGER_QUERY)):
+        raise argument_error(owner, name, "integers in [-2^62, 2^62] (so that adding noise cannot overflow int64)", data)
     return x.astype(np.int64, copy=False)
 
 

@@ -77,11 +77,14 @@ def clip_to_ball(x: Any, radius: float) -> NDArray[np.float64]:
     v = np.asarray(x, dtype=float)
     scale = np.max(np.abs(v), axis=-1, keepdims=True)
     safe = np.where(scale > 0, scale, 1.0)
-    unit_norm = np.linalg.norm(v / safe, axis=-1, keepdims=True)  # ||x|| / s, in [1, sqrt(d)] (or 0)
-    # factor radius / ||x|| where outside the ball, rounded down one ulp so the product stays inside
-    outside = scale * unit_norm > radius
-    factor = np.where(outside, np.nextafter(radius / np.where(unit_norm > 0, unit_norm, 1.0) / safe, 0.0), 1.0)
-    return np.asarray(v * factor)
+    unit = v / safe  # entries in [-1, 1]
+    unit_norm = np.linalg.norm(unit, axis=-1, keepdims=True)  # ||x|| / s, in [1, sqrt(d)] (or 0)
+    with np.errstate(over="ignore", under="ignore"):  # radius / s may round to inf or 0: still the right side
+        outside = unit_norm > radius / safe  # ||x|| > radius, without forming ||x|| (which can overflow)
+    # outside the ball: radius x / ||x|| = unit * (radius / ||unit||), the factor rounded down one ulp so
+    # that the product stays inside; inside, x unchanged
+    factor = np.nextafter(radius / np.where(unit_norm > 0, unit_norm, 1.0), 0.0)
+    return np.asarray(np.where(outside, unit * factor, v))
 
 
 def gaussian_epsilon(sigma: float, sensitivity: float, delta: float) -> float:
@@ -105,10 +108,17 @@ def gaussian_epsilon(sigma: float, sensitivity: float, delta: float) -> float:
 
 
 def _user_means(owner: str, data: Any, clip: float) -> NDArray[np.float64]:
-    """Each user's mean projected onto ``B_2(0, clip)``, shape ``(n, d)``; the mean is ``sum_j x_j / m``
-    (each term at most the largest float divided by ``m``, so the sum cannot overflow)."""
+    """Each user's mean projected onto ``B_2(0, clip)``, shape ``(n, d)``.
+
+    The mean is ``s * (sum_j x_j / s) / m`` with ``s`` the user's largest ``|x_ij|``: the scaled
+    items lie in ``[-1, 1]``, so their mean does too and its product with ``s`` is at most ``s``.
+    (``sum_j x_j / m`` can overflow: ``m`` terms each rounded up to at most ``max / m`` may sum past
+    the largest float.)
+    """
     x = as_user_dataset(data, owner, "data", item_ndim=1)
-    return clip_to_ball(np.sum(x / x.shape[1], axis=1), clip)
+    scale = np.max(np.abs(x), axis=(1, 2), keepdims=True) if x.size else np.ones((x.shape[0], 1, 1))
+    safe = np.where(scale > 0, scale, 1.0)
+    return clip_to_ball(np.sum(x / safe, axis=1) / x.shape[1] * safe[:, 0], clip)
 
 
 @dataclass(frozen=True)

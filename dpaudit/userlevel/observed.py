@@ -9,10 +9,13 @@ can bound epsilon on it like on any other output.
 
 The claim is the inner mechanism's: a mechanism that keeps its promise on every dataset its claim
 covers releases finite values and never raises there, and then the outcome code is the constant 0.
+Data outside the inner mechanism's declared domain, which it refuses with ``InvalidArgument``
+before drawing anything, is refused here too: its claim does not cover such data.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error, check_int
+from dpaudit.errors import InvalidArgument
 from dpaudit.guarantees import Guarantee
 from dpaudit.mechanisms.base import MechanismBase, check_size
 
@@ -64,8 +68,15 @@ class ObservedRelease(MechanismBase):
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         size = check_size(f"{type(self).__name__}.sample", size)
+        before = copy.deepcopy(rng.bit_generator.state)
         try:
             out = np.asarray(self.inner.sample(data, size, rng=rng), dtype=np.float64)
+        except InvalidArgument:
+            if rng.bit_generator.state == before:  # refused up front: data outside the declared domain
+                raise
+            rows = np.zeros((size, self.width + 1))
+            rows[:, -1] = RAISED
+            return rows
         except Exception:  # what the caller observes is that the run failed; the failure is the outcome
             rows = np.zeros((size, self.width + 1))
             rows[:, -1] = RAISED

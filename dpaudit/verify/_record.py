@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from dpaudit.verify.decide import plain
 from dpaudit.verify.verdict import Premise, Verdict
@@ -17,8 +20,9 @@ __all__ = ["STEP_KINDS", "Step", "rng_for"]
 
 #: ``proof``: a sub-claim that, with the others, implies the statement (decided symbolically or
 #: exactly); ``cross``: a check on finite instances that can only refute; ``refute``: a
-#: counterexample to the statement, verified exactly.
-STEP_KINDS = ("proof", "cross", "refute")
+#: counterexample to the statement, verified exactly; ``support``: a proof step of an auxiliary fact the
+#: check uses (recorded under :meth:`~dpaudit.verify.Proof.supporting`), not a sub-claim of the statement.
+STEP_KINDS = ("proof", "cross", "refute", "support")
 
 
 def rng_for(key: str) -> np.random.Generator:
@@ -66,14 +70,21 @@ class Step:
 
     def describe(self) -> str:
         """``[method] label: outcome, n case(s) (note)``."""
-        if self.kind == "proof":
+        if self.kind in ("proof", "support"):
             mark = str(self.verdict) + (" (trivial)" if self.trivial else "")
         elif self.kind == "cross":
-            mark = "VIOLATED" if self.verdict is Verdict.DISPROVED else "ok"
+            mark = {Verdict.DISPROVED: "VIOLATED", Verdict.UNDECIDED: "violated in floating point (evidence only)"}.get(self.verdict, "ok")
         else:
             mark = "counterexample" if self.verdict is Verdict.DISPROVED else "not a counterexample"
         note = f" ({self.note})" if self.note else ""
         return f"[{self.method}] {self.label}: {mark}, {self.cases} case(s){note}"
+
+
+def _assumption_text(s: sp.Symbol) -> str:
+    """A symbol's declared domain in words (``x > 0``, ``n integer >= 1``, ``x real``): a hypothesis of every step."""
+    signs = {"positive": "> 0", "negative": "< 0", "nonnegative": ">= 0", "nonpositive": "<= 0", "nonzero": "!= 0"}
+    text = next((f"{s.name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), f"{s.name} real")
+    return text + (" integer" if s.is_integer else "")
 
 
 class _Record:
@@ -89,17 +100,40 @@ class _Record:
         self._premises: list[Premise] = []
         self._residuals: list[Any] = []
         self._counterexample: dict[str, Any] | None = None
+        self._established: list[tuple[str, Any]] = []
+        self._support_depth = 0
+        self._symbols: dict[str, str] = {}
 
     @property
     def steps(self) -> tuple[Step, ...]:
         """The steps recorded so far."""
         return tuple(self._steps)
 
+    @contextlib.contextmanager
+    def supporting(self) -> Iterator[None]:
+        """Record the proof steps made inside as ``support`` steps: auxiliary facts (a closed form, a tail
+        bound) that a refutation uses, not sub-claims of the statement."""
+        self._support_depth += 1
+        try:
+            yield
+        finally:
+            self._support_depth -= 1
+
     def _add(self, step: Step, residual: Any = None) -> Verdict:
+        if self._support_depth and step.kind == "proof":
+            step = dataclasses.replace(step, kind="support")
         self._steps.append(step)
+        self._note_symbols(residual)
         if residual is not None:
             self._residuals.append(residual)
         return step.verdict
+
+    def _note_symbols(self, residual: Any) -> None:
+        """Record the declared domain of the symbols a step decides over (printed with the verdict)."""
+        for expr in residual if isinstance(residual, tuple) else (residual,):
+            for s in getattr(expr, "free_symbols", ()):
+                if not isinstance(s, sp.Dummy):  # a region's slack variables are its parametrisation, not hypotheses
+                    self._symbols.setdefault(s.name, _assumption_text(s))
 
     def _record_counterexample(self, label: str, values: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> None:
         if self._counterexample is None:

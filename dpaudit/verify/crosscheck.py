@@ -1,7 +1,10 @@
 """Cross-checks: finite instances, seeded random points and property tests. They can only refute.
 
-A cross-check that finds a violation beyond its stated tolerance records a counterexample (the
-check becomes DISPROVED); one that finds none adds nothing towards PROVED.
+A failing instance whose truth and point are exact (Python/sympy booleans, rationals: no float) records a
+counterexample (the check becomes DISPROVED). A violation seen in floating point (:meth:`numeric_le`, a
+numpy comparison, a point given in floats) is *evidence* only: it is printed in the details, and a
+DISPROVED needs an exact re-check (:meth:`~dpaudit.verify.Proof.refute`). A cross-check that finds
+nothing adds nothing towards PROVED.
 
 Examples
 --------
@@ -21,6 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import sympy as sp
 from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis import strategies as st
 
@@ -98,8 +102,10 @@ class CrossChecks(_Record):
             i = int(bad[np.argmax(np.nan_to_num(excess.ravel()[bad], nan=np.inf))])
             point = {k: _item(np.atleast_1d(np.asarray(v)).ravel(), i) for k, v in points.items()}
             point.update(lhs=float(lhs.ravel()[i]), rhs=float(rhs.ravel()[i]))
-            self._record_counterexample(f"numeric: {label}", point)
-            self._add(Step("cross", "numeric", label, Verdict.DISPROVED, n, f"{bad.size} violation(s) of {what}"))
+            # floats are already rounded: a violation here is evidence for the record, never a counterexample
+            self._add(Step("cross", "numeric", label, Verdict.UNDECIDED, n,
+                           f"{bad.size} violation(s) of {what} in floating point, not re-checked exactly "
+                           f"(evidence only), worst at {point}"))
             return False
         self._add(Step("cross", "numeric", label, Verdict.PROVED, n, f"max relative excess {worst:.2e}"))
         return True
@@ -109,11 +115,30 @@ class CrossChecks(_Record):
         """Cross-check whose caller already counted its cases and violations (e.g. an enumeration of
         finitely many instances standing in for "for all"). Returns whether there was none."""
         if violations:
-            self._record_counterexample(f"numeric: {label}", dict(counterexample or {}))
-            self._add(Step("cross", "numeric", label, Verdict.DISPROVED, cases, note or f"{violations} violation(s)"))
+            self._refute_or_note(label, "numeric", cases, dict(counterexample or {}), note or f"{violations} violation(s)")
             return False
         self._add(Step("cross", "numeric", label, Verdict.PROVED, cases, note))
         return True
+
+    def _refute_or_note(self, label: str, method: str, cases: int, point: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
+                        note: str, exact: bool = True) -> None:
+        """A failing instance is a counterexample only when its truth and its point are exact (no float in it)."""
+        from dpaudit.verify.proof import _has_float
+
+        shown = dict(point() if callable(point) else point)
+        if exact and not _has_float(shown):
+            self._record_counterexample(f"{'instance' if method == 'exact' else method}: {label}", shown)
+            self._add(Step("cross", method, label, Verdict.DISPROVED, cases, note))
+        else:
+            self._add(Step("cross", method, label, Verdict.UNDECIDED, cases,
+                           f"{note}; in floating point, not re-checked exactly (evidence only) at {shown}"))
+
+    def rechecked_pair(self, label: str, point: Mapping[str, Any], *, cases: int, note: str) -> None:
+        """Record a violation by a Python callable whose float inputs and outputs were compared in exact rational
+        arithmetic (:func:`dpaudit.verify.search.exceeds`): the floats are the callable's exact values, not
+        roundings of the quantity, so the pair is a counterexample about the callable as written."""
+        self._record_counterexample(f"instance: {label}", point)
+        self._add(Step("cross", "exact", label, Verdict.DISPROVED, cases, note))
 
     def instance(self, label: str, holds: bool, *, point: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
                  cases: int = 1, note: str = "") -> bool:
@@ -126,11 +151,9 @@ class CrossChecks(_Record):
         point : mapping or callable
             The failing instance (called only when ``holds`` is False).
         """
-        if not isinstance(holds, bool):
-            holds = bool(holds)
-        if not holds:
-            self._record_counterexample(f"instance: {label}", point)
-            self._add(Step("cross", "exact", label, Verdict.DISPROVED, cases, note or "the statement fails here"))
+        exact = isinstance(holds, (bool, sp.logic.boolalg.BooleanAtom))  # a numpy bool comes from float comparisons
+        if not bool(holds):
+            self._refute_or_note(label, "exact", cases, point, note or "the statement fails here", exact=exact)
             return False
         self._add(Step("cross", "exact", label, Verdict.PROVED, cases, note))
         return True
@@ -156,8 +179,7 @@ class CrossChecks(_Record):
         try:
             wrapped()
         except Violation as exc:
-            self._record_counterexample(f"hypothesis: {label}: {exc}", exc.values)
-            self._add(Step("cross", "hypothesis", label, Verdict.DISPROVED, calls, str(exc)))
+            self._refute_or_note(f"{label}: {exc}", "hypothesis", calls, exc.values, str(exc))
             return False
         self._add(Step("cross", "hypothesis", label, Verdict.PROVED, calls, f"max_examples={max_examples}"))
         return True

@@ -26,9 +26,9 @@ answer is DISPROVED with the pair (the exact floats, re-evaluated to confirm) or
 evidence (pairs searched, the largest ratio seen); never PROVED.
 
 Tolerance: a numerical pair counts only if ``||f(x) - f(y)|| > L ||x - y|| + tolerance * scale``
-with ``scale`` the largest of ``||f(x)||, ||f(y)||, L ||x||, L ||y||`` (the size of the values, hence
-of their rounding errors), decided exactly on the floats; ``tolerance=0`` asks for the exact
-comparison, so that a correct map can be refuted by its own rounding.
+with ``scale`` the larger of the distances compared, ``||f(x) - f(y)||`` and ``L ||x - y||`` (an offset
+of the values cannot hide a violation), decided exactly on the floats; ``tolerance=0`` asks for the
+exact comparison. For a sympy map every numerical pair is then re-checked on the exact map.
 
 Examples
 --------
@@ -39,7 +39,7 @@ Examples
 'PROVED'
 >>> result = verify.lipschitz(sp.Min(sp.Max(x, -1), 1), sp.Rational(1, 2))
 >>> result.verdict_text(), result.counterexample["x"], result.counterexample["y"]
-('DISPROVED', ['-1/3'], ['1/3'])
+('DISPROVED', ['1'], ['-1/3'])
 """
 
 from __future__ import annotations
@@ -56,11 +56,12 @@ import numpy as np
 import sympy as sp
 
 from dpaudit._validation import argument_error, check_int, check_nonnegative
-from dpaudit.verify.decide import exact_sign
+from dpaudit.verify.decide import decision, exact_sign
+from dpaudit.verify.kernel import NotSmooth, c1_conditions
 from dpaudit.verify.piecewise import CaseSplitError, case_split, has_kinks
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.refute import as_fraction, refute_lipschitz
-from dpaudit.verify.regions import Region, le, lt
+from dpaudit.verify.regions import le, lt
 from dpaudit.verify.search import DEFAULT_BUDGET, search_pairs
 from dpaudit.verify.verdict import CheckResult, Verdict
 
@@ -87,11 +88,26 @@ def parse_norm(owner: str, norm: Any) -> float:
 
 
 def _exact_constant(owner: str, constant: Any) -> sp.Expr:
-    """``constant`` as an exact positive sympy number (a float is taken at its exact binary value)."""
+    """``constant`` as an exact sympy expression: a positive number (a float at its exact binary value), or a
+    symbolic expression (a parameter of the claim, quantified like the others; restrict it with ``where``)."""
     value = sp.Rational(constant) if isinstance(constant, (float, np.floating)) else sp.sympify(constant)
-    if not value.is_number or value.free_symbols or exact_sign(value) != 1 or value.is_finite is not True:
-        raise argument_error(owner, "constant", "a finite positive number (int, float, Fraction or sympy number)", constant)
+    if isinstance(value, sp.Expr) and value.free_symbols:
+        return _exact_floats(value)[0]
+    if not isinstance(value, sp.Expr) or not value.is_number or value.has(sp.Float) or exact_sign(value) != 1 \
+            or value in (sp.oo, sp.zoo):
+        raise argument_error(owner, "constant", "a finite positive number (int, float, Fraction or sympy number) or a "
+                             "symbolic expression", constant)
     return value
+
+
+def _exact_floats(expr: Any) -> tuple[Any, list[str]]:
+    """``expr`` with every sympy Float replaced by the shortest decimal that rounds to it, as an exact rational
+    (``0.1`` becomes ``1/10``), and a note per replacement (printed with the verdict)."""
+    expr = sp.sympify(expr)
+    floats = sorted(expr.atoms(sp.Float), key=float)
+    subs = {f: sp.Rational(repr(float(f))) for f in floats}
+    notes = [f"the float {f} is read as the exact rational {q}" for f, q in subs.items()]
+    return (expr.xreplace(subs) if subs else expr), notes
 
 
 def _seeded(seed: int | None, key: str) -> np.random.Generator:
@@ -212,8 +228,8 @@ def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.nd
                           low=low, high=high, tolerance=tol)
     label = f"counterexample search ({search.pairs} pairs, tolerance {float(tol):g})"
     if search.violation is not None:
-        proof.instance(label, False, point=search.violation, cases=search.pairs,
-                       note=f"||f(x) - f(y)|| / ||x - y|| = {search.violation['ratio']:.6g} > {L}")
+        proof.rechecked_pair(label, search.violation, cases=search.pairs,
+                             note=f"||f(x) - f(y)|| / ||x - y|| = {search.violation['ratio']:.6g} > {L}")
     else:
         proof.instance(label, True, point={}, cases=search.pairs)
     result = proof.result()
@@ -253,7 +269,31 @@ def _components(f: Any) -> list[sp.Expr]:
 
 def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where: list[Any]
              ) -> tuple[list[sp.Expr], list[sp.Symbol], list[sp.Symbol], list[Any], list[str]]:
-    """Replace symbols not declared real by real ones of the same name; split inputs from parameters."""
+    """Replace symbols not declared real by real ones of the same name; split inputs from parameters.
+
+    Floats become exact rationals (with a note); a ``where`` condition that sympy already evaluated to True or
+    False, or a variable the map does not depend on, is refused."""
+    float_notes: list[str] = []
+    converted = []
+    for e in exprs:
+        e, n = _exact_floats(e)
+        converted.append(e)
+        float_notes += n
+    exprs = converted
+    checked = []
+    for w in where:
+        if isinstance(w, (bool, sp.logic.boolalg.BooleanAtom)) or not isinstance(w, sp.Basic):
+            raise argument_error("lipschitz", "where", "sympy relations between expressions (a condition that is already "
+                                 "True or False says nothing)", w)
+        w, n = _exact_floats(w)
+        checked.append(w)
+        float_notes += n
+    where = checked
+    if variables is not None:
+        used = set().union(*(e.free_symbols for e in exprs))
+        for v in variables:
+            if isinstance(v, sp.Symbol) and not any(v.name == u.name for u in used):
+                raise argument_error("lipschitz", "variables", f"symbols the map depends on (f does not contain {v})", variables)
     free = sorted(set().union(*(e.free_symbols for e in exprs)) | set().union(*(sp.sympify(w).free_symbols for w in where)),
                   key=lambda s: s.name)
     renamed = {s: sp.Symbol(s.name, real=True) for s in free if s.is_real is not True}
@@ -268,12 +308,13 @@ def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where:
             if not isinstance(v, sp.Symbol):
                 raise argument_error("lipschitz", "variables", "sympy symbols", variables)
     params = sorted({renamed.get(s, s) for s in free} - set(inputs), key=lambda s: s.name)
-    return exprs, inputs, params, where, notes
+    return exprs, inputs, params, where, float_notes + notes
 
 
 def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.Symbol] | None, where: list[Any],
               seed: int | None, budget: int | None, tol: Fraction) -> CheckResult:
     exprs, xs, params, where, notes = _as_real(_components(f), variables, where)
+    params = sorted(set(params) | (L.free_symbols - set(xs)), key=lambda s: s.name)  # a symbolic constant's parameters
     if not xs:
         raise argument_error("lipschitz", "f", "a function of at least one real symbol", f)
     low, high = _box("lipschitz", domain, len(xs))
@@ -283,20 +324,32 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
                                   for rel in (le(sp.Rational(lo), v), le(v, sp.Rational(hi)))]
     hypotheses = where + box
     pair_domain = list(hypotheses) + [h.xreplace(to_y) for h in hypotheses if h.free_symbols & set(xs)]
+    assumed = [a for v in xs for a in _assumption_relations(v)]
+    pair_domain += assumed + [a.xreplace(to_y) for a in assumed]
     shown = exprs[0] if len(exprs) == 1 else tuple(exprs)
     region = f"R^{len(xs)}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
+    if assumed:  # the symbols' own assumptions restrict the domain: the claim says so
+        region += " with " + ", ".join(map(str, assumed))
     claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {L} ||x - y||_{_norm_word(p)} for all x, y in {region}"
              f" with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
     key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
     proof = Proof(key)
+    proof.kernel_points = []  # type: ignore[attr-defined]
     proof.given(claim, *notes)
     reason = ""
     split: list[tuple[sp.Expr, list[Any]]] = []
     try:
-        if any(has_kinks(e) for e in exprs):
-            split = _by_cases(proof, exprs, xs, to_y, L, p, pair_domain)
-        else:
-            _by_gradient(proof, exprs, xs, L, p, hypotheses, low, high)
+        if not _by_kernel(proof, exprs, xs, to_y, L, p, pair_domain):
+            smooth = _c1_conditions(exprs)
+            if smooth is not None:
+                _by_gradient(proof, exprs, xs, L, p, hypotheses + assumed, low, high, smooth)
+            elif any(has_kinks(e) for e in exprs):
+                split = _by_cases(proof, exprs, xs, to_y, L, p, pair_domain)
+            else:
+                proof.unproved("a derivative bound", "the map uses a function that is not on the kernel's list of C^1 "
+                               "functions (a jump, floor, arg, atan(tan(.)), an unknown function): the mean value "
+                               "inequality does not apply")
+                reason = "no exact proof: not C^1 by the kernel's whitelist and no kink to split"
     except CaseSplitError as exc:
         proof.unproved("the case split or the Jacobian bound", str(exc))
         reason = f"no exact proof: {exc}"
@@ -364,14 +417,79 @@ def _by_cases(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Map
     return split
 
 
+def _assumption_relations(v: sp.Symbol) -> list[Any]:
+    """A symbol's sign assumption as a relation (``positive=True`` is ``0 < x``): part of the claim's domain."""
+    table = {"positive": lt(0, v), "nonnegative": le(0, v), "negative": lt(v, 0), "nonpositive": le(v, 0)}
+    return [rel for key, rel in table.items() if v.assumptions0.get(key) is True][:1]
+
+
+def _by_kernel(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Mapping[sp.Symbol, sp.Symbol],
+               L: sp.Expr, p: float, pair_domain: list[Any]) -> bool:
+    """The pair residuals decided by the kernel at once (Z3 reads Max, Min, Abs, Piecewise exactly); True if all PROVED."""
+    residuals = _pair_residuals(exprs, xs, to_y, L, p)
+    decisions = [(label, r, decision(r, ">=", pair_domain)) for label, r in residuals]
+    for _, _, d in decisions:
+        if d.counterexample:  # a pair the kernel re-checked: the refutation records it (the pair residual is the claim)
+            proof.kernel_points.append(dict(d.counterexample))
+    if not all(d.verdict is Verdict.PROVED for _, _, d in decisions):
+        return False
+    if len(residuals) > 1:
+        proof.exact("split per component (inputs per component are disjoint, or the l-infinity norm)", True)
+    for label, r, d in decisions:
+        _step(proof, f"{label} ({d.method})", r, pair_domain)
+    return True
+
+
+def _step(proof: Proof, label: str, residual: sp.Expr, hypotheses: list[Any]) -> None:
+    """A proof step ``residual >= 0``; a residual that is already a number (a constant Jacobian, a map equal to its
+    own bound) is a fact about that number, decided exactly."""
+    if not sp.sympify(residual).free_symbols and exact_sign(residual) in (0, 1):
+        proof.exact(f"{label} (the residual is the number {residual})", True)
+    else:
+        proof.nonneg(label, residual, hypotheses=hypotheses)
+
+
+def _c1_conditions(exprs: list[sp.Expr]) -> list[Any] | None:
+    """The conditions under which the map is C^1 (the kernel's whitelist), or None if it is not on it."""
+    try:
+        return [c for e in exprs for c in c1_conditions(e)]
+    except NotSmooth:
+        return None
+
+
+def _convex(hypotheses: list[Any], xs: list[sp.Symbol]) -> bool:
+    """Is the set of inputs cut out by the hypotheses convex? (each an inequality or equation linear in the inputs)"""
+    for h in hypotheses:
+        if not (h.free_symbols & set(xs)):
+            continue
+        if isinstance(h, sp.Unequality) or not isinstance(h, sp.core.relational.Relational):
+            return False
+        diff = sp.expand(h.lhs - h.rhs)
+        if not all(sp.diff(diff, v).free_symbols.isdisjoint(xs) for v in xs):
+            return False  # not linear in the inputs
+    return True
+
+
 def _sign_vectors(k: int) -> Iterable[tuple[int, ...]]:
     return itertools.product((1, -1), repeat=k)
 
 
 def _by_gradient(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], L: sp.Expr, p: float,
-                 hypotheses: list[Any], low: np.ndarray | None, high: np.ndarray | None) -> None:
-    jac = [[sp.diff(e, v) for v in xs] for e in exprs]
+                 hypotheses: list[Any], low: np.ndarray | None, high: np.ndarray | None, smooth: list[Any]) -> None:
+    """The mean value inequality: a C^1 map (the kernel's whitelist, its conditions proved on the domain) on a
+    convex domain whose Jacobian has operator norm ``<= L`` everywhere is ``L``-Lipschitz."""
+    conditions = list(hypotheses)
+    if low is not None:  # the open box; the closed box follows by continuity (the map is C^1, hence continuous)
+        conditions = [h for h in hypotheses if not any(h.has(v) for v in xs)]
+        conditions += [rel for v, lo, hi in zip(xs, low, high, strict=True) for rel in (lt(sp.Rational(lo), v), lt(v, sp.Rational(hi)))]
+    if not _convex(conditions, xs):
+        proof.unproved("the mean value inequality", "the domain cut out by the hypotheses on the inputs is not shown convex")
+        return
+    for c in smooth:
+        residual = c.lhs - c.rhs if isinstance(c, sp.StrictGreaterThan) else sp.Abs(c.lhs - c.rhs)
+        proof.positive(f"C^1 on the domain: {c} (kernel's whitelist of C^1 functions)", residual, hypotheses=conditions)
     proof.cite(*_MEAN_VALUE)
+    jac = [[sp.diff(e, v) for v in xs] for e in exprs]
     steps: list[tuple[str, sp.Expr]] = []
     if p == math.inf:
         for i, row in enumerate(jac):
@@ -386,34 +504,11 @@ def _by_gradient(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], L: sp.
     elif len(exprs) == 1 or len(xs) == 1:
         steps.append((f"||J||_2 = l2 norm of the {'gradient' if len(exprs) == 1 else 'derivative'} <= {L}",
                       L**2 - sp.Add(*(g**2 for row in jac for g in row))))
-    elif len(xs) == 2:
-        m = sp.Matrix(jac)
-        gram = L**2 * sp.eye(2) - m.T * m
-        steps.append((f"{L}^2 I - J^T J is PSD: (1, 1) entry >= 0", gram[0, 0]))
-        steps.append((f"{L}^2 I - J^T J is PSD: determinant >= 0", gram.det()))
     else:
-        steps.append((f"||J||_2 <= ||J||_F <= {L} (Frobenius bound, sufficient)", L**2 - sp.Add(*(g**2 for row in jac for g in row))))
-    constant = [(label, r) for label, r in steps if sp.sympify(r).is_number]
-    for label, residual in constant:  # a constant Jacobian: the bound is a fact about numbers, decided exactly
-        if exact_sign(sp.sympify(residual)) is not None and exact_sign(sp.sympify(residual)) >= 0:
-            proof.exact(f"{label} (constant Jacobian)", True)
-        else:
-            proof.nonneg(f"{label} (constant Jacobian)", residual)
-    steps = [(label, r) for label, r in steps if not sp.sympify(r).is_number]
-    if not steps:
-        return
-    if low is None and not hypotheses:
-        for label, residual in steps:
-            proof.nonneg(label, residual)
-        return
-    conditions = list(hypotheses)
-    if low is not None:  # the open box; the closed box follows by continuity
-        conditions = [h for h in hypotheses if not any(h.has(v) for v in xs)]
-        conditions += [rel for v, lo, hi in zip(xs, low, high, strict=True) for rel in (lt(sp.Rational(lo), v), lt(v, sp.Rational(hi)))]
-        proof.assume("continuity at the box's faces", "the map is continuous, so a Lipschitz bound on the open box holds on its closure")
-    try:
-        region = Region.where("domain", *conditions)
-    except (ValueError, TypeError) as exc:
-        raise CaseSplitError(f"the domain cannot be parametrised ({exc})") from exc
+        # ||J u||^2 <= L^2 ||u||^2 for every direction u: L^2 I - J^T J is PSD, decided exactly (no sufficient test)
+        us = [sp.Symbol(f"_u{j}", real=True) for j in range(len(xs))]
+        ju = [sp.Add(*(g * u for g, u in zip(row, us, strict=True))) for row in jac]
+        steps.append((f"||J u||_2^2 <= {L}^2 ||u||_2^2 for every u (L^2 I - J^T J is PSD)",
+                      L**2 * sp.Add(*(u**2 for u in us)) - sp.Add(*(t**2 for t in ju))))
     for label, residual in steps:
-        proof.cases(label, residual, [region], domain=conditions)
+        _step(proof, label, residual, conditions)

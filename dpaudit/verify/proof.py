@@ -2,10 +2,11 @@
 
 A check records *steps* on a :class:`Proof`:
 
-* **proof steps** (sympy or exact): sub-claims that together imply the statement. sympy decides
-  the sign or zero-ness of a residual under the symbols' declared assumptions (three-valued: its
-  ``None`` stays UNDECIDED); an exact step is a rational or symbolic fact about the *whole*
-  statement, and when it fails it names its counterexample. A case analysis (:meth:`Proof.cases`)
+* **proof steps** (kernel or exact): sub-claims that together imply the statement. The trusted kernel
+  (:mod:`dpaudit.verify.kernel`: Z3, certified interval arithmetic, exact rationals) decides the sign or
+  zero-ness of a residual under the symbols' declared assumptions (three-valued: undecided stays
+  UNDECIDED); sympy only rewrites. An exact step is a fact about the *whole* statement computed exactly
+  (never a float comparison), and when it fails it names its counterexample. A case analysis (:meth:`Proof.cases`)
   also checks that its regions cover the domain; a proof by lemmas (:meth:`Proof.depends`) checks
   that the lemmas' facts imply its goal.
 * **cross-checks** (finite instances, seeded random points, hypothesis property tests): they can
@@ -17,9 +18,11 @@ Premises taken on trust are recorded apart: :meth:`Proof.cite` (a theorem from t
 and :meth:`Proof.assume` (a step of the argument not checked, e.g. a reduction to the plane).
 They are printed beside the verdict: "PROVED given [DR14] Thm A.1".
 
-The verdict (:meth:`Proof.result`): **DISPROVED** iff a counterexample was recorded; **PROVED** iff
-there is at least one proof step that needed deciding (not 0 at construction) and every proof
-step is PROVED; **UNDECIDED** otherwise, with the reason.
+The verdict (:meth:`Proof.result`): **DISPROVED** iff a counterexample was recorded (exactly re-checked);
+**PROVED** iff there is at least one proof step that needed deciding (not 0 at construction) and every proof
+step is PROVED; **UNDECIDED** otherwise, with the reason. Every proof step PROVED together with a counterexample
+raises :class:`~dpaudit.verify.kernel.KernelError`. Facts of dependencies that their own proof did not establish
+(:meth:`Proof.establish`) become "unproved Fact" premises, printed beside the verdict.
 
 Examples
 --------
@@ -43,11 +46,21 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
 from dpaudit.verify._record import Step
 from dpaudit.verify.crosscheck import CrossChecks
-from dpaudit.verify.decide import decide_nonneg, decide_zero, exact_sign, plain
+from dpaudit.verify.decide import (
+    approx,
+    decide_nonneg,
+    decide_positive,
+    decide_zero,
+    decision,
+    exact_sign,
+    plain,
+)
+from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions
 from dpaudit.verify.lemma import FactInstance, LemmaCheck
 from dpaudit.verify.regions import Region, coverage
 from dpaudit.verify.verdict import CheckResult, Premise, Verdict, combine_verdicts, unique_premises
@@ -61,14 +74,31 @@ def _trivial(expr: sp.Expr, zero: bool) -> bool:
 
 
 def _exact_truth(owner: str, holds: Any) -> bool:
-    """``holds`` as a bool, refusing numpy booleans (they come from floating-point comparisons)."""
+    """``holds`` as a bool: a Python bool, a sympy boolean, or a relation between closed-form numbers (decided by
+    the kernel). numpy booleans are refused (they come from floating-point comparisons)."""
     if isinstance(holds, bool):
         return holds
     if isinstance(holds, sp.logic.boolalg.BooleanAtom):
         return bool(holds)
+    if isinstance(holds, sp.core.relational.Relational) and not holds.free_symbols:
+        truth = _condition_holds(owner, holds)
+        if truth or _condition_holds(owner, holds.negated):
+            return truth
+        raise TypeError(f"{owner}: the kernel cannot certify {holds} either way")
     raise TypeError(f"{owner}: an exact fact must be a Python bool or a sympy boolean computed exactly "
                     f"(rationals, sympy), got {type(holds).__name__}; a numpy comparison is floating-point: "
                     "use Proof.instance or numeric_le for finite-instance checks")
+
+
+def _has_float(values: Any) -> bool:
+    """Does a counterexample record hold a float (a value already rounded, so no exact witness)?"""
+    if isinstance(values, Mapping):
+        return any(_has_float(v) for v in values.values())
+    if isinstance(values, (list, tuple, np.ndarray)):
+        return any(_has_float(v) for v in np.asarray(values, dtype=object).ravel())
+    if isinstance(values, sp.Basic):
+        return bool(values.has(sp.Float))
+    return isinstance(values, (float, np.floating))
 
 
 @dataclass(frozen=True)
@@ -120,10 +150,20 @@ class Proof(CrossChecks):
 
     # -- proof steps decided by sympy -----------------------------------------------------------
 
-    def nonneg(self, label: str, expr: Any) -> Verdict:
-        """Proof step: ``expr >= 0`` under the symbols' assumptions (see :func:`~dpaudit.verify.decide_nonneg`)."""
+    def nonneg(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: ``expr >= 0`` under the symbols' assumptions and ``hypotheses``, decided by the kernel
+        (see :func:`~dpaudit.verify.decide_nonneg`)."""
         expr = sp.sympify(expr)
-        return self._add(Step("proof", "sympy", label, decide_nonneg(expr), 1, trivial=_trivial(expr, False)), expr)
+        note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
+        return self._add(Step("proof", "kernel", label, decide_nonneg(expr, hypotheses), 1, note,
+                              trivial=_trivial(expr, False)), expr)
+
+    def positive(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: ``expr > 0`` under the symbols' assumptions and ``hypotheses`` (decided by the kernel)."""
+        expr = sp.sympify(expr)
+        note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
+        return self._add(Step("proof", "kernel", label, decide_positive(expr, hypotheses), 1, note,
+                              trivial=_trivial(expr, False)), expr)
 
     def zero(self, label: str, expr: Any) -> Verdict:
         """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``)."""
@@ -176,7 +216,8 @@ class Proof(CrossChecks):
         expr = sp.sympify(expr)
         ends = [decide_nonneg(expr.subs(var, sp.sympify(v))) for v in (lo, hi)]
         free = sp.Symbol(var.name + "_free", real=True)
-        curvature = decide_nonneg(-sp.diff(expr, var, 2).subs(var, free))
+        moved = expr.subs(var, free)
+        curvature = decide_nonneg(-sp.diff(moved, free, 2)) if _smooth_everywhere(moved, free, order=2) else Verdict.UNDECIDED
         verdict = Verdict.PROVED if all(p is Verdict.PROVED for p in (*ends, curvature)) else Verdict.UNDECIDED
         return self._add(Step("proof", "sympy", label, verdict, 3, f"{var} in [{lo}, {hi}]"), expr)
 
@@ -204,6 +245,7 @@ class Proof(CrossChecks):
         unknown = set(certificates) - {r.name for r in regions}
         if unknown:
             raise ValueError(f"cases {label!r}: certificates for unknown regions {sorted(unknown)}")
+        self._note_symbols(sp.sympify(residual))
         covered, cover_note, orderings_seen = coverage(regions, domain)
         self._add(Step("proof", "coverage", f"coverage: {label}", covered, orderings_seen, cover_note))
         verdicts, bad, shown = [], [], []
@@ -240,6 +282,22 @@ class Proof(CrossChecks):
         trivial = _trivial(residual, kind == "eq")
         self._add(Step("proof", "sympy", label, verdict, 1, f"{relation}", trivial=trivial), residual)
         return LocalFact(label, relation, verdict)
+
+    def establish(self, name: str, relation: Any, where: Mapping[Any, Any] | None = None,
+                  hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: the :class:`~dpaudit.verify.Fact` ``name`` this check declares holds, decided by the kernel
+        after replacing the quantities it names by their expressions in ``where`` (under ``hypotheses``).
+
+        Only an established fact is used by :meth:`depends` without a premise: a fact its check declares but
+        does not establish is printed as an "unproved Fact" premise beside every verdict resting on it.
+        """
+        lo, hi, kind = _goal_sides(relation)
+        residual = sp.sympify(hi - lo).subs(dict(where or {}), simultaneous=True)
+        verdict = decision(residual, "==" if kind == "eq" else ">=", hypotheses).verdict
+        if verdict is Verdict.PROVED:
+            self._established.append((name, relation))
+        self._add(Step("proof", "kernel", f"establishes Fact {name!r}: {relation}", verdict, 1), residual)
+        return verdict
 
     def given_fact(self, text: str, relation: Any) -> LocalFact:
         """A hypothesis of the statement as a relation, for :meth:`depends` (recorded like :meth:`given`)."""
@@ -283,7 +341,11 @@ class Proof(CrossChecks):
             if counterexample is None:
                 raise ValueError(f"Proof.exact({label!r}) failed: an exact step that fails must name its "
                                  "counterexample (pass counterexample=)")
-            self._record_counterexample(f"exact: {label}", counterexample)
+            shown = counterexample() if callable(counterexample) else counterexample
+            if _has_float(shown):
+                raise TypeError(f"Proof.exact({label!r}) failed at a point given with floats ({dict(shown)}): a float "
+                                "comparison is not exact; give the point in rationals, or use a cross-check")
+            self._record_counterexample(f"exact: {label}", shown)
             return self._add(Step("proof", "exact", label, Verdict.DISPROVED, cases, note or "fails"))
         return self._add(Step("proof", "exact", label, Verdict.PROVED, cases, note))
 
@@ -298,7 +360,7 @@ class Proof(CrossChecks):
     # -- proof by lemmas ------------------------------------------------------------------------
 
     def depends(self, label: str, goal: Any, premises: Sequence[FactInstance | LocalFact], *,
-                certificate: Any = None) -> Verdict:
+                certificate: Any = None, establishes: str | None = None) -> Verdict:
         """Proof step: ``goal`` follows from facts of other checks, and those checks are PROVED.
 
         The implication is checked, not trusted: the instantiated facts are written in slack
@@ -313,6 +375,9 @@ class Proof(CrossChecks):
         premises : sequence of FactInstance or LocalFact
             From :meth:`LemmaCheck.fact` of each dependency, with its symbols renamed, or
             relations this proof established with :meth:`show`.
+        establishes : str, optional
+            The name of a :class:`~dpaudit.verify.Fact` of this check that ``goal`` is (written in the Fact's
+            own symbols): recorded as established when the step is PROVED.
         """
         if not premises:
             raise ValueError(f"depends {label!r}: name the facts the goal follows from")
@@ -329,7 +394,20 @@ class Proof(CrossChecks):
             if result.verdict is not Verdict.PROVED:
                 verdicts.append(Verdict.UNDECIDED)
                 notes.append(f"{inst.check.name} is {result.verdict}")
+            elif not any(name == inst.fact.name and relation == inst.fact.relation for name, relation in result.established):
+                # declared by the dependency but not established by its proof: a premise, printed beside the verdict
+                self._premises.append(Premise("fact", f"unproved Fact {inst.check.name}:{inst.fact.name}",
+                                              f"{inst.fact.relation} (declared by {inst.check.name}; its proof does "
+                                              "not establish it)"))
         names = ", ".join(dict.fromkeys(_premise_name(p) for p in premises))
+        lo, hi, kind = _goal_sides(goal)
+        direct = decision(hi - lo, "==" if kind == "eq" else ">=", [p.relation for p in premises])
+        if direct.verdict is Verdict.PROVED:
+            verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
+            if establishes is not None and verdict is Verdict.PROVED:
+                self._established.append((establishes, goal))
+            note = f"from {names} ({direct.method})" + ("; " + "; ".join(notes) if notes else "")
+            return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), hi - lo)
         region, ok, why = _slack_form(label, [p.relation for p in premises])
         residual: Any = None
         if region is None or not ok:
@@ -344,6 +422,8 @@ class Proof(CrossChecks):
             if implied is not Verdict.PROVED:
                 notes.append(f"the goal does not follow (residual {residual})")
         verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
+        if establishes is not None and verdict is Verdict.PROVED:
+            self._established.append((establishes, goal))
         note = f"from {names}" + ("; " + "; ".join(notes) if notes else "")
         return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), residual)
 
@@ -374,9 +454,9 @@ class Proof(CrossChecks):
         if sign is not None and sign < 0 and not failed:
             values = {k: plain(v) for k, v in counterexample.items()}
             margin = sp.sympify(margin)
-            values["margin (negative = statement fails)"] = plain(margin if margin.is_Rational else sp.N(margin, 17))
+            values["margin (negative = statement fails)"] = plain(margin if margin.is_Rational else approx(margin))
             self._record_counterexample(label, values)
-            self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {sp.N(margin, 6)}"), margin)
+            self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {approx(margin)!s:.10}"), margin)
             return True
         if failed:
             state = "hypotheses not verified there: " + ", ".join(failed)
@@ -392,6 +472,10 @@ class Proof(CrossChecks):
         proof_steps = [s for s in self._steps if s.kind == "proof"]
         reason = ""
         if self._counterexample is not None:
+            decided = [s for s in proof_steps if not s.trivial]
+            if decided and all(s.verdict is Verdict.PROVED for s in proof_steps):
+                raise KernelError(f"{self.key}: every proof step is PROVED and a counterexample was recorded "
+                                  f"({self._counterexample}): one of them is wrong")
             verdict = Verdict.DISPROVED
         elif not proof_steps:
             verdict, reason = Verdict.UNDECIDED, "no proof step: cross-checks and examples can only refute"
@@ -414,12 +498,14 @@ class Proof(CrossChecks):
             claim="",
             method="+".join(methods) if methods else "none",
             residual=residual,
-            assumptions=tuple(self._hypotheses),
+            assumptions=tuple(self._hypotheses) + ((("symbols: " + ", ".join(self._symbols[k] for k in sorted(self._symbols))),)
+                                                   if self._symbols else ()),
             counterexample=self._counterexample,
             cases=sum(s.cases for s in self._steps),
             details="; ".join(s.describe() for s in self._steps),
             premises=unique_premises(self._premises),
             reason=reason,
+            established=tuple(self._established) if verdict is Verdict.PROVED else (),
         )
 
 
@@ -472,11 +558,26 @@ def _goal_sides(goal: Any) -> tuple[sp.Expr, sp.Expr, str]:
     raise TypeError(f"the goal must be a sympy relation such as a <= b, got {goal!r}")
 
 
+def _smooth_everywhere(expr: sp.Expr, var: sp.Symbol, order: int = 1) -> bool:
+    """Is ``expr`` C^order in ``var`` on the whole range of ``var`` (its assumptions)? From the kernel's
+    whitelist of C^1 functions (:func:`~dpaudit.verify.kernel.c1_conditions`), with every condition proved."""
+    try:
+        for k in range(order):
+            conditions = c1_conditions(sp.diff(expr, var, k))
+            if not all(decision(c.lhs - c.rhs if isinstance(c, sp.StrictGreaterThan) else sp.Abs(c.lhs - c.rhs),
+                                ">").verdict is Verdict.PROVED for c in conditions):
+                return False
+    except NotSmooth:
+        return False
+    return True
+
+
 def _monotone_nonneg(expr: sp.Expr, var: sp.Symbol, lower: sp.Expr, depth: int) -> Verdict:
+    """``expr(lower) >= 0`` and ``expr' >= 0`` on ``[lower, oo)`` (expr C^1 there, by the kernel's whitelist)."""
     shift = sp.Symbol(f"_{var.name}_shift", nonnegative=True)
     moved = expr.subs(var, lower + shift)
     start = decide_nonneg(moved.subs(shift, 0))
-    if start is not Verdict.PROVED:
+    if start is not Verdict.PROVED or not _smooth_everywhere(moved, shift):
         return Verdict.UNDECIDED
     slope = sp.diff(moved, shift)
     if decide_nonneg(slope) is Verdict.PROVED:

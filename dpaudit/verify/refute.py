@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.verify.cells import cell_points
-from dpaudit.verify.decide import exact_sign, plain
+from dpaudit.verify.decide import approx, exact_sign, plain
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.search import search_pairs
 from dpaudit.verify.verdict import Verdict
@@ -28,7 +28,7 @@ def as_fraction(value: sp.Expr) -> Fraction:
     """A positive sympy number as a Fraction (exact for rationals, 30 digits otherwise)."""
     if value.is_Rational:
         return Fraction(int(value.p), int(value.q))
-    return Fraction(float(sp.N(value, 30)))
+    return Fraction(approx(value))
 
 
 def _exact_values(values: Iterable[float], simplify: bool) -> list[sp.Rational]:
@@ -60,6 +60,7 @@ def _margin(exprs: list[sp.Expr], xs: list[sp.Symbol], params: list[sp.Symbol], 
 def _try_pair(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
               p: float, xv: Sequence[sp.Expr], yv: Sequence[sp.Expr], pv: Mapping[sp.Symbol, sp.Expr], pair_domain: list[Any],
               how: str) -> bool:
+    L = sp.sympify(L).xreplace(dict(pv))  # a symbolic constant takes the parameters' values
     margin, fx, fy = _margin(exprs, xs, params, L, p, xv, yv, pv)
     sign = exact_sign(margin) if not margin.free_symbols else None
     if sign is None or sign >= 0:
@@ -72,7 +73,7 @@ def _try_pair(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[
     norm_df = _exact_norm_value(df, p)
     counterexample = {"x": [plain(v) for v in xv], "y": [plain(v) for v in yv], **{str(k): plain(v) for k, v in pv.items()},
                       "f(x)": [plain(v) for v in fx], "f(y)": [plain(v) for v in fy],
-                      "|f(x) - f(y)|": float(sp.N(norm_df, 17)), "L |x - y|": float(sp.N(L * norm_dx, 17))}
+                      "|f(x) - f(y)|": approx(norm_df), "L |x - y|": approx(L * norm_dx)}
     return proof.refute(f"pair found by {how}: ||f(x) - f(y)|| > {L} ||x - y||", counterexample, margin, conditions=conditions)
 
 
@@ -125,6 +126,16 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
     """Look for an exact counterexample pair: points of the cells that were not proved, then a numerical
     search on the lambdified map, each candidate re-checked in exact arithmetic."""
     result_so_far = proof.result()
+    by_name = {str(s): s for s in (*xs, *ys, *params)}
+    for point in getattr(proof, "kernel_points", []):  # pairs the kernel found on the pair residual
+        if set(point) & {str(v) for v in (*xs, *ys)}:
+            # a component's pair: the coordinates it does not involve are equal in x and y (0 here)
+            exact = {s: sp.Integer(0) for s in (*xs, *ys)}
+            exact.update({by_name[k]: sp.Rational(v) for k, v in point.items() if k in by_name})
+            pv = {s: exact.get(s, sp.Integer(1)) for s in params}
+            if _try_pair(proof, exprs, xs, ys, params, L, p, [exact[v] for v in xs], [exact[v] for v in ys], pv, pair_domain,
+                         "the kernel (Z3, re-checked exactly)"):
+                return {"found in": "the kernel"}
     if result_so_far.verdict is not Verdict.PROVED:
         for residual, cells in split:
             for cell in cells:
@@ -148,7 +159,10 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
             with np.errstate(all="ignore"):
                 return np.asarray(fn(*v, *_pvals), dtype=float)
 
-        search = search_pairs(f, len(xs), norm=p, constant=as_fraction(L), rng=rng, budget=per, low=low, high=high, tolerance=tol)
+        L_here = sp.sympify(L).xreplace(pv)
+        if L_here.free_symbols or exact_sign(L_here) != 1:
+            continue  # a parameter setting where the constant is not a positive number
+        search = search_pairs(f, len(xs), norm=p, constant=as_fraction(L_here), rng=rng, budget=per, low=low, high=high, tolerance=tol)
         evidence["parameter settings"] += 1
         evidence["pairs searched"] += search.pairs
         evidence["largest ratio (after the tolerance)"] = max(evidence["largest ratio (after the tolerance)"], search.best_ratio)

@@ -13,7 +13,7 @@ Two things make this a proof and not a collection of examples, and both are chec
   back the original variables (:meth:`Region.verify`);
 * **the regions cover the domain** (:func:`coverage`): the truth of an order condition depends only
   on how its two sides are ordered, so it suffices to enumerate every weak ordering (ties allowed)
-  of the terms that appear, keep those allowed by the domain and by facts sympy knows (``a <= a + w``
+  of the terms that appear, keep those allowed by the domain and by facts the kernel proves from the symbols' assumptions (``a <= a + w``
   for ``w >= 0``, ``0 < 1``), and find each one inside some region. Treating the terms as opaque
   values is sound: a real point orders its terms' values in one of the enumerated ways.
 
@@ -40,7 +40,7 @@ from typing import Any
 
 import sympy as sp
 
-from dpaudit.verify.decide import decide_nonneg, decide_zero
+from dpaudit.verify.decide import decide_nonneg, decide_positive, decide_zero
 from dpaudit.verify.verdict import Verdict
 
 __all__ = ["MAX_COVERAGE_TERMS", "Region", "coverage", "eq", "le", "lt", "orderings"]
@@ -340,7 +340,7 @@ class Region:
             ratios = [g / h for g in gaps for h in strict_gaps]
             positive_ratios = [g / h for g in strict_gaps for h in strict_gaps]
             if slack.is_positive is True:
-                if not _matches(value, strict_gaps + positive_ratios) and sp.simplify(value).is_positive is not True:
+                if not _matches(value, strict_gaps + positive_ratios) and decide_positive(value) is not Verdict.PROVED:
                     return False, f"the inverse {slack} = {value} is not shown > 0 on the region"
             elif not _matches(value, gaps + ratios) and decide_nonneg(value) is not Verdict.PROVED:
                 return False, f"the inverse {slack} = {value} is not shown >= 0 on the region"
@@ -373,20 +373,17 @@ def _terms_and_atoms(regions: Sequence[Region], domain: Sequence[Any]) -> tuple[
 
 
 def _known_relations(terms: Sequence[sp.Expr]) -> list[_Atom]:
-    """Order facts that hold for every value of the terms' symbols (sympy's assumptions)."""
+    """Order facts that hold for every value of the terms' symbols (their assumptions), decided by the kernel."""
     known: list[_Atom] = []
     for t1, t2 in itertools.combinations(terms, 2):
-        diff = sp.simplify(t2 - t1)
-        if diff.is_zero is True:
+        diff = sp.sympify(t2 - t1)
+        up, down = decide_nonneg(diff) is Verdict.PROVED, decide_nonneg(-diff) is Verdict.PROVED
+        if up and down:
             known.append((t1, t2, "eq"))
-        elif diff.is_positive is True:
-            known.append((t1, t2, "lt"))
-        elif diff.is_negative is True:
-            known.append((t2, t1, "lt"))
-        elif diff.is_nonnegative is True:
-            known.append((t1, t2, "le"))
-        elif diff.is_nonpositive is True:
-            known.append((t2, t1, "le"))
+        elif up:
+            known.append((t1, t2, "lt" if decide_positive(diff) is Verdict.PROVED else "le"))
+        elif down:
+            known.append((t2, t1, "lt" if decide_positive(-diff) is Verdict.PROVED else "le"))
     return known
 
 

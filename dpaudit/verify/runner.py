@@ -239,8 +239,10 @@ def format_premises(rows: Sequence[Row]) -> str:
         return "premises taken on trust: none"
     cited = sorted(k for k in entries if k[0] == "cited")
     assumed = sorted(k for k in entries if k[0] == "assumed")
-    out = [f"premises taken on trust: {len(cited)} cited theorems, {len(assumed)} assumed steps"]
-    for title, keys in (("cited theorems", cited), ("assumed steps", assumed)):
+    facts = sorted(k for k in entries if k[0] == "fact")
+    out = [f"premises taken on trust: {len(cited)} cited theorems, {len(assumed)} assumed steps, "
+           f"{len(facts)} Facts of dependencies that their own proof did not establish"]
+    for title, keys in (("cited theorems", cited), ("assumed steps", assumed), ("unproved Facts of dependencies", facts)):
         if keys:
             out.append(f"{title}:")
         for key in keys:

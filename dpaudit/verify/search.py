@@ -8,10 +8,13 @@
 * a hypothesis search (seeded, ``target``-guided towards large ratios);
 * local optimisation (Nelder-Mead) of the ratio from the best pairs found.
 
+Points have log-uniform magnitudes up to the domain's ends (up to 1e300 where it is unbounded).
 A pair is a violation when ``||f(x) - f(y)|| > L ||x - y|| + tol * scale``, where ``scale`` is the
-largest of ``||f(x)||, ||f(y)||, L ||x||, L ||y||`` (the size of the values compared, hence of
-their rounding errors), decided exactly on the float values (:func:`exceeds`); ``tol = 0`` asks
-for the exact comparison. A violation is re-evaluated before it is reported, and the reported
+larger of the two distances compared, ``||f(x) - f(y)||`` and ``L ||x - y||``, plus a rounding allowance
+of 16 units in the last place of the values (so an offset of the values cannot hide a violation, and the
+rounding of the subtraction is not one), decided exactly on the float values (:func:`exceeds`);
+``tol = 0`` asks for the exact comparison. The floats are the callable's own values: a pair is a counterexample
+about the callable as written (its rounding included). A violation is re-evaluated before it is reported, and the reported
 pair is the exact floats (``repr`` round-trips them).
 
 Examples
@@ -25,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -38,6 +42,8 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 from scipy.optimize import minimize
 
+from dpaudit.verify._hypothesis import no_local_constants
+
 __all__ = ["DEFAULT_BUDGET", "PairSearch", "as_vector", "exceeds", "norm_of", "search_pairs"]
 
 #: Pairs a search evaluates unless told otherwise.
@@ -46,7 +52,13 @@ DEFAULT_BUDGET = 2000
 #: Pairs closer than this (relative to the values' size) do not count for the raw ratio reported.
 _SEPARATED = 1e-6
 
-_UNBOUNDED_SCALES = (1e-3, 1e-1, 1.0, 10.0, 1e3, 1e6)
+_UNBOUNDED_SCALES = (1e-3, 1e-1, 1.0, 10.0, 1e3, 1e6, 1e12, 1e50, 1e100, 1e200, 1e300)
+
+#: Units in the last place of the values allowed for the rounding of ``f(x) - f(y)`` (with a non-zero tolerance).
+ROUNDING_ULPS = 16
+
+#: Largest magnitude drawn where the domain is unbounded.
+_FAR = 1e300
 
 
 def as_vector(value: Any) -> NDArray[np.float64]:
@@ -59,11 +71,13 @@ def norm_of(v: NDArray[np.float64], norm: float) -> float:
     if v.size == 0:
         return 0.0
     a = np.abs(v)
-    if norm == 1:
-        return float(a.sum())
-    if norm == 2:
-        return float(np.sqrt(np.sum(a * a)))
-    return float(a.max())
+    top = float(a.max())
+    if norm == math.inf or top == 0.0 or not math.isfinite(top):
+        return top if norm == math.inf or top == 0.0 else math.inf
+    with np.errstate(over="ignore"):
+        if norm == 1:
+            return float(a.sum())
+        return top * float(np.sqrt(np.sum((a / top) ** 2)))  # scaled: no overflow for entries near 1e300
 
 
 def _exact_norm(diffs: Sequence[Fraction], norm: float) -> mpmath.mpf | Fraction:
@@ -145,7 +159,8 @@ class PairSearch:
         return np.clip(v, self.low, self.high)
 
     def _call(self, v: NDArray[np.float64]) -> NDArray[np.float64] | None:
-        out = as_vector(self.f(v.copy()))
+        with np.errstate(all="ignore"):  # huge inputs may overflow inside f: such a pair is skipped, not an error
+            out = as_vector(self.f(v.copy()))
         return out if np.all(np.isfinite(out)) else None
 
     def ratio(self, x: NDArray[np.float64], y: NDArray[np.float64], strategy: str) -> float:
@@ -159,17 +174,22 @@ class PairSearch:
         self.pairs += 1
         self.strategies[strategy] = self.strategies.get(strategy, 0) + 1
         fx, fy = self._call(x), self._call(y)
+        with np.errstate(all="ignore"):
+            return self._compare(x, y, fx, fy, strategy)
+
+    def _compare(self, x: NDArray[np.float64], y: NDArray[np.float64], fx: NDArray[np.float64] | None,
+                 fy: NDArray[np.float64] | None, strategy: str) -> float:
         if fx is None or fy is None:
             self.nonfinite += 1
             return 0.0
         if fx.shape != fy.shape:
             raise ValueError(f"f returned outputs of different shapes {fx.shape} and {fy.shape}")
         L = float(self.constant)
-        scale = max(norm_of(fx, self.norm), norm_of(fy, self.norm), L * norm_of(x, self.norm), L * norm_of(y, self.norm))
         dx = norm_of(x - y, self.norm)
         if dx == 0.0:
             return 0.0
         gap = norm_of(fx - fy, self.norm)
+        scale = self._slack_scale(gap, L * dx, fx, fy)
         ratio = max(0.0, gap - float(self.tolerance) * scale) / dx
         if dx > _SEPARATED * scale:  # far enough apart that rounding cannot move the raw ratio much
             self.best_raw_ratio = max(self.best_raw_ratio, gap / dx)
@@ -182,6 +202,16 @@ class PairSearch:
         if exceeds(fx, fy, x, y, self.constant, self.tolerance, self.norm, scale):
             self._confirm(x, y, fx, fy, scale, strategy)
         return ratio
+
+    def _slack_scale(self, gap: float, stretch: float, fx: NDArray[np.float64], fy: NDArray[np.float64]) -> float:
+        """``tol * scale`` is the allowed excess: the tolerance times the larger distance compared, plus (when the
+        tolerance is not 0) a rounding allowance of ``ROUNDING_ULPS`` units in the last place of the values (the
+        error of the float subtraction ``f(x) - f(y)``; 16 ulps of 1e12 is 4e-3, so an offset cannot hide a
+        violation of size 1 the way a tolerance relative to the values did)."""
+        if self.tolerance == 0:
+            return 0.0
+        rounding = ROUNDING_ULPS * float(np.finfo(float).eps) * max(norm_of(fx, self.norm), norm_of(fy, self.norm))
+        return max(gap, stretch) + rounding / float(self.tolerance)
 
     def _confirm(self, x: NDArray[np.float64], y: NDArray[np.float64], fx: NDArray[np.float64], fy: NDArray[np.float64],
                  scale: float, strategy: str) -> None:
@@ -201,13 +231,20 @@ class PairSearch:
     # -- strategies ---------------------------------------------------------------------------
 
     def _points(self, count: int) -> NDArray[np.float64]:
+        """Uniform points and points of log-uniform magnitude up to the domain's ends (up to 1e300 unbounded)."""
         if self.low is not None and self.high is not None:
             pts = self.rng.uniform(self.low, self.high, size=(count, self.dim))
+            far = float(max(np.max(np.abs(self.low)), np.max(np.abs(self.high)), 1e-300))
+            mags = 10.0 ** self.rng.uniform(-12, np.log10(far), size=(count, self.dim))
+            signed = np.clip(mags * np.where(self.rng.random((count, self.dim)) < 0.5, -1.0, 1.0), self.low, self.high)
+            pts = np.where(self.rng.random((count, 1)) < 0.5, pts, signed)
             snap = self.rng.random((count, self.dim)) < 0.15  # some coordinates on the faces
             ends = np.where(self.rng.random((count, self.dim)) < 0.5, self.low, self.high)
             return np.where(snap, ends, pts)
-        scales = 10.0 ** self.rng.uniform(-3, 6, size=(count, 1))
-        return self.rng.standard_normal((count, self.dim)) * scales
+        scales = 10.0 ** self.rng.uniform(-6, np.log10(_FAR), size=(count, 1))
+        direction = self.rng.standard_normal((count, self.dim))
+        direction /= np.maximum(np.max(np.abs(direction), axis=1, keepdims=True), 1e-300)
+        return direction * scales
 
     def structured(self, share: int) -> None:
         """Corners, faces, the origin, coordinate directions and far-away points."""
@@ -279,7 +316,7 @@ class PairSearch:
             coords = [st.floats(float(lo), float(hi), allow_nan=False, allow_infinity=False)
                       for lo, hi in zip(self.low, self.high, strict=True)]
         else:
-            coords = [st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)] * self.dim
+            coords = [st.floats(-_FAR, _FAR, allow_nan=False, allow_infinity=False)] * self.dim
         vec = st.tuples(*coords).map(lambda v: np.array(v, dtype=float))
 
         @hypothesis_seed(seed)
@@ -290,7 +327,8 @@ class PairSearch:
             r = self.ratio(x, y, "hypothesis")
             target(min(r, 1e12))
 
-        body()
+        with no_local_constants():
+            body()
 
     def optimise(self, share: int, starts: int = 3) -> None:
         """Nelder-Mead on ``-ratio`` over ``(x, y)`` from the best pairs so far."""

@@ -8,11 +8,16 @@ not meet. :func:`sensitivity` searches, without running any mechanism, for neigh
   ends of the entry domain and at extreme magnitudes;
 * one row replaced (or added) by extreme values, entry by entry and whole;
 * random neighbours (:func:`~dpaudit.neighbors.random_neighbor`);
-* hypothesis-driven neighbours (:func:`dpaudit.strategies.neighboring_pairs`, seeded, ``target``-guided);
-* local optimisation (Nelder-Mead) of the changed row from the farthest neighbour found.
+* hypothesis-driven neighbours (:func:`dpaudit.strategies.neighboring_pairs`, seeded, ``target``-guided,
+  without hypothesis's constants collected from local modules, so the answer does not depend on imports);
+* local optimisation (Nelder-Mead) of the changed row from the farthest neighbour found;
+* the same around *other* datasets of the shape given (constant ones at the domain's ends, random ones with
+  entries of log-uniform magnitude up to the domain's ends, 1e300 where it is unbounded): sensitivity is a
+  property of every pair of neighbours, not of the one dataset given.
 
 It returns DISPROVED with the pair (re-evaluated to confirm; the distance is compared exactly on the
-floats, with the tolerance) or UNDECIDED with the largest distance seen; never PROVED.
+floats, with a tolerance relative to the distances compared) or UNDECIDED with the largest distance
+seen; never PROVED.
 
 Examples
 --------
@@ -58,6 +63,7 @@ from dpaudit.neighbors import (
     random_neighbor,
     worst_case_neighbors,
 )
+from dpaudit.verify._hypothesis import no_local_constants
 from dpaudit.verify.lipschitz import DEFAULT_TOLERANCE, parse_norm
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.search import as_vector, exceeds, norm_of
@@ -68,8 +74,11 @@ __all__ = ["DEFAULT_SENSITIVITY_BUDGET", "sensitivity"]
 #: Neighbours a search evaluates unless told otherwise.
 DEFAULT_SENSITIVITY_BUDGET = 1000
 
-#: Entry values tried when the domain is unbounded (finite, so that sums stay finite).
-_EXTREMES = (-1e9, -1e6, -1e3, -1.0, 0.0, 1.0, 1e3, 1e6, 1e9)
+#: Entry values tried when the domain is unbounded.
+_EXTREMES = (-1e300, -1e100, -1e9, -1e6, -1e3, -1.0, 0.0, 1.0, 1e3, 1e6, 1e9, 1e100, 1e300)
+
+#: Largest magnitude of an entry where the domain is unbounded.
+_FAR = 1e300
 
 _SHOWN_ENTRIES = 64
 
@@ -84,6 +93,7 @@ class _Search:
         self.q_base = self._call(base)
         if self.q_base is None:
             raise argument_error("sensitivity", "query", "finite on the base dataset", query)
+        self.best_base = base
         self.count = 0
         self.nonfinite = 0
         self.best = 0.0
@@ -96,7 +106,8 @@ class _Search:
         return self.violation is not None or self.count >= self.budget
 
     def _call(self, data: NDArray[np.float64]) -> NDArray[np.float64] | None:
-        out = as_vector(self.query(data.copy()))
+        with np.errstate(all="ignore"):  # huge entries may overflow inside the query: such a neighbour is skipped
+            out = as_vector(self.query(data.copy()))
         return out if np.all(np.isfinite(out)) else None
 
     def distance(self, other: NDArray[np.float64], strategy: str) -> float:
@@ -111,19 +122,34 @@ class _Search:
             return 0.0
         if q.shape != self.q_base.shape:
             raise ValueError(f"the query returned outputs of different shapes {self.q_base.shape} and {q.shape}")
-        dist = norm_of(q - self.q_base, self.norm)
+        with np.errstate(all="ignore"):
+            dist = norm_of(q - self.q_base, self.norm)
+        if not np.isfinite(dist):
+            self.nonfinite += 1
+            return 0.0
         if dist > self.best:
-            self.best, self.best_neighbor = dist, other.copy()
-        scale = max(norm_of(q, self.norm), norm_of(self.q_base, self.norm), float(self.bound))
+            self.best, self.best_neighbor, self.best_base = dist, other.copy(), self.base
+        # the distances compared, plus 16 ulps of the values for the subtraction's rounding: an offset cannot hide a violation
+        rounding = 16 * float(np.finfo(float).eps) * max(norm_of(q, self.norm), norm_of(self.q_base, self.norm))
+        scale = 0.0 if self.tol == 0 else max(dist, float(self.bound)) + rounding / float(self.tol)
         if exceeds(q, self.q_base, [1.0], [0.0], self.bound, self.tol, self.norm, scale):
             self._confirm(other, scale, strategy)
         return dist
+
+    def rebase(self, base: NDArray[np.float64]) -> bool:
+        """Search around another dataset ``D`` (the claim is about every pair of neighbours, not one ``D``)."""
+        q = self._call(base)
+        if q is None or q.shape != self.q_base.shape:
+            return False
+        self.base, self.q_base = base, q
+        return True
 
     def _confirm(self, other: NDArray[np.float64], scale: float, strategy: str) -> None:
         q0, q1 = self._call(self.base), self._call(other)
         if q0 is None or q1 is None or not exceeds(q1, q0, [1.0], [0.0], self.bound, self.tol, self.norm, scale):
             return
         self.violation = {"change": _describe_change(self.base, other), "query(D)": q0.tolist(), "query(D')": q1.tolist(),
+                          "D (floats, repr)": [repr(float(v)) for v in self.base.ravel()[:_SHOWN_ENTRIES]],
                           "distance": norm_of(q1 - q0, self.norm), "bound": float(self.bound), "found by": strategy}
         if other.size <= _SHOWN_ENTRIES:
             self.violation.update({"D": self.base.tolist(), "D'": other.tolist()})
@@ -177,8 +203,9 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     budget : int, optional
         Neighbours evaluated (default 1000).
     tolerance : float
-        A pair counts only if ``||q(D) - q(D')|| > bound + tolerance * scale`` with ``scale`` the largest of
-        ``||q(D)||, ||q(D')||, bound`` (compared exactly on the floats); 0 asks for the exact comparison.
+        A pair counts only if ``||q(D) - q(D')|| > bound + tolerance * max(||q(D) - q(D')||, bound)`` plus
+        16 units in the last place of the query's values (the rounding of the subtraction), compared exactly on
+        the floats; 0 asks for the exact comparison.
     domain : (low, high), optional
         The domain of a data entry. Default: unbounded (entries up to +-1e9 are tried).
 
@@ -208,7 +235,7 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
             raise argument_error(owner, "domain", "a pair (low, high) of finite numbers with low < high", domain)
         extremes = tuple(sorted({low, high, (low + high) / 2}))
     else:
-        low, high = -1e9, 1e9
+        low, high = -_FAR, _FAR
         extremes = _EXTREMES
     key = f"dpaudit.verify.sensitivity/{relation}/{base.shape}/{float(b)}/{p}"
     rng = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
@@ -216,26 +243,27 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     search = _Search(query, base, relation, b, p, tol, budget)
     _worst_cases(search, extremes, domain is None)
     _extreme_rows(search, extremes, rng)
-    _random(search, rng, budget // 4, low if domain is not None else -1e3, high if domain is not None else 1e3)
-    _hypothesis(search, budget // 5, int(rng.integers(2**31)), low, high)
-    _optimise(search, budget - search.count, low, high)
-    _random(search, rng, budget - search.count, low if domain is not None else -1e3, high if domain is not None else 1e3)
+    _random(search, rng, budget // 6, low if domain is not None else -1e3, high if domain is not None else 1e3)
+    _hypothesis(search, budget // 10, int(rng.integers(2**31)), low, high)
+    _optimise(search, (budget - search.count) // 3, low, high)
+    _other_bases(search, rng, low, high, extremes)
+    search.rebase(base)
     where = "R" if domain is None else f"[{low:g}, {high:g}]"
-    claim = (f"||query(D) - query(D')||_{'inf' if p == np.inf else int(p)} <= {float(b):g} for every neighbour D' of the given "
-             f"D {base.shape} under {relation} (entries in {where})")
+    claim = (f"||query(D) - query(D')||_{'inf' if p == np.inf else int(p)} <= {float(b):g} for every pair of neighbours D ~ D' "
+             f"of shape {base.shape} under {relation} (entries in {where}; searched around the given D and random others)")
     proof = Proof(key)
     proof.given(claim)
     label = f"neighbour search ({search.count} neighbours, tolerance {float(tol):g})"
     if search.violation is not None:
-        proof.instance(label, False, point=search.violation, cases=search.count,
-                       note=f"distance {search.violation['distance']:.6g} > {float(b):g}")
+        proof.rechecked_pair(label, search.violation, cases=search.count,
+                             note=f"distance {search.violation['distance']:.6g} > {float(b):g}")
     else:
         proof.instance(label, True, point={}, cases=search.count)
     result = proof.result()
     evidence: dict[str, Any] = {"neighbours searched": search.count, "largest distance": search.best,
                                 "tolerance": float(tol), "neighbours per strategy": dict(search.strategies)}
-    if search.best_neighbor is not None:
-        evidence["largest distance at"] = _describe_change(base, search.best_neighbor)
+    if search.best_neighbor is not None and search.best_base.shape[1:] == search.best_neighbor.shape[1:]:
+        evidence["largest distance at"] = _describe_change(search.best_base, search.best_neighbor)
     if search.nonfinite:
         evidence["neighbours where the query was not finite"] = search.nonfinite
     reason = result.reason
@@ -243,6 +271,36 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         reason = (f"no neighbour farther than {float(b):g} in {search.count} searched (largest distance {search.best:.10g}); "
                   "a search can only refute, never prove")
     return dataclasses.replace(result, claim=claim, source="dpaudit.verify.sensitivity", reason=reason, evidence=evidence)
+
+
+def _magnitudes(rng: np.random.Generator, shape: tuple[int, ...], low: float, high: float) -> NDArray[np.float64]:
+    """Entries of log-uniform magnitude up to the domain's ends (half of them), uniform in it (the other half)."""
+    far = max(abs(low), abs(high), 1e-300)
+    mags = 10.0 ** rng.uniform(-6, np.log10(far), size=shape) * np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+    uniform = rng.uniform(max(low, -1e3), min(high, 1e3), size=shape) if high - low < np.inf else mags
+    return np.clip(np.where(rng.random(shape) < 0.5, mags, uniform), low, high)
+
+
+def _other_bases(search: _Search, rng: np.random.Generator, low: float, high: float, extremes: tuple[float, ...]) -> None:
+    """Neighbours of other datasets of the same shape: constant ones at the domain's ends, random ones (log-uniform
+    magnitudes up to the domain's ends), each with its worst-case and random neighbours."""
+    given = search.base
+    bases = [np.full(given.shape, v, dtype=float) for v in sorted({extremes[0], extremes[-1], 0.0 if low <= 0 <= high else low})]
+    while search.count < search.budget and not search.done:
+        candidates = bases.pop(0) if bases else _magnitudes(rng, given.shape, low, high)
+        if not search.rebase(candidates):
+            continue
+        ends = (max(low, -1e300), min(high, 1e300))
+        for other in worst_case_neighbors(search.relation, search.base, low=ends[0], high=ends[1], max_candidates=16):
+            search.distance(other, "other datasets: worst-case neighbours")
+        for _ in range(8):
+            if search.done:
+                return
+            row = _magnitudes(rng, given.shape[1:] or (1,), low, high).reshape(given.shape[1:])
+            i = int(rng.integers(search.base.shape[0] + (0 if _replaces(search.relation) else 1)))
+            search.distance(_row_with(search.base, i, row, not _replaces(search.relation)), "other datasets: random rows")
+            if not _replaces(search.relation) and search.base.shape[0] > 1:
+                search.distance(np.delete(search.base, i % search.base.shape[0], axis=0), "other datasets: removals")
 
 
 def _replaces(relation: NeighborRelation) -> bool:
@@ -305,7 +363,8 @@ def _hypothesis(search: _Search, count: int, seed: int, low: float, high: float)
         other = b if a.shape == search.base.shape and np.array_equal(a, search.base) else a
         target(min(search.distance(other, "hypothesis"), 1e300))
 
-    body()
+    with no_local_constants():
+        body()
 
 
 def _optimise(search: _Search, count: int, low: float, high: float) -> None:

@@ -83,8 +83,9 @@ class Premise:
     Parameters
     ----------
     kind : str
-        ``"cited"`` (a theorem from the literature) or ``"assumed"`` (a step of the argument taken
-        on trust: a reduction, a symmetry, a standard fact).
+        ``"cited"`` (a theorem from the literature), ``"assumed"`` (a step of the argument taken
+        on trust: a reduction, a symmetry, a standard fact) or ``"fact"`` (a :class:`~dpaudit.verify.Fact` of a
+        dependency that the dependency's own proof did not establish).
     key : str
         Short name printed beside the verdict, e.g. ``"[DR14] Thm A.1"`` or ``"reduction to the plane"``.
     text : str
@@ -96,8 +97,8 @@ class Premise:
     text: str
 
     def __post_init__(self) -> None:
-        if self.kind not in ("cited", "assumed"):
-            raise ValueError(f"Premise.kind must be 'cited' or 'assumed', got {self.kind!r}")
+        if self.kind not in ("cited", "assumed", "fact"):
+            raise ValueError(f"Premise.kind must be 'cited', 'assumed' or 'fact', got {self.kind!r}")
         if not self.key.strip():
             raise ValueError("Premise.key must be a non-empty short name")
 
@@ -145,6 +146,9 @@ class CheckResult:
         Why the verdict is UNDECIDED (e.g. a timeout, a step sympy could not decide).
     evidence : Mapping or None
         Search statistics of a check that could only refute (pairs searched, the largest ratio seen).
+    established : tuple of (str, relation)
+        The :class:`~dpaudit.verify.Fact` s the proof established, by name and relation
+        (:meth:`~dpaudit.verify.Proof.establish`, or :meth:`~dpaudit.verify.Proof.depends` with ``establishes=``).
     """
 
     verdict: Verdict
@@ -159,6 +163,7 @@ class CheckResult:
     premises: tuple[Premise, ...] = ()
     reason: str = field(default="", compare=False)
     evidence: Mapping[str, Any] | None = field(default=None, compare=False)
+    established: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
 
     @property
     def proved(self) -> bool:
@@ -192,6 +197,8 @@ class CheckResult:
             text += f"  {self.source}"
         if self.verdict is Verdict.PROVED and self.premises:
             text += f"  [given {self.premises_text()}]"
+        if self.verdict is Verdict.PROVED and self.assumptions:
+            text += f"  [hypotheses: {'; '.join(self.assumptions)}]"
         if self.counterexample:
             shown = ", ".join(f"{k}={_short(v)}" for k, v in self.counterexample.items())
             text += f"  [counterexample: {shown}]"

@@ -35,6 +35,11 @@ def _run() -> CheckResult:
     g, h = sp.symbols("g h", nonnegative=True)
     proof.nonneg("l_2, per term: (g_i + h_i)^2 - g_i^2 >= 0, so sum_i g_i^2 <= sum_i e_i^2", (g + h) ** 2 - g**2)
     proof.assume("max of termwise bounds", "g_i <= e_i for every i gives max_i g_i <= max_i e_i (definition of max)")
+    # the facts, per coordinate (the aggregation over coordinates is the step above and its premise)
+    x, y, lo, hi = sp.symbols("x y lo hi", real=True)
+    per_coordinate = {PROJ_GAP: sp.Abs(sp.Min(sp.Max(x, lo), hi) - sp.Min(sp.Max(y, lo), hi)), INPUT_GAP: sp.Abs(x - y)}
+    for name in ("linf", "l2"):
+        proof.establish(name, le(PROJ_GAP, INPUT_GAP), where=per_coordinate, hypotheses=[le(lo, hi)])
 
     def prop(dim: int, data: list[float]) -> None:
         x, y = np.array(data[:dim]), np.array(data[dim:2 * dim])

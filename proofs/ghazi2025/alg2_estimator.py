@@ -37,13 +37,14 @@ def _run() -> CheckResult:
     proof.given("robust statistic = coordinate-wise median; X_est = clip(mean, rs - s, rs + s) per coordinate (Alg 2)")
     # (ii) Lipschitz: every point moves by <= Delta in l_inf, so the mean does (termwise) and the median does (its fact (ii)),
     # and Lemma 3.5 (general form, centres = medians, points = means, radius s) bounds the estimate's move
-    big_delta = sp.Symbol("Delta", nonnegative=True)
-    est_gap, med_gap, mean_gap, avg = sp.symbols("est_gap med_gap mean_gap avg_slack", nonnegative=True)
+    big_delta, est_gap = PERTURBATION_EST, EST_GAP  # the goal is written in the Fact's own symbols: it establishes it
+    med_gap, mean_gap, avg = sp.symbols("med_gap mean_gap avg_slack", nonnegative=True)
     mean_moves = proof.show("the mean moves by <= Delta: its move is Delta minus the average slack of the points' moves",
                             le(mean_gap, big_delta), where={mean_gap: big_delta - avg})
     proof.depends("(ii) |X_est - Y_est| <= max(|median moves|, |mean moves|) <= Delta", le(est_gap, big_delta),
                   [mean_moves, MEDIAN.fact("lipschitz", {MEDIAN_GAP: med_gap, PERTURBATION: big_delta}),
-                   LEMMA_3_5[0].fact("general", {OUT_GAP: est_gap, CENTRE_GAP: med_gap, POINT_GAP: mean_gap})])
+                   LEMMA_3_5[0].fact("general", {OUT_GAP: est_gap, CENTRE_GAP: med_gap, POINT_GAP: mean_gap})],
+                  establishes="lipschitz")
     # (i), (iii): per coordinate, every placement of the mean m relative to [r - s, r + s]
     r, m, b = sp.symbols("r m b", real=True)
     s = sp.Symbol("s", nonnegative=True)
@@ -51,6 +52,7 @@ def _run() -> CheckResult:
     placements = Region.orders([m, r - s, r + s])
     est = sym_clamp(m, r - s, r + s)
     proof.cases("(i) X_est in [rs - s, rs + s]", s - sp.Abs(est - r), placements)
+    proof.establish("within", le(EST_DIST, CLIP_RADIUS), where={EST_DIST: sp.Abs(est - r), CLIP_RADIUS: s})
     proof.cases("(i) X_est = mean when |mean - rs| <= s", -((est - m) ** 2), [Region.chain("r - s <= m <= r + s", r - s, m, r + s)],
                 domain=[le(r - s, m), le(m, r + s)])
     pos = sym_clamp(a_pos * m + b, a_pos * r + b - a_pos * s, a_pos * r + b + a_pos * s) - (a_pos * est + b)

@@ -28,6 +28,8 @@ def _run() -> CheckResult:
     hyp = [le(v, u), le(u + v, 2)]
     regions = [Region.where("eta h <= 1", le(u, 1), le(v, u)), Region.where("eta h >= 1", le(1, u), le(u + v, 2))]
     proof.cases("row sum of I - eta H: |1 - eta h| + eta r <= 1", 1 - (sp.Abs(1 - u) + v), regions, domain=hyp)
+    # the fact: ||(I - eta H)(x - y)||_inf <= (row sum) ||x - y||_inf (the cited induced norm) <= ||x - y||_inf
+    proof.establish("contraction", le(STEP_GAP, INPUT_GAP), where={STEP_GAP: (sp.Abs(1 - u) + v) * INPUT_GAP}, hypotheses=hyp)
     rng = proof.rng
     sums, where = [], []
     for _ in range(300):

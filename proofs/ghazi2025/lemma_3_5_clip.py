@@ -56,6 +56,11 @@ def _run() -> CheckResult:
     proof = Proof(NAME)
     proof.given("a, b, c, d real, r >= 0; c' = Pi_[a-r, a+r](c), d' = Pi_[b-r, b+r](d)")
     prove_lemma_3_5(proof)
+    a, b, c, d = sp.symbols("a b c d", real=True)
+    r = sp.Symbol("r", nonnegative=True)
+    proof.establish("general", le(OUT_GAP, sp.Max(CENTRE_GAP, POINT_GAP)),
+                    where={OUT_GAP: sp.Abs(sym_clamp(c, a - r, a + r) - sym_clamp(d, b - r, b + r)),
+                           CENTRE_GAP: sp.Abs(a - b), POINT_GAP: sp.Abs(c - d)})
 
     def prop(a: float, b: float, c: float, d: float, r: float) -> None:
         c1, d1 = float(clamp(c, a - r, a + r)), float(clamp(d, b - r, b + r))

@@ -80,8 +80,8 @@ def _corrected() -> CheckResult:
                      "common slots", 2 * (sp.ceiling(sp.Rational(2, 3) * b) - 1) - (b - 1) - 1)
     proof.nonneg("2B/3 > B/2: a good set holds more than half of its batch, so Assumption 3.3(i) applies to it",
                  sp.Rational(2, 3) * sp.Symbol("B", positive=True) - sp.Symbol("B", positive=True) / 2)
-    rho, s = sp.symbols("rho s", positive=True)
-    eta, gap_g, gap_x = sp.symbols("eta g_gap x_gap", nonnegative=True)
+    rho, s, eta, gap_x = ALIGN_RADIUS, CLIP, STEP, FIRST_GAP  # the goal in the Fact's own symbols: it establishes it
+    gap_g = sp.Symbol("g_gap", nonnegative=True)
     e = sp.symbols("e1:7", nonnegative=True)  # |g - X_rs|, |X_rs - X'|, |X' - c|, |c - Y'|, |Y' - Y_rs|, |Y_rs - g'|
     shared = [proof.given_fact("c is a good user of both batches: |X' - c| <= rho", le(e[2], rho)),
               proof.given_fact("... and |c - Y'| <= rho", le(e[3], rho))]
@@ -92,7 +92,7 @@ def _corrected() -> CheckResult:
                 ALG2.fact("within", {EST_DIST: e[5], CLIP_RADIUS: s}), triangle,
                 BOX.fact("linf", {PROJ_GAP: gap_x, INPUT_GAP: eta * gap_g})]
     proof.depends("||x_1 - y_1||_inf <= eta ||g - g'||_inf <= eta (s + rho + rho + rho + rho + s) = eta (4 rho + 2 s)",
-                  le(gap_x, eta * (4 * rho + 2 * s)), premises)
+                  le(gap_x, eta * (4 * rho + 2 * s)), premises, establishes="first step")
 
     def prop(b: int, data: list[float], center: float, rho_: float, vs: float, slot: int, new: float) -> None:
         need = -(-2 * b // 3)

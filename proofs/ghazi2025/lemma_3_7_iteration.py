@@ -39,11 +39,12 @@ def _run() -> CheckResult:
                  "users' gradient steps")
     # one step t -> t + 1: gap D = ||x_t - y_t||_inf; each user's gradient step moves the pair by at most D (Lemma 3.2),
     # so Alg 2's inputs are perturbed by at most D; Alg 2 then moves by at most D; the box projection does not expand
-    gap, step, est, out = sp.symbols("D user_step_gap alg2_gap next_gap", nonnegative=True)
+    step, est = sp.symbols("user_step_gap alg2_gap", nonnegative=True)
+    gap, out = START_GAP, LATER_GAP  # one step, in the Fact's own symbols (the induction over t is the premise below)
     proof.depends("||x_{t+1} - y_{t+1}||_inf <= ||x_t - y_t||_inf", le(out, gap),
                   [LEMMA_3_2[0].fact("contraction", {STEP_GAP: step, INPUT_GAP_32: gap}),
                    ALG2.fact("lipschitz", {EST_GAP: est, PERTURBATION_EST: step}),
-                   BOX.fact("linf", {PROJ_GAP: out, INPUT_GAP: est})])
+                   BOX.fact("linf", {PROJ_GAP: out, INPUT_GAP: est})], establishes="no growth")
     proof.assume("induction over t", "a gap that does not grow in one step does not grow over any number of steps")
     rng = proof.rng
     ratios, where = [], []

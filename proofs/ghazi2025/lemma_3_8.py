@@ -69,6 +69,9 @@ def _corrected() -> CheckResult:
     proof.zero("at k = 2B/3: 2B/3 + (B/3) e^{-1} = (2/3 + 1/(3e)) B",
                (2 * big_b / 3 + (big_b / 3) * sp.exp(-1)) - (sp.Rational(2, 3) + 1 / (3 * sp.E)) * big_b)
     proof.nonneg("(2/3 + 1/(3e)) < 4/5", sp.Rational(4, 5) - sp.Rational(2, 3) - 1 / (3 * sp.E))
+    # the fact: s = (1/B) sum_i row_i <= max_i row_i <= k + (B - k) e^{-1} with k <= 2B/3 (the given hypothesis)
+    proof.establish("ceiling", le(SCORE, (sp.Rational(2, 3) + 1 / (3 * sp.E)) * BATCH),
+                    where={SCORE: k + (BATCH - k) * sp.exp(-1)}, hypotheses=[le(k, 2 * BATCH / 3), le(k, BATCH)])
     ceiling = 2 / 3 + 1 / (3 * math.e)
 
     def prop(b: int, data: list[float], tau_: float) -> None:

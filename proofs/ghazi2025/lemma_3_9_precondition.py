@@ -62,6 +62,8 @@ def _corrected() -> CheckResult:
     x = sp.Symbol("x", nonnegative=True)
     proof.monotone_nonneg("1 - e^{-x} <= x", x - (1 - sp.exp(-x)), x, 0)
     proof.nonneg("12 beta eta B <= 2", 2 - 12 * beta * eta * big_b)
+    # the fact: |s - s'| <= (1 - e^{-12 beta eta}) B (the given chain) <= 12 beta eta B <= 2
+    proof.establish("later scores", le(LATER_SCORE_GAP, 2), where={LATER_SCORE_GAP: (1 - sp.exp(-12 * beta * eta)) * big_b})
 
     def prop(b: int, dim: int, data: list[float], pert: list[float], delta: float, tau: float) -> None:
         q = np.array(data[: b * dim]).reshape(b, dim)

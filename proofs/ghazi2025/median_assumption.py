@@ -29,13 +29,16 @@ NAME = "ghazi2025/median_satisfies_assumption_3_3"
 MEDIAN_DIST, RADIUS, MEDIAN_GAP, PERTURBATION = sp.symbols("median_dist radius median_gap perturbation", nonnegative=True)
 
 
-def prove_order_statistics_lipschitz(proof: Proof) -> None:
+def prove_order_statistics_lipschitz(proof: Proof, establish: bool = False) -> None:
     """max and min are non-expansive in l_inf; order statistics are max-min lattice formulas of them."""
     a, b, c, d = sp.symbols("a b c d", real=True)
     orders = Region.orders([a, b, c, d])
     bound = sp.Max(sp.Abs(a - c), sp.Abs(b - d))
     proof.cases("max is non-expansive: |max(a, b) - max(c, d)| <= max(|a - c|, |b - d|)", bound - sp.Abs(sp.Max(a, b) - sp.Max(c, d)), orders)
     proof.cases("min is non-expansive: |min(a, b) - min(c, d)| <= max(|a - c|, |b - d|)", bound - sp.Abs(sp.Min(a, b) - sp.Min(c, d)), orders)
+    if establish:  # the two-argument case of the Fact; every B follows by the lattice premise below
+        proof.establish("lipschitz", le(MEDIAN_GAP, PERTURBATION), where={MEDIAN_GAP: sp.Abs(sp.Max(a, b) - sp.Max(c, d)),
+                                                                          PERTURBATION: bound})
     ok, cases = True, 0
     for size in range(1, 6):
         for perm in itertools.permutations(range(size)):
@@ -54,7 +57,7 @@ def _run() -> CheckResult:
     proof = Proof(NAME)
     proof.given("median of B reals: x_((B+1)/2) for odd B, (x_(B/2) + x_(B/2+1))/2 for even B (numpy.median)")
     proof.assume("coordinates separate", "the coordinate-wise median acts on each coordinate alone, so (i)-(iii) in l_inf follow from 1-D")
-    prove_order_statistics_lipschitz(proof)
+    prove_order_statistics_lipschitz(proof, establish=True)
     j = sp.Symbol("j", positive=True, integer=True)
     # (i): more than B/2 values inside [lo, hi] leave at most (middle index - 1) values on either side
     proof.zeros("(i) B = 2j + 1: #inside >= j + 1 leaves <= B - (j + 1) = j outside on each side, so x_(j+1) is in [lo, hi]",

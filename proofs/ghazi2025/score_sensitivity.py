@@ -55,6 +55,8 @@ def _corrected() -> CheckResult:
                big_b**2 - (big_b - 1) ** 2 - 1 - 2 * (big_b - 1))
     proof.zero("each changed term moves by <= 1 (both in [0, 1]), so |s - s'| <= 2(B - 1) * 1 / B = 2 - 2/B",
                sp.Add(2 * (big_b - 1) / big_b, -(2 - 2 / big_b), evaluate=False))
+    # the fact: |s - s'| <= (the 2(B - 1) changed terms, each moving by <= 1) / B, by the triangle inequality
+    proof.establish("eq4", le(SCORE_GAP, 2 - 2 / BATCH), where={SCORE_GAP: 2 * (BATCH - 1) / BATCH}, hypotheses=[le(1, BATCH)])
 
     def prop(b: int, data: list[float], new: float, tau_: float) -> None:
         q = np.array(data[:b])[:, None]

@@ -34,21 +34,21 @@ def test_inequality_proved_disproved_and_tightness(rng):
     assert bad.verdict is Verdict.DISPROVED and bad.counterexample["n"] > 9
 
 
-def test_sympy_none_stays_undecided_without_a_counterexample(rng):
-    # true (e^x - 1 <= x e^x for x >= 0), but sympy's assumptions cannot decide it
-    res = check_inequality(sp.exp(epsilon) - 1, epsilon * sp.exp(epsilon), claim="e^x - 1 <= x e^x", source="[test]",
-                           rng=rng)
-    assert res.verdict is Verdict.UNDECIDED
-    assert "sympy answered None" in res.details
+def test_kernel_undecided_stays_undecided_without_a_counterexample(rng):
+    # true (1 + x + x^2/2 + x^3/6 <= e^x for x >= 0), but beyond the kernel's facts about exp on an unbounded domain
+    res = check_inequality(1 + epsilon + epsilon**2 / 2 + epsilon**3 / 6, sp.exp(epsilon), claim="taylor <= e^x",
+                           source="[test]", rng=rng)
+    assert res.verdict is Verdict.UNDECIDED and res.counterexample is None
+    assert "kernel" in res.details
 
 
-def test_sympy_true_with_a_numeric_counterexample_is_flagged_not_resolved(rng):
+def test_points_outside_the_assumptions_are_not_counterexamples(rng):
     # f is declared nonnegative, so sympy proves f >= 0 - but a sampling box that leaves the domain finds
     # "counterexamples": the engine must say the two disagree instead of picking one
     f = sp.Symbol("f", nonnegative=True)
     res = check_inequality(sp.Integer(0), f, claim="f >= 0", source="[test]", rng=rng, region={f: (-1.0, 1.0)})
-    assert res.verdict is Verdict.UNDECIDED
-    assert "investigate" in res.details
+    # the kernel's re-check keeps f's assumption: a point with f < 0 is no counterexample
+    assert res.verdict is Verdict.PROVED and res.counterexample is None
 
 
 def test_where_and_extra_points(rng):

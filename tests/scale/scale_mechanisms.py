@@ -64,3 +64,31 @@ class DiesOnceOnLastBlock:
             Path(self.marker).touch()
             os._exit(13)
         return rng.laplace(data, 1.0, size)
+
+
+_BUFFER = np.empty(1 << 16)  # one buffer, reused by every call of `reused_buffer_laplace`
+
+
+def reused_buffer_laplace(data: Any, rng: np.random.Generator, size: int | None = None) -> Any:
+    """Laplace noise of scale 1/2 (2-DP at distance 1) written into, and returned as a view of, one buffer.
+
+    The next call overwrites the outputs of the previous one: an auditor that keeps the returned
+    array without copying it sees d0's outputs turn into d1's.
+    """
+    out = _BUFFER[: 1 if size is None else size]
+    out[:] = rng.laplace(data, 0.5, 1 if size is None else size)
+    return out[0] if size is None else out
+
+
+def leaky_laplace(data: Any, rng: np.random.Generator, size: int | None = None) -> Any:
+    """Laplace noise of scale 1/2: 2-DP at distance 1, so a claim of 1 is violated."""
+    return rng.laplace(data, 0.5, size)
+
+
+def huge_laplace(data: Any, rng: np.random.Generator, size: int | None = None) -> Any:
+    """Laplace noise of scale 1e307 around 1.5e308 + 1e307 * data, clipped into the finite floats.
+
+    1-DP at distance 1 (a shift of one scale; the clip is post-processing), with outputs near the
+    float limit, whose sum overflows: an audit must not blame the mechanism for its own arithmetic.
+    """
+    return np.clip(rng.laplace(1.5e308 + 1e307 * np.asarray(data), 1e307, size), -1.7e308, 1.7e308)

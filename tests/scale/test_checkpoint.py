@@ -23,7 +23,7 @@ import pytest
 import scale_mechanisms as sm
 
 import dpaudit
-from dpaudit.auditor.checkpoint import mechanism_fingerprint
+from dpaudit.auditor.checkpoint import REDRAW_PER_DATASET, mechanism_fingerprint
 from dpaudit.errors import CheckpointError
 from dpaudit.mechanisms import GaussianMechanism, LaplaceMechanism
 
@@ -55,11 +55,12 @@ def test_a_complete_checkpoint_reproduces_the_audit_without_drawing(tmp_path):
     reference = dpaudit.audit(sm.counted_laplace, 0.0, 1.0, epsilon=1.0, **BASE)
     sm.CALLS.clear()
     first = dpaudit.audit(sm.counted_laplace, 0.0, 1.0, epsilon=1.0, checkpoint=path, **BASE)
-    assert sorted(sm.CALLS) == [250] * 16 and count_blocks(path) == 16
+    assert sorted(sm.CALLS) == [1] + [250] * 16 and count_blocks(path) == 16  # the probe call, then every block
     assert any("16 blocks recorded" in note for note in first.notes)
     sm.CALLS.clear()
     again = dpaudit.audit(sm.counted_laplace, 0.0, 1.0, epsilon=1.0, checkpoint=path, **BASE)
-    assert sm.CALLS == []  # every block came from the file
+    # every block came from the file; only the probe and the 2 + 2 blocks re-drawn to check the file were drawn
+    assert sorted(sm.CALLS) == [1] + [250] * 2 * REDRAW_PER_DATASET
     assert any("resumed, 16 of 16 blocks loaded" in note and "bytecode" in note for note in again.notes)
     assert verdict(first) == verdict(again) == verdict(reference)
 
@@ -177,8 +178,8 @@ def _damage_foreign_database(path: Path) -> None:
 @pytest.mark.parametrize(("damage", "message"), [
     (_damage_truncate, "is corrupt or truncated"),
     (_damage_index, "is corrupt or truncated (SQLite quick_check: "),
-    (_damage_flip_a_byte, "holds block 3 of d1 whose bytes do not match their SHA-256"),
-    (_damage_shape, "holds block 0 of d0 with dtype <f8 and shape (125, 2)"),
+    (_damage_flip_a_byte, "holds block 3 of d1 whose fields do not match their SHA-256"),
+    (_damage_shape, "holds block 0 of d0 whose fields do not match their SHA-256"),
     (_damage_not_sqlite, "is not an SQLite database"),
     (_damage_empty, "is an empty file (0 bytes)"),
     (_damage_foreign_database, "is an SQLite database but not a dpaudit checkpoint"),

@@ -156,8 +156,17 @@ def test_misbehaving_mechanisms():
 
     with pytest.raises(MechanismError, match=re.escape("the mechanism returned NaN on d0 (probe call); outputs must be numbers.")):
         dpaudit.audit(nan_out, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0)
+    with pytest.raises(MechanismError, match=re.escape("the mechanism returned NaN on d0 (probe call); outputs must be numbers.")):
+        dpaudit.audit(nan_out, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0, block_size=1000)  # always probed
+
+    def nan_in_batches(data, rng, size=None):
+        out = rng.normal(size=size)
+        if size > 1:  # the probe call (one trial) passes
+            out[-1] = np.nan
+        return out
+
     with pytest.raises(MechanismError, match=re.escape("the mechanism returned NaN on d0 (block 0); outputs must be numbers.")):
-        dpaudit.audit(nan_out, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0, block_size=1000)
+        dpaudit.audit(nan_in_batches, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0, block_size=1000)
 
     def shape_shifter(data, rng, size=None):
         return rng.normal(size=(size, 2 if data == 0 else 3))
@@ -173,7 +182,7 @@ def test_misbehaving_mechanisms():
     assert isinstance(info.value.__cause__, RuntimeError)
 
     def wrong_count(data, rng, size=None):
-        return rng.normal(size=3)
+        return rng.normal(size=3 if size > 1 else 1)
 
     with pytest.raises(MechanismError, match=re.escape("the mechanism returned shape (3,) on d0 (block 0); expected 1000 outputs stacked on axis 0.")):
         dpaudit.audit(wrong_count, 0.0, 1.0, epsilon=1.0, trials=1000, seed=0, block_size=1000)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import strategies as st
 
 from dpaudit.verify import (
     Fact,
@@ -19,6 +20,7 @@ from dpaudit.verify import (
     finite_floats,
     le,
 )
+from dpaudit.verify.kernel import KernelError
 
 X = sp.Symbol("x", real=True)
 P = sp.Symbol("p", positive=True)
@@ -27,7 +29,10 @@ P = sp.Symbol("p", positive=True)
 def test_verify_deciders_are_three_valued():
     assert decide_nonneg(X**2) is Verdict.PROVED
     assert decide_nonneg(-(X**2) - 1) is Verdict.DISPROVED
-    assert decide_nonneg(P - 1) is Verdict.UNDECIDED  # unknown sign: never turned into DISPROVED
+    assert decide_nonneg(P - 1) is Verdict.DISPROVED  # fails at a point the kernel re-checks (P = 1/2)
+    # true (x >= 0: exp(x) >= 1 + x + x^2/2 + x^3/6) but beyond Z3's facts about exp, on an unbounded domain
+    Q = sp.Symbol("q", nonnegative=True)
+    assert decide_nonneg(sp.exp(Q) - 1 - Q - Q**2 / 2 - Q**3 / 6) is Verdict.UNDECIDED
     assert decide_zero((X + 1) ** 2 - X**2 - 2 * X - 1) is Verdict.PROVED
     assert decide_zero(X - P) is not Verdict.PROVED
     assert exact_sign(sp.E - 3) == -1 and exact_sign(sp.pi - 3) == 1 and exact_sign(sp.Integer(0)) == 0
@@ -77,10 +82,24 @@ def test_verify_exact_step_refuses_floats_and_needs_a_counterexample_to_fail():
 
 def test_verify_a_failing_finite_instance_refutes():
     proof = Proof("test/instance")
-    proof.nonneg("x^2 >= 0", X**2)
     proof.instance("x^2 >= x at x = 1/2", sp.Rational(1, 4) >= sp.Rational(1, 2), point={"x": "1/2"})
     result = proof.result()
     assert result.verdict is Verdict.DISPROVED and result.counterexample["x"] == "1/2"
+
+
+def test_verify_a_proof_and_a_counterexample_together_raise():
+    proof = Proof("test/contradiction")
+    proof.nonneg("x^2 >= 0", X**2)
+    proof.instance("x^2 >= x at x = 1/2", sp.Rational(1, 4) >= sp.Rational(1, 2), point={"x": "1/2"})
+    with pytest.raises(KernelError, match="counterexample"):
+        proof.result()
+
+
+def test_verify_a_float_instance_is_evidence_only():
+    proof = Proof("test/float-instance")
+    proof.instance("0.1 + 0.2 <= 0.3 in floats", bool(0.1 + 0.2 <= 0.3), point={"x": 0.1})
+    result = proof.result()
+    assert result.verdict is Verdict.UNDECIDED and "evidence only" in result.details
 
 
 def test_verify_steps_decided_before_the_step_do_not_prove():
@@ -104,7 +123,7 @@ def test_verify_premises_are_printed_beside_the_verdict():
     result = proof.result()
     assert result.verdict_text() == "PROVED given [DR14] Thm A.1; reduction to the plane"
     assert [p.kind for p in result.premises] == ["cited", "assumed"]
-    assert result.assumptions == ("x real",)
+    assert result.assumptions == ("x real", "symbols: x real")  # the given hypothesis, then the symbols decided over
     assert "[given [DR14] Thm A.1; reduction to the plane]" in result.line()
 
 
@@ -133,9 +152,13 @@ def test_verify_hypothesis_failure_is_reported_with_cases():
         if v > 10:
             raise Violation("too big", v=v)
 
-    assert not proof.hypothesis("v <= 10", prop, finite_floats(0, 100), max_examples=50)
+    assert not proof.hypothesis("v <= 10", prop, st.integers(0, 100), max_examples=50)
     result = proof.result()
     assert result.verdict is Verdict.DISPROVED and result.counterexample["v"] > 10 and result.cases > 0
+    # a float violation is evidence only: it was not re-checked exactly
+    floats = Proof("test/hypothesis-floats")
+    assert not floats.hypothesis("v <= 10", prop, finite_floats(0, 100), max_examples=50)
+    assert floats.result().verdict is Verdict.UNDECIDED and "evidence only" in floats.result().details
 
 
 # -- depends: the dependencies' facts must imply the goal -------------------------------------------
@@ -163,7 +186,9 @@ def test_verify_depends_checks_the_implication_and_inherits_premises():
     assert proof.depends("the composition is 1-Lipschitz", le(c, a), chain) is Verdict.PROVED
     result = proof.result()
     assert result.verdict is Verdict.PROVED
-    assert result.premises_text() == "[test/inner]; [test/outer]"
+    # the fixtures' proofs do not establish their Fact: it is printed as a premise
+    assert result.premises_text() == ("[test/inner]; unproved Fact test/inner:lipschitz; [test/outer]; "
+                                      "unproved Fact test/outer:lipschitz")
     # a goal the facts do not imply is not a proof step (constant 1/2 instead of 1)
     weaker = Proof("test/compose-half")
     assert weaker.depends("the composition is 1/2-Lipschitz", le(c, a / 2), chain) is Verdict.UNDECIDED

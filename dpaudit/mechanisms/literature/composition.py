@@ -114,10 +114,19 @@ class SVT34Parallel(UnsafeMechanism):
         return compose(steps, description=f"[LSL17] Alg. 3 and Alg. 4 side by side, c = {self.cutoff}")
 
 
+#: Largest magnitude of a PrefixSum answer (the cap every user-level mechanism shares,
+#: :data:`dpaudit.userlevel.domain.MAX_MAGNITUDE`): sums of ``length`` noisy answers stay finite.
+MAX_ANSWER = 2.0**960
+
+
 @dataclass(frozen=True)
 class PrefixSum(MechanismBase):
     """Running sums of ``q + Lap(1/eps)`` over ``length`` answers [WDWKZ19]; ``length * eps``-DP when
-    every answer may change by 1 (basic composition, [DR14, Thm 3.14])."""
+    every answer may change by 1 (basic composition, [DR14, Thm 3.14]).
+
+    The answers are real numbers in the paper; in floating point their declared domain is
+    ``[-2^960, 2^960]`` (:data:`MAX_ANSWER`), so that no running sum overflows to ``inf``, and data
+    outside it is refused before anything is drawn."""
 
     epsilon: float = 0.1
     length: int = 10
@@ -130,6 +139,9 @@ class PrefixSum(MechanismBase):
         q = check_finite_array("PrefixSum.sample", "data", data, ndim=1)
         if q.shape[0] != self.length:
             raise argument_error("PrefixSum.sample", "data", f"a vector of {self.length} answers", data)
+        if np.any(np.abs(q) > MAX_ANSWER):  # refused before any draw: the declared domain of the answers
+            raise argument_error("PrefixSum.sample", "data", "answers in [-2^960, 2^960] (so that no running sum "
+                                 "can overflow)", data)
         size = check_size("PrefixSum.sample", size)
         return np.cumsum(q + rng.laplace(0.0, 1.0 / self.epsilon, size=(size, self.length)), axis=1)
 

@@ -43,11 +43,17 @@ _NORM_RTOL = 8 * float(np.finfo(float).eps)
 
 
 def safe_norm(x: Any) -> NDArray[np.float64]:
-    """Euclidean norm along the last axis without overflow or underflow (scaled by the largest entry)."""
+    """Euclidean norm along the last axis without spurious overflow or underflow (scaled by the largest entry).
+
+    The result is ``inf`` (silently, no overflow warning) only when the norm itself exceeds the
+    largest float, e.g. for finite items near 1.5e308 outside a declared domain; comparisons with
+    a bound are then still right.
+    """
     a = np.abs(np.asarray(x, dtype=float))
     top = a.max(axis=-1)
     scale = np.where(top > 0, top, 1.0)
-    return top * np.sqrt(np.square(a / scale[..., None]).sum(axis=-1))
+    with np.errstate(over="ignore"):
+        return top * np.sqrt(np.square(a / scale[..., None]).sum(axis=-1))
 
 
 @dataclass(frozen=True)
@@ -146,7 +152,9 @@ class PublicDomain:
         scaled_slope = self.slope(margin, y) / self.lipschitz
         q = (scaled_slope[..., None, :] @ x)[..., 0, :] / x.shape[-2]
         norm = safe_norm(q)
-        return q * np.minimum(1.0, 1.0 / np.where(norm > 0, norm, 1.0))[..., None]
+        # 1 / norm only where the norm exceeds 1 (for a subnormal norm it overflows, and is not needed)
+        shrink = np.divide(1.0, norm, out=np.ones_like(norm), where=norm > 1.0)
+        return q * shrink[..., None]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,269 @@
+"""The decision procedure of the trusted kernel: every PROVED and every DISPROVED of dpaudit passes here.
+
+:func:`decide` answers "do the hypotheses imply the goal, for every real value of the free symbols allowed
+by their declared assumptions?":
+
+* **Z3** on the exact translation (:mod:`.translate`): the negated goal with every hypothesis; ``unsat`` is
+  PROVED, ``sat`` a *candidate* counterexample, ``unknown`` (resource limit) UNDECIDED. The resource limit is
+  Z3's deterministic ``rlimit`` (a wall-clock timeout backs it up), and the random seed is fixed.
+* **Certified interval arithmetic** (:mod:`.evaluate`, python-flint arb balls) with branch and bound, when the
+  hypotheses bound every symbol in a box: for functions Z3 only knows through true facts about them.
+* **Exact re-check** of every candidate counterexample (:func:`recheck`): the point's coordinates are
+  rationals; the hypotheses must certainly hold and the goal certainly fail, in exact rational arithmetic or
+  in arb balls at 200 bits and more that exclude 0. A candidate that does not re-check is dropped.
+
+sympy is used to build formulas and to rewrite them (``rewrites=``: forms equal to the goal, tried for a proof
+only); it never decides a sign. A goal must be defined at every point of the domain (no division by zero,
+even root or log of a negative number): :func:`decide` proves that first.
+
+:func:`c1_conditions` is the whitelist of functions known to be C^1 (where), for steps that use a derivative.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+import z3
+from flint import ctx
+
+from dpaudit.errors import DPAuditError
+from dpaudit.verify.kernel.evaluate import branch_and_bound, enclose_constant, truth
+from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula
+from dpaudit.verify.verdict import Verdict
+
+__all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "decide", "recheck"]
+
+#: Z3's deterministic resource limit per query (a few seconds of nonlinear work at most), and the wall-clock safety net.
+RLIMIT = 300_000
+TIMEOUT_MS = 20_000
+
+_RECHECK_BITS = (200, 400, 1000)
+
+#: Digits of the rational read off an algebraic (irrational) value of a Z3 model: a candidate, re-checked exactly.
+ALGEBRAIC_DIGITS = 40
+
+
+class KernelError(DPAuditError, AssertionError):
+    """An internal contradiction: a statement both proved and refuted by a re-checked counterexample."""
+
+
+class NotSmooth(Exception):
+    """The expression uses a function that is not on the kernel's list of C^1 functions."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The kernel's answer with its evidence.
+
+    ``counterexample`` (DISPROVED only) maps symbol names to exact rationals (strings); ``hypotheses`` lists
+    every hypothesis the answer rests on (symbol assumptions, then the hypotheses given).
+    """
+
+    verdict: Verdict
+    method: str
+    note: str = ""
+    counterexample: Mapping[str, str] | None = None
+    hypotheses: tuple[str, ...] = field(default=())
+
+
+def _rational(v: z3.ExprRef) -> Fraction | None:
+    if z3.is_int_value(v):
+        return Fraction(v.as_long())
+    if z3.is_rational_value(v):
+        return Fraction(v.numerator_as_long(), v.denominator_as_long())
+    if z3.is_algebraic_value(v):
+        text = v.approx(ALGEBRAIC_DIGITS).as_fraction()
+        return Fraction(text.numerator, text.denominator)
+    return None
+
+
+def recheck(goal: Any, hypotheses: Sequence[Any], point: Mapping[sp.Symbol, Fraction]) -> bool:
+    """Is ``point`` a counterexample? The hypotheses (and the symbols' assumptions) certainly hold there and
+    the goal certainly fails, decided in rationals or in arb balls at 200, 400, then 1000 bits."""
+    for s, v in point.items():
+        checks = {"positive": v > 0, "negative": v < 0, "nonnegative": v >= 0, "nonpositive": v <= 0,
+                  "nonzero": v != 0, "integer": v.denominator == 1}
+        if any(s.assumptions0.get(k) is True and not ok for k, ok in checks.items()):
+            return False
+    old = ctx.prec
+    try:
+        for bits in _RECHECK_BITS:
+            ctx.prec = bits
+            hyps = [truth(h, point) for h in hypotheses]
+            if False in hyps:
+                return False
+            g = truth(goal, point)
+            if g is True:
+                return False
+            if g is False and all(h is True for h in hyps):
+                return True
+        return False
+    finally:
+        ctx.prec = old
+
+
+def _box(symbols: Sequence[sp.Symbol], hypotheses: Sequence[Any]) -> dict[sp.Symbol, tuple[Fraction, Fraction]] | None:
+    """Rational bounds on every symbol read off hypotheses ``s <= c``, ``c <= s`` (strict or not); None if one is unbounded."""
+    lo: dict[sp.Symbol, Fraction] = {}
+    hi: dict[sp.Symbol, Fraction] = {}
+    for h in hypotheses:
+        if not isinstance(h, sp.core.relational.Relational) or isinstance(h, (sp.Equality, sp.Unequality)):
+            continue
+        small, big = (h.lhs, h.rhs) if isinstance(h, (sp.LessThan, sp.StrictLessThan)) else (h.rhs, h.lhs)
+        if isinstance(small, sp.Symbol) and big.is_Rational:
+            hi[small] = min(hi.get(small, Fraction(big.p, big.q)), Fraction(big.p, big.q))
+        elif isinstance(big, sp.Symbol) and small.is_Rational:
+            lo[big] = max(lo.get(big, Fraction(small.p, small.q)), Fraction(small.p, small.q))
+    for s in symbols:
+        if s.is_nonnegative and s not in lo:
+            lo[s] = Fraction(0)
+    if any(s not in lo or s not in hi or s.is_integer for s in symbols):
+        return None
+    return {s: (lo[s], hi[s]) for s in symbols}
+
+
+def _solver(ctx: z3.Context) -> z3.Solver:
+    solver = z3.Solver(ctx=ctx)
+    solver.set("rlimit", RLIMIT)
+    solver.set("timeout", TIMEOUT_MS)
+    solver.set("random_seed", 0)
+    return solver
+
+
+def _check(ctx: z3.Context, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    solver = _solver(ctx)
+    solver.add(*facts)
+    result = solver.check()
+    return result, (solver.model() if result == z3.sat else None)
+
+
+@functools.lru_cache(maxsize=8192)
+def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, ...]) -> Decision:
+    symbols = sorted(set().union(goal.free_symbols, *(h.free_symbols for h in hypotheses)), key=lambda s: s.name)
+    shown = tuple(str(h) for h in hypotheses)
+    candidate: dict[sp.Symbol, Fraction] | None = None
+    reasons = []
+    abstracted = False
+    for form in (goal, *rewrites):
+        tr = Translation(enclose_constant)
+        try:
+            hz = [tr.formula(h) for h in hypotheses]
+            gz = tr.formula(form)
+            for s in symbols:
+                tr.symbol(s)
+        except UnsupportedFormula as exc:
+            reasons.append(str(exc))
+            continue
+        where = tuple(tr.assumptions) + shown
+        defined = z3.And(*tr.defined) if tr.defined else z3.BoolVal(True, tr.ctx)
+        status, _ = _check(tr.ctx, *tr.side, *hz, z3.Not(defined))
+        if status != z3.unsat:
+            reasons.append("not shown to be defined at every point of the domain (a division by zero, or an even "
+                           "root or log of a negative number, is not excluded)")
+            continue
+        status, model = _check(tr.ctx, *tr.side, *hz, z3.Not(gz))
+        abstracted = abstracted or bool(tr.abstracted)
+        if status == z3.unsat:
+            method = "z3+abstraction" if tr.abstracted else "z3"
+            note = ("Z3: the negation is unsatisfiable" + (f" (with true facts about {', '.join(map(str, tr.abstracted[:4]))})"
+                                                            if tr.abstracted else ""))
+            return Decision(Verdict.PROVED, method, note, None, where)
+        if status == z3.sat and model is not None and candidate is None:
+            candidate = {}
+            for s in symbols:
+                v = _rational(model.eval(tr.vars[s], model_completion=True))
+                if v is not None:
+                    candidate[s] = v
+        if status == z3.unknown:
+            reasons.append("Z3: unknown (resource limit)")
+            if sum("resource limit" in r for r in reasons) >= 2:
+                break  # the rewrites are no easier: stop spending
+    hypotheses_text = tuple(sorted({a for s in symbols for a in _assumption_text(s)})) + shown
+    if candidate is not None and len(candidate) == len(symbols) and recheck(goal, hypotheses, candidate):
+        return Decision(Verdict.DISPROVED, "z3+exact", "counterexample re-checked exactly",
+                        {s.name: str(v) for s, v in candidate.items()}, hypotheses_text)
+    box = _box(symbols, hypotheses)
+    if box is not None:
+        proved, point = branch_and_bound(goal, list(hypotheses), box)
+        if proved:
+            return Decision(Verdict.PROVED, "interval", f"arb branch and bound on the box {_box_text(box)}", None, hypotheses_text)
+        if point is not None and recheck(goal, hypotheses, point):
+            return Decision(Verdict.DISPROVED, "interval+exact", "counterexample re-checked exactly",
+                            {s.name: str(v) for s, v in point.items()}, hypotheses_text)
+        reasons.append("interval branch and bound: not certified within its budget")
+    elif abstracted:
+        reasons.append("Z3 knows the transcendental functions only through bounds; no bounded box for interval arithmetic")
+    if candidate is not None:
+        reasons.append("Z3's candidate counterexample did not re-check exactly (dropped)")
+    return Decision(Verdict.UNDECIDED, "z3", "; ".join(dict.fromkeys(reasons)) or "undecided", None, hypotheses_text)
+
+
+def _assumption_text(s: sp.Symbol) -> list[str]:
+    names = {"positive": "> 0", "negative": "< 0", "nonnegative": ">= 0", "nonpositive": "<= 0", "nonzero": "!= 0"}
+    out = [f"{s} {text}" for key, text in names.items() if s.assumptions0.get(key) is True][:1]
+    if s.is_integer:
+        out.append(f"{s} integer")
+    return out
+
+
+def _box_text(box: Mapping[sp.Symbol, tuple[Fraction, Fraction]]) -> str:
+    return ", ".join(f"{s} in [{lo}, {hi}]" for s, (lo, hi) in box.items())
+
+
+def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any] = ()) -> Decision:
+    """Do ``hypotheses`` imply ``goal`` for every real value of the free symbols (under their assumptions)?
+
+    Parameters
+    ----------
+    goal : sympy relation (or And/Or/Not of relations)
+        Built unevaluated (``sp.Ge(e, 0, evaluate=False)``): a relation that sympy already turned into
+        True/False was decided by sympy, and is refused.
+    hypotheses : sequence of sympy relations
+        The domain (``where=`` conditions, a region's conditions, a box).
+    rewrites : sequence of sympy relations
+        Forms of the goal that are equal to it (from sympy's rewriting); tried for a proof only: a
+        counterexample is always re-checked against ``goal`` itself.
+    """
+    for h in (goal, *hypotheses, *rewrites):
+        if isinstance(h, (bool, sp.logic.boolalg.BooleanAtom)):
+            return Decision(Verdict.UNDECIDED, "none", f"a relation already evaluated to {h} (by sympy) is not a statement "
+                            "the kernel can check; build it with evaluate=False")
+    return _decide_cached(goal, tuple(hypotheses), tuple(rewrites))
+
+
+_C1_EVERYWHERE = (sp.exp, sp.sin, sp.cos, sp.tanh, sp.atan, sp.erf, sp.erfc, sp.sinh, sp.cosh, sp.asinh)
+
+
+def c1_conditions(e: Any) -> list[Any]:
+    """Conditions under which ``e`` is C^1 (continuously differentiable) in its symbols, from a whitelist.
+
+    Sums, products and integer powers are C^1 where every factor is and no denominator vanishes;
+    ``exp, sin, cos, tanh, atan, erf, erfc, sinh, cosh, asinh`` everywhere; ``log(u)`` and non-integer powers
+    ``u**r`` where ``u > 0``. Anything else (``Abs``, ``Max``, ``sign``, ``floor``, ``Piecewise``, ``tan``,
+    ``acot``, ``arg``, an unknown function) raises :class:`NotSmooth`: a derivative bound says nothing about it.
+    """
+    e = sp.sympify(e)
+    if not e.free_symbols:
+        return []
+    if isinstance(e, sp.Symbol):
+        return []
+    if isinstance(e, (sp.Add, sp.Mul)):
+        return [c for a in e.args for c in c1_conditions(a)]
+    if isinstance(e, sp.Pow):
+        base, exp = e.args
+        out = c1_conditions(base) + c1_conditions(exp)
+        if exp.is_Integer and exp >= 0:
+            return out
+        if exp.is_Integer:
+            return [*out, sp.Ne(base, 0, evaluate=False)]
+        return [*out, sp.Gt(base, 0, evaluate=False)]
+    if isinstance(e, _C1_EVERYWHERE):
+        return c1_conditions(e.args[0])
+    if isinstance(e, sp.log):
+        return [*c1_conditions(e.args[0]), sp.Gt(e.args[0], 0, evaluate=False)]
+    raise NotSmooth(f"{e.func.__name__} is not on the kernel's list of C^1 functions (in {e})")

@@ -53,9 +53,18 @@ class _Factors:
 
     def __init__(self, noise: str, scale: float) -> None:
         self.noise, self.scale, self.b = noise, scale, arb_of(scale)
+        # every term of a branch repeats the other answers' factors: computed once per cell (or point)
+        self._splits: dict[tuple[str, float, float, float], tuple[int, Enclosure | None]] = {}
+        self._ratios: dict[tuple[str, float, float, float], Enclosure] = {}
 
     def split(self, kind: str, q: float, lo: float, hi: float) -> tuple[int, Enclosure | None]:
         """``(mu, range of h on [lo, hi])``; ``h = None`` when the factor is 0 on the cell."""
+        key = (kind, q, lo, hi)
+        if key not in self._splits:
+            self._splits[key] = self._split(kind, q, lo, hi)
+        return self._splits[key]
+
+    def _split(self, kind: str, q: float, lo: float, hi: float) -> tuple[int, Enclosure | None]:
         right = _interior(lo, hi) >= q
         b, cq = self.b, arb_of(q)
         if self.noise == "exponential" and not right:
@@ -72,6 +81,12 @@ class _Factors:
 
     def log_ratio(self, kind: str, q0: float, q1: float, x: float) -> Enclosure:
         """``ln(factor(x - q0) / factor(x - q1))`` at a point, or its limit at an infinite ``x`` (both factors positive)."""
+        key = (kind, q0, q1, x)
+        if key not in self._ratios:
+            self._ratios[key] = self._log_ratio(kind, q0, q1, x)
+        return self._ratios[key]
+
+    def _log_ratio(self, kind: str, q0: float, q1: float, x: float) -> Enclosure:
         b = self.b
         if math.isinf(x):
             if kind == "F" and x > 0:

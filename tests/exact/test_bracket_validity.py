@@ -10,7 +10,7 @@ entry is caught almost every time, so the count fails. The same holds entry by e
 count is below ``Binomial(seeds, 1 - confidence)``, and the test allows its ``1 - FAILURE_PROB / entries``
 quantile (Bonferroni), so one wrong declaration that the audit exceeds at every seed fails too. The
 default run uses confidence 0.999 (a small alpha makes a handful of wrong declarations exceed the
-limit) at reduced trials; ``-m slow`` uses the audits' own confidence 0.95 over ten seeds.
+limit) at a quarter of the demo trials; ``-m slow`` uses the audits' own confidence 0.95 over ten seeds.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _check(confidence: float, seeds: int, scale: float) -> None:
 
 
 def test_lower_bounds_never_exceed_certified_upper_bounds_beyond_alpha():
-    _check(confidence=0.999, seeds=2, scale=0.5)
+    _check(confidence=0.999, seeds=2, scale=0.25)
 
 
 @pytest.mark.slow

@@ -372,7 +372,8 @@ def refine_maximum(bounds: Callable[[Any], tuple[Array, Array]], cells: Sequence
     the best lower bound are dropped, the others halved (an unbounded cell is cut at ``spread``
     beyond its finite end, then twice as far, ...), until the enclosure is ``tolerance`` wide, or
     ``rounds`` have passed or :data:`REFINE_EVALUATIONS` cells have been evaluated: the result is
-    then certified, only wider.
+    then certified, only wider. Raises ``ArithmeticError`` when the upper bounds fall below the lower
+    ones (a wrong bound: a declared profile then reports no bracket rather than a wrong one).
     """
     live = list(cells)
     upper, lower = bounds(live)
@@ -394,7 +395,9 @@ def refine_maximum(bounds: Callable[[Any], tuple[Array, Array]], cells: Sequence
         evaluated += len(live)
         best = max(best, float(np.max(lower)))
     top = max(float(np.max(upper)), dropped)
-    return Enclosure(best, max(top, best))
+    if top < best:  # both are certified, so sup f lies between them: a bound is wrong, and neither end can be trusted
+        raise ArithmeticError(f"branch and bound: the certified upper bound {top!r} is below the certified lower bound {best!r}")
+    return Enclosure(best, top)
 
 
 def _halves(cell: Interval, spread: float) -> list[Interval]:

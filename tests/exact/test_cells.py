@@ -102,6 +102,14 @@ def test_branch_and_bound_finds_a_known_maximum():
     early = refine_maximum(bounds, cells, tolerance=1e-12, rounds=2)  # stopped early: wider, still certified
     assert early.lo <= 0.0 <= early.hi and early.hi - early.lo > 1e-6
 
+    def wrong(cells):  # type: ignore[no-untyped-def]
+        """An upper bound that misses the maximum (as a wrong factor's range would): refused, not returned."""
+        upper, lower = bounds(cells)
+        return upper - 0.01, lower
+
+    with pytest.raises(ArithmeticError, match="below the certified lower bound"):
+        refine_maximum(wrong, cells, tolerance=1e-12)
+
 
 def test_the_float_arithmetic_is_rounded_outward(rng):
     """Ratio ranges of atoms and products of cells hold every exact quotient and product of their ends (checked in rationals)."""

@@ -19,7 +19,7 @@ from scipy import integrate, optimize, stats
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.exact.bracket import case_bracket
 from dpaudit.exact.laplace_variants import LaplaceScalesProfile
-from dpaudit.exact.noisy_max import noisy_max_value_profile
+from dpaudit.exact.noisy_max import _Branch, _Factors, noisy_max_value_profile
 from dpaudit.literature_suite import literature_cases
 from dpaudit.mechanisms import faulty
 from dpaudit.mechanisms.literature import NumericalSVT, SnappingLaplace
@@ -107,6 +107,23 @@ def test_noisy_max_value_matches_quadrature(name):
             best = max(best, loss(start), -polished.fun)
         m = prof.max_loss(direction)
         assert m.lo - 1e-7 <= best <= m.hi + 1e-9, (name, direction, m, best)
+
+
+@pytest.mark.parametrize("name", [n for n, case in NOISY_MAX.items() if case[3] == "laplace"])
+def test_noisy_max_value_limit_at_infinity(name):
+    """The loss's limit at ``+inf`` (a lower bound of the largest loss in the last cell) against the
+    quadrature's densities far right, where every CDF is 1 to within ``e^{-60}``."""
+    q0, q1, scale, noise, with_index = NOISY_MAX[name]
+    dist = _Noise(noise, scale)
+    x = max(*q0, *q1) + 60 * scale
+    factors = _Factors(noise, scale)
+    q = (q0, q1) if with_index else (sorted(q0), sorted(q1))
+    branches = [_Branch(factors, q, [i]) for i in range(len(q0))] if with_index else [_Branch(factors, q, range(len(q0)))]
+    for k, branch in enumerate(branches):
+        index = k if with_index else None
+        far = math.log(_max_density(q0, dist, index)(x) / _max_density(q1, dist, index)(x))
+        limit = branch.right_limit()
+        assert limit.lo - 1e-12 <= far <= limit.hi + 1e-12 and limit.hi - limit.lo <= 1e-12, (name, k, limit, far)
 
 
 def test_the_suite_noisy_max_values_closed_forms():

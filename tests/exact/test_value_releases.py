@@ -339,6 +339,36 @@ def test_mean_over_the_true_count():
     assert isinstance(wins, LaplaceScalesProfile) and wins.epsilon(0.0).lower == math.inf
 
 
+def test_mean_and_winsorized_samplers_draw_the_declared_laws(rng):
+    """The samplers' outputs in bins, within Clopper-Pearson limits of the Laplace laws the profiles declare,
+    written here from the definitions: ``(sum clip(x, -B, B) + Lap(B / eps)) / n`` and ``mean(x) + Lap((max - min) / (n eps))``;
+    and each profile's hockey-stick divergence against the two-scale reference on those laws."""
+    n = 40_000
+    mean, wins = _quiet(faulty.MeanTrueCount, 0.7, 2.0), _quiet(faulty.WinsorizedMeanDataRange, 1.3)
+    cases = [  # mechanism, d0, d1, the law on each as (loc, scale)
+        (mean, [0.5, -3.0, 1.0], [0.5, -3.0], ((0.5 - 2.0 + 1.0) / 3, 2.0 / 0.7 / 3), ((0.5 - 2.0) / 2, 2.0 / 0.7 / 2)),
+        (wins, [0.0, 1.0, 2.0], [0.0, 1.0, 3.0], (1.0, 2.0 / (3 * 1.3)), (4.0 / 3, 3.0 / (3 * 1.3))),
+    ]
+    checks = []
+    for mech, d0, d1, law0, law1 in cases:
+        for data, (loc, scale) in ((d0, law0), (d1, law1)):
+            out = mech.sample(np.array(data), n, rng=rng)
+            cuts = loc + scale * np.array([-3.0, -1.0, -0.3, 0.0, 0.4, 1.5, 4.0])
+            edges = [-math.inf, *cuts, math.inf]
+            cdf = stats.laplace(loc, scale).cdf
+            for lo, hi in itertools.pairwise(edges):
+                checks.append((int(np.sum((out >= lo) & (out < hi))), float(cdf(hi) - cdf(lo)), (type(mech).__name__, data, lo)))
+        prof = mech.privacy_profile(d0, d1)
+        for eps in (0.0, 0.5, 2.0):
+            for direction in (0, 1):
+                ref = _two_scale_reference(*law0, *law1, eps, direction)
+                h = prof.hockey_stick(eps, direction)
+                assert h.lo - 1e-10 <= ref <= h.hi + 1e-10, (type(mech).__name__, eps, direction, h, ref)
+    alpha = 1e-6 / len(checks)
+    bad = [(k, p, where) for k, p, where in checks if not _clopper_pearson_ok(k, n, p, alpha)]
+    assert not bad, (n, alpha, bad)
+
+
 # -- the snapping mechanism, over the reals --------------------------------------------------------
 
 def test_snapping_over_the_reals(rng):

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import dpaudit.auditor.cases as cases
 from dpaudit.cli import EXIT_BAD_INPUT, main
+from test_cli_records import audits  # noqa: F401 - the fixture that runs no audit (a sibling test module)
 
 SOURCE = '''import numpy as np
 def good(data, rng, size=None):
@@ -29,18 +29,6 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     yield tmp_path
     for name in ("i20b_target", "i20b_pkg", "i20b_pkg.mech"):
         sys.modules.pop(name, None)
-
-
-@pytest.fixture
-def audits(monkeypatch: pytest.MonkeyPatch) -> list:
-    calls: list = []
-
-    def fake(*args, **kwargs):
-        calls.append((args, kwargs))
-        raise AssertionError("the audit ran before the output path was checked")
-
-    monkeypatch.setattr(cases, "audit", fake)
-    return calls
 
 
 def _layout(folder: Path) -> None:

@@ -66,6 +66,9 @@ def builtin_catalogue(*, userlevel: bool = True, literature: bool = True) -> lis
             entries += [replace(case, name=_readable(case.name)) for case in ghazi2025_audit_cases()]
             entries += ghazi2023_audit_cases()
             entries += lowy2024_audit_cases()
+            from dpaudit.userlevel.full_algorithms import full_algorithm_cases
+
+            entries += full_algorithm_cases()
     return entries
 
 

@@ -68,6 +68,9 @@ class RobustStatsSGD(_Ghazi2025Base):
         Draw a random assignment of users to steps per trial (default: consecutive users).
     project_output : bool, optional
         Project the released point onto the box (default: safe yes, paper no).
+    observe : {"final", "transcript"}
+        What ``sample`` releases: the output, or per phase the AboveThreshold halting step and the
+        noisy phase output (:mod:`dpaudit.userlevel.transcript`).
 
     Examples
     --------

@@ -100,7 +100,8 @@ class Ghazi2025Run:
     ``gradient_evaluations`` counts calls of the per-item gradient per trial;
     ``score_pair_terms`` counts the ``B^2`` terms of Eq. (3) per step per trial (the score's work,
     counted separately); ``user_gradient_evaluations[u]`` is how many item gradients of user ``u``
-    one trial computed (``None`` when ``shuffle=True``: then it differs per trial).
+    one trial computed (``None`` when ``shuffle=True``: then it differs per trial);
+    ``phase_outputs[i, s]`` is phase ``s``'s noisy output ``x_s`` (before any projection).
     """
 
     outputs: NDArray[np.float64]
@@ -110,3 +111,4 @@ class Ghazi2025Run:
     score_pair_terms: int
     user_gradient_evaluations: NDArray[np.int64] | None
     parameters: Ghazi2025Parameters
+    phase_outputs: NDArray[np.float64] | None = None

@@ -157,12 +157,15 @@ class WinsorizedMean1D(MechanismBase):
 
     # --- the vectorised kernel ------------------------------------------------------------------
 
-    def release_rows(self, values: Any, *, rng: np.random.Generator, rows: int | None = None) -> NDArray[np.float64]:
+    def release_rows(self, values: Any, *, rng: np.random.Generator, rows: int | None = None,
+                     ranges: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
         """Run Algorithm 1 once per row of ``values`` (shape ``(L, n)``: one value per user).
 
         A single row with ``rows = L`` is shared by ``L`` independent runs. Rows are processed in
         chunks (PrivateRange, then the Laplace stage, chunk after chunk), so the draws are a fixed
-        function of the generator.
+        function of the generator. ``ranges``, if given (shape ``(L,)``), receives each run's
+        private range's lower end ``a`` (the range is ``[a, a + w]``): the transcript's release of
+        line 1; asking for it changes no draw.
         """
         v = np.asarray(values, dtype=np.float64)
         n_rows = v.shape[0] if rows is None else rows
@@ -173,6 +176,8 @@ class WinsorizedMean1D(MechanismBase):
         for start, stop in trial_chunks(n_rows, n_users * _ROW_TEMPS):
             chunk = v if v.shape[0] == 1 else v[start:stop]
             low, high = pr.intervals(chunk, rng=rng, rows=stop - start)  # line 1
+            if ranges is not None:
+                ranges[start:stop] = low
             clipped_mean = self._clip(chunk, low, high).mean(axis=1)  # line 2: (1/n) sum Pi_[a,b](X_i)
             out[start:stop] = clipped_mean + self._laplace_noise(scale, stop - start, rng)  # + Lap(2w/(n eps))
         return out

@@ -80,6 +80,7 @@ def _sample_users(rng: np.random.Generator, trials: int, users: int, batch: int,
 def run_minibatch_phase(
     domain: PublicDomain, phase_data: NDArray[np.float64], phase: MinibatchPhase, center: NDArray[np.float64],
     *, rng: np.random.Generator, smoothing: RandomizedSmoothing | None = None, rules: MinibatchRules = MinibatchRules(),
+    releases: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], int, int]:
     """One call of Algorithm 2 for ``trials = center.shape[0]`` trials [LLA24, Alg 2 lines 1-21].
 
@@ -89,6 +90,10 @@ def run_minibatch_phase(
         The phase's users ``D_i`` (disjoint from other phases'), inside the declared domain.
     center : ndarray, shape (trials, d)
         ``x_{i-1}`` in units of the radius.
+    releases : ndarray, shape (trials, T, 1 + d), optional
+        If given, receives every step's noisy releases (the transcript; no draw changes): the
+        AboveThreshold answer (1 continue, 0 halt at this step, -1 halted before) and the noisy
+        robust mean ``g + zeta`` in units of ``L`` (0 unless the step continues and uses it).
 
     Returns
     -------
@@ -134,6 +139,9 @@ def run_minibatch_phase(
         g_hat = mean + rng.normal(0.0, sigma_l, size=(trials, d))  # (g + zeta_i^t)/L [Alg 2 lines 13-14]
         grad_v = g_hat + mu_v * (x_md - center)  # + lambda_i (x - x_{i-1}), scaled [Alg 2 line 15]
         live = ~now
+        if releases is not None:
+            releases[:, t - 1, 0] = np.where(live, 1.0, np.where(halted, -1.0, 0.0))
+            releases[:, t - 1, 1:] = np.where(live[:, None], g_hat, 0.0)
         if live.any():
             sub = ACSAState(state.x[live], state.x_ag[live])
             acsa_update(sub, x_md[live], grad_v[live], t, mu_v, smooth_v)  # one AC-SA step [GL12]

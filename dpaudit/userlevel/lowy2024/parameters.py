@@ -215,7 +215,8 @@ class Lowy2024Run:
     ``halted_phase[i]``: the (0-based) phase in which trial ``i`` halted, or -1.
     ``gradient_evaluations``: per-item gradients computed per trial (counted by the loops);
     ``score_pair_terms``: pairwise distances the tests evaluated per trial (the test's work,
-    counted separately).
+    counted separately); ``transcript``: every run's transcript when the mechanism observes it
+    (``observe="transcript"``), else None.
     """
 
     outputs: NDArray[np.float64]
@@ -223,3 +224,4 @@ class Lowy2024Run:
     gradient_evaluations: int
     score_pair_terms: int
     parameters: Alg1Parameters | Alg3Parameters
+    transcript: NDArray[np.float64] | None = None

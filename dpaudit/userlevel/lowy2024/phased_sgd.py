@@ -67,6 +67,7 @@ from dpaudit.userlevel.lowy2024.privacy import (
     laplace_upper_tail,
 )
 from dpaudit.userlevel.lowy2024.sgd import one_pass_sgd
+from dpaudit.userlevel.transcript import Observe, check_observe
 
 __all__ = ["OutlierRemovalPhasedSGD", "phase_layout"]
 
@@ -115,6 +116,11 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         Draw a random assignment of users to phases and groups, and a random item order, per trial.
     project_output : bool
         Project the released ``x_l`` onto the ball (post-processing; the paper does not).
+    observe : {"final", "transcript"}
+        What :meth:`sample` releases (:mod:`dpaudit.userlevel.transcript`): ``x_l``, or the
+        transcript: per phase the test outcome (1 passed, 0 halted there, -1 not reached) and the
+        noisy ``x_i`` (``d`` numbers; 0 unless the phase passed), then the output: ``l (1 + d) + d``
+        numbers per run.
 
     Notes
     -----
@@ -140,6 +146,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
     initial_point: tuple[float, ...] | None = None
     shuffle: bool = False
     project_output: bool = False
+    observe: Observe = "final"
 
     _hard_threshold: ClassVar[bool] = False  # pitfall P2 (faulty variants only)
     _leaky_halt: ClassVar[bool] = False  # pitfall P12 (faulty variants only)
@@ -164,6 +171,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         for name in ("shuffle", "project_output"):
             if not isinstance(getattr(self, name), bool):
                 raise argument_error(owner, name, "a bool", getattr(self, name))
+        check_observe(owner, self.observe)
         self._warn_if_unsound()
 
     # -- parameters --------------------------------------------------------------------------------
@@ -365,8 +373,12 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         return groups
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` independent outputs ``x_l`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``."""
-        return self.sample_with_info(data, size, rng=rng).outputs
+        """``size`` independent outputs ``x_l`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``,
+        or with ``observe="transcript"`` their transcripts ``(size, l (1 + d) + d)`` (the same draws)."""
+        run = self.sample_with_info(data, size, rng=rng)
+        if self.observe == "transcript" and run.transcript is not None:
+            return run.transcript
+        return run.outputs
 
     def sample_with_info(self, data: Any, size: int, *, rng: np.random.Generator) -> Lowy2024Run:
         """Like :meth:`sample`, with the halting phases and the work counts of the run."""
@@ -386,13 +398,17 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         # phase 1 starts from the public x_0 and, without shuffling, visits the items in a fixed order: its
         # iterates, score and inclusion probabilities are the same for every trial, so they are computed once
         first = None if self.shuffle else self._phase_statistics(p, 0, self._phase_iterates(z, p, 0, 0, None, None, None))
-        outs, halts = [], []
+        outs, halts, records = [], [], []
         grads = pairs = 0
         for start in range(0, size, chunk):
-            out, halt, grads, pairs = self._run_chunk(z, p, min(chunk, size - start), rng, first)
+            record: list[NDArray[np.float64]] | None = [] if self.observe == "transcript" else None
+            out, halt, grads, pairs = self._run_chunk(z, p, min(chunk, size - start), rng, first, record)
             outs.append(out)
             halts.append(halt)
-        return Lowy2024Run(np.concatenate(outs), np.concatenate(halts), grads, pairs, p)
+            if record is not None:
+                records.append(np.hstack([*record, out]))
+        transcript = np.concatenate(records) if records else None
+        return Lowy2024Run(np.concatenate(outs), np.concatenate(halts), grads, pairs, p, transcript)
 
     def _group_items(self, z: NDArray[np.float64], p: Alg1Parameters, phase: int, offset: int,
                      perm: NDArray[np.int64] | None, rng: np.random.Generator) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -432,7 +448,9 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
 
     def _run_chunk(self, z: NDArray[np.float64], p: Alg1Parameters, c: int, rng: np.random.Generator,
                    first: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None,
+                   record: list[NDArray[np.float64]] | None = None,
                    ) -> tuple[NDArray[np.float64], NDArray[np.int64], int, int]:
+        """The phases for ``c`` trials; ``record``, if given, receives each phase's ``(outcome, x_i)`` columns."""
         n, d = z.shape[0], z.shape[2] - 1
         perm = np.argsort(rng.random((c, n)), axis=1) if self.shuffle else None  # data-independent assignment
         x0 = np.zeros(d) if self.initial_point is None else np.asarray(self.initial_point) / self.radius
@@ -447,6 +465,9 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
             phase_offset, offset = offset, offset + k * p.group_users[i]  # D_i: the next C N_i users [Alg 1 line 5]
             grads += k * p.phase_steps[i]  # T_i steps in each of the C groups [Alg 1 line 8]
             pairs += k * k
+            if record is not None:  # outcome -1 and x_i = 0 unless the phase runs and passes
+                outcome, released = np.full((c, 1), -1.0), np.zeros((c, d))
+                record += [outcome, released]
             if active.size == 0:
                 continue
             if i == 0 and first is not None:
@@ -467,6 +488,9 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
             else:
                 out[active[~passed]] = 0.0
             keep = passed.nonzero()[0]
+            if record is not None:
+                outcome[active, 0] = passed.astype(float)  # the test's answer [Alg 1 line 13]
+                released[active[keep]] = x_i[keep]  # the noisy phase output [Alg 1 line 25]
             active = active[keep]
             out[active] = x_i[keep]
             u_prev[active] = x_i[keep] / self.radius

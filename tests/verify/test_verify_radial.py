@@ -56,3 +56,10 @@ def test_projection_undefined_at_the_origin_is_not_proved_on_all_of_r2_but_its_m
     map written ``x r / max(r, ||x||)`` is defined everywhere and PROVED on R^2."""
     assert not lipschitz(_map(sp.Min(1, R / NORM)), 1, variables=[X1, X2]).proved
     assert lipschitz(_map(R / sp.Max(R, NORM)), 1, variables=[X1, X2]).proved
+
+
+def test_refutation_skips_case_points_where_the_map_is_undefined():
+    """With r an input too (no variables=), the case split's points include ||x|| = 0, where sympy cannot even build
+    Min(1, r/0): the refutation skips that point instead of crashing (a ValueError before)."""
+    result = lipschitz(_map(sp.Min(1, R / NORM)), 1)
+    assert not result.proved and not result.disproved

@@ -57,3 +57,32 @@ def test_each_symbol_assumption_is_printed_once_in_its_strongest_form():
     assert [h for h in d.hypotheses if h.startswith("p ")] == ["p > 0"], d.hypotheses
     d = decide(sp.Ge(p, 1, evaluate=False))  # DISPROVED: the other route that prints the assumptions
     assert [h for h in d.hypotheses if h.startswith("p ")] == ["p > 0"], d.hypotheses
+
+
+def test_a_power_with_a_symbolic_exponent_keeps_the_facts_of_exp_and_log():
+    """``2**n = exp(n log 2)``: Z3 knows exp only through true facts (``exp(u) >= 1 + u``), so ``2**n >= 1`` for
+    ``n >= 0`` is proved on the unbounded domain (no box for interval arithmetic) only if the power is read as that
+    exp; and ``2**n <= 1`` stays unproved there."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.verdict import Verdict
+
+    n = sp.Symbol("n", real=True)
+    assert decide(sp.Ge(2**n, 1, evaluate=False), [sp.Ge(n, 0, evaluate=False)]).verdict is Verdict.PROVED
+    assert decide(sp.Le(2**n, 1, evaluate=False), [sp.Ge(n, 0, evaluate=False)]).verdict is not Verdict.PROVED
+
+
+def test_a_constant_is_enclosed_on_both_sides_and_pinned_to_neither_end():
+    """Z3 knows ``pi`` through its certified enclosure ``lo <= pi <= hi`` (200 bits): both ends must be facts (so
+    ``x pi <= x 22/7`` for ``x >= 0`` is proved without a box), and neither end may be taken as pi's value (pi is
+    irrational: ``pi >= hi`` and ``pi <= lo`` are false, and must be DISPROVED, never PROVED)."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.kernel.evaluate import enclose_constant
+    from dpaudit.verify.verdict import Verdict
+
+    lo, hi = (sp.Rational(v.numerator, v.denominator) for v in enclose_constant(sp.pi))
+    assert decide(sp.Ge(sp.pi, hi, evaluate=False)).verdict is Verdict.DISPROVED
+    assert decide(sp.Le(sp.pi, lo, evaluate=False)).verdict is Verdict.DISPROVED
+    assert decide(sp.Le(sp.pi, hi, evaluate=False)).verdict is Verdict.PROVED
+    nonneg = [sp.Ge(X, 0, evaluate=False)]
+    assert decide(sp.Le(X * sp.pi, X * sp.Rational(22, 7), evaluate=False), nonneg).verdict is Verdict.PROVED
+    assert decide(sp.Ge(X * sp.pi, X * sp.Rational(3), evaluate=False), nonneg).verdict is Verdict.PROVED

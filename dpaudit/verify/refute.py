@@ -140,9 +140,12 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
         for residual, cells in split:
             for cell in cells:
                 for point in cell_points(cell, [*xs, *ys, *params], rng, count=2):
-                    if residual.xreplace(point).free_symbols:
+                    try:
+                        value = residual.xreplace(point)
+                    except (ValueError, TypeError):  # sympy refuses the point (Min(1, zoo) at a division by 0): no pair here
                         continue
-                    value = residual.xreplace(point)
+                    if value.free_symbols:
+                        continue
                     if value.is_number and exact_sign(value) == -1:
                         pv = {s: point[s] for s in params}
                         if _try_pair(proof, exprs, xs, ys, params, L, p, [point[v] for v in xs], [point[v] for v in ys], pv,

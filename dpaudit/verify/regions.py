@@ -100,11 +100,11 @@ def _parametrise(name: str, conditions: Sequence[Any], sub: dict[sp.Symbol, sp.E
         lo_now, hi_now = lo.subs(sub), hi.subs(sub)
         gap = _integer_gap(lo, hi, kind)
         diff = sp.expand(hi_now - lo_now)
-        if skip_implied and kind != "eq" and sp.simplify(diff - gap).is_nonnegative is True:
+        if skip_implied and kind != "eq" and _implied(diff - gap):
             continue
         target = _solvable_symbol(lo, hi, diff, sub)
         if target is None:
-            if kind != "eq" and sp.simplify(diff - gap).is_nonnegative is True:
+            if kind != "eq" and _implied(diff - gap):
                 continue  # implied by the earlier conditions and the symbols' assumptions: no restriction
             closed = _close_interval(lo, hi, kind, sub, inv)
             if closed is not None:
@@ -125,6 +125,12 @@ def _parametrise(name: str, conditions: Sequence[Any], sub: dict[sp.Symbol, sp.E
         sub = {k: v.subs(target, value) for k, v in sub.items()}
         sub[target] = value
     return sub, inv
+
+
+def _implied(gap: sp.Expr) -> bool:
+    """``gap >= 0`` for every value of the slacks and symbols (under their assumptions), proved by the kernel
+    (sympy's ``is_nonnegative`` is never consulted: it rests on a low-precision evalf)."""
+    return decide_nonneg(gap) is Verdict.PROVED
 
 
 def _close_interval(lo: sp.Expr, hi: sp.Expr, kind: str, sub: dict[sp.Symbol, sp.Expr],

@@ -12,7 +12,7 @@ STAMP := $(VENV)/.dpaudit-installed
 
 .PHONY: demo test test-slow test-browser crosscheck prove bounds bench notebooks mutation mutation-kernel lint clean
 
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,progress,plots,notebooks,adapters]'

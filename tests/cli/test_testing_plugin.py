@@ -153,7 +153,7 @@ def test_the_plugin_in_a_project_that_installs_dpaudit(tmp_path):
     """pip-install dpaudit (no dependencies, no build isolation: offline) into a fresh environment."""
     source = tmp_path / "dpaudit-source"
     source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):  # setup.py maps proofs/ to dpaudit.proofs
+    for name in ("pyproject.toml", "README.md"):  # pyproject.toml maps proofs/ to dpaudit.proofs
         shutil.copy(REPO / name, source / name)
     for package in ("dpaudit", "proofs"):
         shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))

@@ -1,6 +1,7 @@
 """Fail a test when a mechanism leaks: :func:`assert_private`, and dpaudit's pytest plugin.
 
-The plugin is registered by an entry point (``pytest11``), so installing dpaudit is enough::
+The plugin (:mod:`dpaudit.pytest_plugin`) is registered by an entry point (``pytest11``), so
+installing dpaudit is enough::
 
     def test_noisy_mean_is_private(assert_dp):          # the fixture
         assert_dp(noisy_mean, d0, d1, epsilon=1.0)
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -442,36 +443,3 @@ class MechanismContract:
     def test_returned_arrays_are_fresh(self, contract_case: ContractCase) -> None:
         self._unless_exempt(contract_case, "fresh")
         check_fresh_outputs(contract_case)
-
-
-# ---- the pytest plugin (loaded through the `pytest11` entry point) --------------------------------
-
-try:
-    import pytest
-except ImportError:  # pragma: no cover - assert_private works without pytest
-    pytest = None  # type: ignore[assignment]
-
-if pytest is not None:
-
-    def pytest_addoption(parser: pytest.Parser) -> None:
-        group = parser.getgroup("dpaudit", "dpaudit privacy assertions")
-        group.addoption("--dpaudit-trials", type=int, default=None, metavar="N",
-                        help=f"trials per dataset for the assert_dp fixture (default {DEFAULT_TRIALS})")
-        group.addoption("--dpaudit-seed", type=int, default=None, metavar="S",
-                        help=f"root seed for the assert_dp fixture (default {DEFAULT_SEED})")
-
-    @pytest.fixture
-    def assert_dp(request: pytest.FixtureRequest) -> Callable[..., list[AuditResult]]:
-        """:func:`dpaudit.testing.assert_private` with ``--dpaudit-trials`` / ``--dpaudit-seed`` applied."""
-        trials = request.config.getoption("--dpaudit-trials")
-        seed = request.config.getoption("--dpaudit-seed")
-
-        def check(mechanism: Any, d0: Any = None, d1: Any = None, **kwargs: Any) -> list[AuditResult]:
-            __tracebackhide__ = True
-            if trials is not None:
-                kwargs.setdefault("trials", trials)
-            if seed is not None:
-                kwargs.setdefault("seed", seed)
-            return assert_private(mechanism, d0, d1, **kwargs)
-
-        return check

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.auditor import AuditResult, audit
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import CheckFailed, InvalidArgument
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -149,7 +149,7 @@ def assert_private(
                        confidence=per_pair, **audit_options)
         if result.violation:
             where = "" if len(pairs) == 1 else f" on pair {index} of {len(pairs)}"
-            raise AssertionError(
+            raise CheckFailed(
                 f"{result.mechanism} leaks{where}: epsilon >= {result.epsilon_lower_bound:.4f} exceeds the claimed "
                 f"{result.claimed_epsilon:g} at delta = {result.delta:g} (confidence {per_pair:g}; "
                 f"seed {seed}, {trials} trials)\n{result.to_text()}"
@@ -320,7 +320,7 @@ def check_extreme_inputs(case: ContractCase) -> None:
         try:
             out = _sample(case.mechanism, data, 3)
         except Exception as exc:
-            raise AssertionError(f"{case.name}: extreme data inside the domain ({_describe(data)}) raised "
+            raise CheckFailed(f"{case.name}: extreme data inside the domain ({_describe(data)}) raised "
                                  f"{type(exc).__name__}: {exc}") from exc
         _outputs_ok(case, out, 3, f"on extreme data inside the domain ({_describe(data)})")
     for data in near_limit_variants(case.data):
@@ -328,7 +328,7 @@ def check_extreme_inputs(case: ContractCase) -> None:
         if refused:
             continue
         if what != "accepted it":
-            raise AssertionError(f"{case.name}: data near the float limits ({_describe(data)}) must be refused with "
+            raise CheckFailed(f"{case.name}: data near the float limits ({_describe(data)}) must be refused with "
                                  f"InvalidArgument before any randomness is drawn, or give finite outputs; the mechanism {what}")
         _outputs_ok(case, _sample(case.mechanism, data, 3), 3, f"on data near the float limits ({_describe(data)})")
 

@@ -96,7 +96,7 @@ def decide_nonneg(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
 
 
 def decide_positive(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
-    """Is ``expr > 0`` for every value allowed by its symbols' assumptions? (as :func:`decide_nonneg`, strictly)
+    """Is ``expr > 0`` for every value allowed by its symbols' assumptions (as :func:`decide_nonneg`, strictly)?
 
     Examples
     --------

@@ -303,7 +303,7 @@ class Region:
         return out
 
     def with_conditions(self, *conditions: Any) -> Region:
-        """This region intersected with ``conditions`` (parametrised after the region's own)."""
+        """Return this region intersected with ``conditions`` (parametrised after the region's own)."""
         sub, inv = _parametrise(self.name, conditions, dict(self.substitution), dict(self.inverse))
         return Region(self.name, (*self.conditions, *conditions), sub, inv)
 

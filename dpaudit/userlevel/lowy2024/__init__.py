@@ -42,8 +42,8 @@ from dpaudit.userlevel.lowy2024.faulty import (
     RedrawnThresholdTest,
     WithReplacementTest,
 )
-from dpaudit.userlevel.lowy2024.minibatch_sgd import MinibatchPhase, run_minibatch_phase
 from dpaudit.userlevel.lowy2024.minibatch_outliers import MinibatchConcentrationTest
+from dpaudit.userlevel.lowy2024.minibatch_sgd import MinibatchPhase, run_minibatch_phase
 from dpaudit.userlevel.lowy2024.outlier_removal import (
     concentration_score,
     inclusion_probability,

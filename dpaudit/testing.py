@@ -409,7 +409,7 @@ class MechanismContract:
     def _cases(cls) -> list[ContractCase]:
         if "_contract_cache" not in cls.__dict__:
             cls._contract_cache = list(cls().contract_cases())  # type: ignore[attr-defined]
-        return cls._contract_cache  # type: ignore[attr-defined, no-any-return]
+        return cls._contract_cache  # type: ignore[attr-defined]
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
         if "contract_case" in metafunc.fixturenames:

@@ -32,7 +32,6 @@ from dpaudit.errors import DPAuditError
 
 __all__ = ["CommandLineError", "load_dataset", "parse_shape", "prepare_case"]
 
-DEFAULT_TRIALS = 100_000
 _MODULE_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
@@ -235,7 +234,13 @@ def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str] | None:
 
 def _check_numbers(args: argparse.Namespace) -> None:
     """Claim and run options, checked with the project's messages (owner: the sub-command)."""
-    from dpaudit._validation import check_in_range, check_int, check_nonnegative, check_probability
+    from dpaudit._validation import (
+        check_in_range,
+        check_int,
+        check_nonnegative,
+        check_positive,
+        check_probability,
+    )
     from dpaudit.auditor.runner import MIN_TRIALS
 
     owner = f"dpaudit {args.command}"
@@ -244,8 +249,17 @@ def _check_numbers(args: argparse.Namespace) -> None:
             check_nonnegative(owner, "--epsilon", args.epsilon)
         if args.delta is not None:
             check_probability(owner, "--delta", args.delta)
-        if args.trials is not None:
+        if args.trials is not None and args.trials != "auto":
             check_int(owner, "--trials", args.trials, minimum=MIN_TRIALS)
+        for option, minimum in (("max_trials", MIN_TRIALS), ("max_stages", 1), ("first_trials", MIN_TRIALS)):
+            if getattr(args, option, None) is not None:
+                check_int(owner, "--" + option.replace("_", "-"), getattr(args, option), minimum=minimum)
+        if getattr(args, "max_time", None) is not None:
+            check_positive(owner, "--max-time", args.max_time, allow_inf=True)
+        if args.trials not in (None, "auto") and any(getattr(args, o, None) is not None for o in _BUDGET):
+            given = next(o for o in _BUDGET if getattr(args, o, None) is not None)
+            raise CommandLineError(f"--{given.replace('_', '-')} sets the budget of --trials auto; it cannot be "
+                                   f"given with --trials {args.trials}")
         check_in_range(owner, "--confidence", args.confidence, 0.0, 1.0, low_closed=False, high_closed=False)
         check_int(owner, "--seed", args.seed, minimum=0)
         check_int(owner, "--workers", args.workers, minimum=1)
@@ -253,6 +267,18 @@ def _check_numbers(args: argparse.Namespace) -> None:
             check_int(owner, "--block-size", args.block_size, minimum=1)
     except DPAuditError as exc:  # drop the "`dpaudit audit`: " prefix, printed once by the caller
         raise CommandLineError(str(exc).removeprefix(f"`{owner}`: ")) from exc
+
+
+_BUDGET = ("max_trials", "max_time", "max_stages", "first_trials")
+
+
+def _trials(args: argparse.Namespace, entry_trials: int | None) -> int | str:
+    """``--trials``; without it, a catalogue entry's own count (unless a budget option asks for stages), else auto."""
+    if args.trials is not None:
+        return args.trials
+    if entry_trials is not None and not any(getattr(args, o, None) is not None for o in _BUDGET):
+        return entry_trials
+    return "auto"
 
 
 def prepare_case(args: argparse.Namespace) -> AuditCase:
@@ -274,7 +300,7 @@ def prepare_case(args: argparse.Namespace) -> AuditCase:
             d1=d1,
             epsilon=entry.epsilon if args.epsilon is None else args.epsilon,
             delta=entry.delta if args.delta is None else args.delta,
-            trials=entry.trials if args.trials is None else args.trials,
+            trials=_trials(args, entry.trials),
             note=source,
         )
     if pair is None:
@@ -283,6 +309,5 @@ def prepare_case(args: argparse.Namespace) -> AuditCase:
     mechanism = _as_mechanism(spec, _import_attribute(spec), d0, d1, args.delta)
     if args.epsilon is None and not hasattr(mechanism, "claimed_guarantee"):
         raise CommandLineError(f"--epsilon is required: TARGET {spec!r} is a plain callable with no claimed_guarantee()")
-    trials = DEFAULT_TRIALS if args.trials is None else args.trials
-    return AuditCase(spec, mechanism, d0, d1, args.epsilon, args.delta, trials, broken=False, note=source,
+    return AuditCase(spec, mechanism, d0, d1, args.epsilon, args.delta, _trials(args, None), broken=False, note=source,
                      group="command line")

@@ -21,9 +21,13 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any, NoReturn
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VIOLATION", "add_audit_options", "build_parser", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VIOLATION", "add_audit_options", "build_parser", "main", "trials_option"]
 
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
+#: The command line's budget for ``--trials auto`` (``audit()``'s own default has no time limit).
+DEFAULT_MAX_TRIALS = 10_000_000
+DEFAULT_MAX_SECONDS = 300.0
+_BUDGET_OPTIONS = ("max_trials", "max_time", "max_stages", "first_trials")
 
 _EXAMPLES = {
     "demo": "example:\n  dpaudit demo --only laplace,lyu --scale 0.1",
@@ -47,6 +51,16 @@ _EXAMPLES = {
     "prove": "example:\n  dpaudit prove --only levy",
     "bounds": "example:\n  dpaudit bounds | head -20",
 }
+
+
+def trials_option(text: str) -> int | str:
+    """``--trials``: an integer, or ``auto``."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 100 or auto; got {text!r}") from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -80,7 +94,19 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     claim.add_argument("--epsilon", type=float, help="claimed epsilon, >= 0 (required for a plain callable)")
     claim.add_argument("--delta", type=float, help="claimed delta, in [0, 1) (default: the claim's, else 0)")
     run = parser.add_argument_group("the audit")
-    run.add_argument("--trials", type=int, help="trials per dataset, >= 100 (default: the entry's, else 100000)")
+    run.add_argument("--trials", type=trials_option, metavar="N|auto",
+                     help="trials per dataset, >= 100, or auto: stages from 100000 trials growing sqrt(10)-fold, "
+                     "stopping once a violation is established or out of reach, or at the budget (default: a "
+                     "catalogue entry's own count, else auto)")
+    run.add_argument("--max-trials", type=int, metavar="N",
+                     help=f"--trials auto: at most N trials per dataset (default {DEFAULT_MAX_TRIALS})")
+    run.add_argument("--max-time", type=float, metavar="SECONDS",
+                     help=f"--trials auto: no stage that cannot finish within SECONDS of the start (default "
+                     f"{DEFAULT_MAX_SECONDS:g}; the first stage always finishes). A stop on time depends on the "
+                     "machine's speed: the output says so and prints the command that redoes the same stages")
+    run.add_argument("--max-stages", type=int, metavar="K", help="--trials auto: at most K stages")
+    run.add_argument("--first-trials", type=int, metavar="N",
+                     help="--trials auto: trials of the first stage (default 100000; smaller for a slow mechanism)")
     run.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
     run.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
     run.add_argument("--workers", type=int, default=1, help="processes drawing trials; results do not depend on it (default 1)")
@@ -277,7 +303,8 @@ def _print_result(args: argparse.Namespace, result: Any, note: str) -> None:
         if args.json:
             print(result.to_json(), flush=True)
         elif args.command == "audit":
-            print(f"{result.to_text()}\n  pair              : {note}", flush=True)
+            command = f"\n  command           : {reproduce_command(args, result)}" if result.stages else ""
+            print(f"{result.to_text()}\n  pair              : {note}{command}", flush=True)
     except BrokenPipeError:  # `| head` left early: the verdict still decides the exit status
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
@@ -290,6 +317,7 @@ def _run_audit(args: argparse.Namespace) -> int:
     if args.command == "report":
         _check_output(args)
     case = prepare_case(args)
+    args.resolved_trials = case.trials
     with _open_executor(args, case.mechanism) as executor:
         result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
                             checkpoint=args.checkpoint, **_run_options(args), **_attack_options(args))
@@ -321,8 +349,16 @@ def _run_scores(args: argparse.Namespace) -> int:
 
 
 def _run_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Options that change the draws but not the attack (``--block-size``)."""
-    return {} if args.block_size is None else {"block_size": args.block_size}
+    """Options that change the draws but not the attack (``--block-size``), and the budget of ``--trials auto``."""
+    options: dict[str, Any] = {} if args.block_size is None else {"block_size": args.block_size}
+    if getattr(args, "resolved_trials", None) == "auto":
+        options["max_trials"] = DEFAULT_MAX_TRIALS if args.max_trials is None else args.max_trials
+        options["max_seconds"] = DEFAULT_MAX_SECONDS if args.max_time is None else args.max_time
+        if args.max_stages is not None:
+            options["max_stages"] = args.max_stages
+        if args.first_trials is not None:
+            options["first_trials"] = args.first_trials
+    return options
 
 
 def _attack_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -346,8 +382,14 @@ def reproduce_command(args: argparse.Namespace, result: Any) -> str:
                 words += [option, str(value)]
     if math.isfinite(result.claimed_epsilon):
         words += ["--epsilon", repr(result.claimed_epsilon)]
-    words += ["--delta", repr(result.delta), "--trials", str(result.trials),
-              "--confidence", repr(args.confidence), "--seed", str(args.seed)]
+    words += ["--delta", repr(result.delta)]
+    if getattr(result, "stages", ()):  # an adaptive audit: the same stages, whatever the machine's speed
+        words += ["--trials", "auto", "--max-trials", str(result.max_trials), "--max-stages", str(len(result.stages))]
+        if args.first_trials is not None:
+            words += ["--first-trials", str(args.first_trials)]
+    else:
+        words += ["--trials", str(result.trials)]
+    words += ["--confidence", repr(args.confidence), "--seed", str(args.seed)]
     if args.block_size is not None:
         words += ["--block-size", str(args.block_size)]
     for name, value in _attack_options(args).items():

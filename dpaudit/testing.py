@@ -10,11 +10,16 @@ installing dpaudit is enough::
         from dpaudit.testing import assert_private
         assert_private(noisy_mean, d0, d1, epsilon=1.0)
 
-The fixture uses the command-line options ``--dpaudit-trials N`` and ``--dpaudit-seed S`` (a nightly
-run with more trials, say) and otherwise the defaults below. ``-p no:dpaudit`` turns the plugin off.
+By default each pair is audited adaptively (``trials="auto"``, :mod:`dpaudit.auditor.adaptive`): in
+stages from 10^5 trials growing sqrt(10)-fold, stopping as soon as a leak is established or no leak
+is within reach, at most :data:`DEFAULT_MAX_TRIALS` trials. There is no time limit by default, so
+the verdict does not depend on the machine's speed. The fixture uses the command-line options
+``--dpaudit-trials N|auto``, ``--dpaudit-max-trials N``, ``--dpaudit-max-time SECONDS`` and
+``--dpaudit-seed S`` (a nightly run with a larger budget, say) and otherwise the defaults below.
+``-p no:dpaudit`` turns the plugin off.
 
-What a pass means: the audit found **no evidence** of a leak on the pairs given, with that many
-trials. It is not a proof of privacy. What a failure means: with confidence ``confidence`` the
+What a pass means: the audit found **no evidence** of a leak on the pairs given, with the trials it
+ran. It is not a proof of privacy. What a failure means: with confidence ``confidence`` the
 mechanism's epsilon exceeds the claim on one of the pairs; the message carries the evidence.
 
 The mechanism contract. :class:`MechanismContract` is a base for pytest test classes (in the manner
@@ -47,6 +52,7 @@ from dpaudit.errors import CheckFailed, InvalidArgument
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
+    "DEFAULT_MAX_TRIALS",
     "DEFAULT_SEED",
     "DEFAULT_TRIALS",
     "ContractCase",
@@ -60,9 +66,12 @@ __all__ = [
     "near_limit_variants",
 ]
 
-#: Trials per dataset: enough to flag a mechanism leaking twice its claimed epsilon = 1 on a scalar
-#: pair, and about a second of auditing for a vectorised scalar mechanism.
-DEFAULT_TRIALS = 100_000
+#: Trials per dataset: adaptive, in stages from 10^5 trials (enough to flag a mechanism leaking twice
+#: its claimed epsilon = 1 on a scalar pair in the first stage) up to :data:`DEFAULT_MAX_TRIALS`.
+DEFAULT_TRIALS: int | str = "auto"
+#: The adaptive audit's budget: a correct vectorised scalar mechanism at its tight claim takes about a
+#: second; a leak that needs more trials than this to show goes unseen (raise it for a nightly run).
+DEFAULT_MAX_TRIALS = 1_000_000
 #: Fixed, so a test's verdict is the same on every run.
 DEFAULT_SEED = 0
 #: A correct mechanism fails at most 1 - 0.999 = 0.1% of the time (over the choice of seed).
@@ -77,14 +86,16 @@ def assert_private(
     pairs: Sequence[tuple[Any, Any]] | None = None,
     epsilon: float | None = None,
     delta: float | None = None,
-    trials: int = DEFAULT_TRIALS,
+    trials: int | str = DEFAULT_TRIALS,
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
+    max_trials: int | None = None,
+    max_seconds: float | None = None,
     **audit_options: Any,
 ) -> list[AuditResult]:
     """Raise ``AssertionError`` with the evidence if an audit finds ``mechanism`` exceeds its claim.
 
-    What a pass means: no evidence of a leak was found on these pairs with this many trials; it is
+    What a pass means: no evidence of a leak was found on these pairs with the trials run; it is
     **not** a proof of privacy. A correct mechanism fails with probability at most
     ``1 - confidence`` over the choice of seed: 0.1% at the default 0.999. With the default fixed
     seed the verdict is deterministic: the same on every run and machine.
@@ -102,12 +113,16 @@ def assert_private(
     epsilon, delta : float, optional
         The claim; default: the mechanism's ``claimed_guarantee()`` (``epsilon`` is required for a
         plain callable) and its delta, else 0.
-    trials : int
-        Trials per dataset and pair (default :data:`DEFAULT_TRIALS`).
+    trials : int or "auto"
+        Trials per dataset and pair, or ``"auto"`` (the default): adaptive, up to ``max_trials``.
     seed : int
         Root seed (default :data:`DEFAULT_SEED`); several pairs get streams spawned from it.
     confidence : float
         In (0, 1); default :data:`DEFAULT_CONFIDENCE`.
+    max_trials, max_seconds : optional
+        The budget of ``trials="auto"`` per pair: trials per dataset (default
+        :data:`DEFAULT_MAX_TRIALS`) and seconds (default none: a time limit makes the verdict
+        depend on the machine's speed, which the failure message then says).
     **audit_options
         Passed to :func:`dpaudit.audit` (``executor``, ``candidates``, ...).
 
@@ -143,16 +158,23 @@ def assert_private(
     confidence = check_in_range("assert_private", "confidence", confidence, 0.0, 1.0, low_closed=False, high_closed=False)
     per_pair = 1.0 - (1.0 - confidence) / len(pairs)
     seeds: list[Any] = [seed] if len(pairs) == 1 else list(np.random.SeedSequence(seed).spawn(len(pairs)))
+    if trials == "auto":
+        audit_options["max_trials"] = DEFAULT_MAX_TRIALS if max_trials is None else max_trials
+    elif max_trials is not None:
+        audit_options["max_trials"] = max_trials  # refused by audit() with a fixed count, naming it
+    if max_seconds is not None:
+        audit_options["max_seconds"] = max_seconds
     results = []
     for index, ((a, b), child) in enumerate(zip(pairs, seeds, strict=True)):
         result = audit(mechanism, a, b, epsilon=epsilon, delta=delta, trials=trials, seed=child,
                        confidence=per_pair, **audit_options)
         if result.violation:
             where = "" if len(pairs) == 1 else f" on pair {index} of {len(pairs)}"
+            ran = f"{result.trials} trials" + (f" in {len(result.stages)} stage(s)" if result.stages else "")
             raise CheckFailed(
                 f"{result.mechanism} leaks{where}: epsilon >= {result.epsilon_lower_bound:.4f} exceeds the claimed "
                 f"{result.claimed_epsilon:g} at delta = {result.delta:g} (confidence {per_pair:g}; "
-                f"seed {seed}, {trials} trials)\n{result.to_text()}"
+                f"seed {seed}, {ran})\n{result.to_text()}"
             )
         results.append(result)
     return results

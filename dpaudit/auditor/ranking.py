@@ -192,8 +192,11 @@ def _fit_log_survival(
         grad = surv[:, None] * x  # d S(t_i) / d coef
         mean = n * np.append(surv[:-1] - surv[1:], surv[-1])
         dmean = n * np.vstack([grad[:-1] - grad[1:], grad[-1:]])
-        info += (dmean / np.maximum(mean, 1e-300)[:, None]).T @ dmean
+        with np.errstate(over="ignore", invalid="ignore"):  # a fitted bin of ~0 mass: refused just below
+            info += (dmean / np.maximum(mean, 1e-300)[:, None]).T @ dmean
         fits.append(log_surv)
+    if not np.all(np.isfinite(info)):  # the fit gives some bin no mass: not a survival function there
+        return None
     try:
         cov = np.linalg.inv(info)
     except np.linalg.LinAlgError:

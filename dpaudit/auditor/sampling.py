@@ -22,7 +22,7 @@ import os
 import pickle
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, wait
 from dataclasses import dataclass
 from typing import Any
@@ -292,7 +292,7 @@ class BlockSource:
             self._check(got[key])
         return got
 
-    def stream(self, blocks: Sequence[int]) -> Iterator[Arrival]:
+    def stream(self, blocks: Sequence[int]) -> Generator[Arrival, None, None]:
         """``blocks`` on every dataset, one at a time as they are loaded or finish drawing."""
         for arrival in self._timed(self._arrivals(blocks)):
             self._check(arrival)

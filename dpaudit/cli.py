@@ -150,6 +150,7 @@ def _count(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``dpaudit`` command line: its subcommands (demo, audit, prove, bounds, ...) and options."""
     parser = _Parser(prog="dpaudit", description="Audit and verify differential-privacy implementations.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -202,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``dpaudit`` with ``argv`` (default: the process's arguments); return the exit status."""
     try:
         return _dispatch(argv)
     except BrokenPipeError:  # e.g. `dpaudit bounds | head`: the reader left, which is not an error

@@ -39,13 +39,14 @@ from dpaudit._validation import argument_error
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import Verdict
+from dpaudit.errors import DPAuditError
 
 __all__ = ["Monomial", "Rate", "RateError", "canonical_log_argument", "leading_rate"]
 
 _OWNER = "leading_rate"
 
 
-class RateError(ValueError):
+class RateError(DPAuditError, ValueError):
     """The expression has no representation as a maximum of monomials in the rate variables.
 
     Raised, with the offending sub-expression, for exponentials of a rate variable, exponents that

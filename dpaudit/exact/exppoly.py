@@ -20,6 +20,7 @@ from fractions import Fraction
 
 from flint import arb
 
+from dpaudit.errors import EnclosureError
 from dpaudit.exact.enclosure import arb_of
 
 __all__ = ["ExpPoly", "Primitive", "interior_point"]
@@ -86,19 +87,19 @@ def _rate(scales: Sequence[float], key: Key) -> arb:
 def _integral_of_exp(scales: Sequence[float], key: Key, low: float | None, high: float | None) -> arb:
     if _is_zero_rate(scales, key):
         if low is None or high is None:
-            raise ArithmeticError("a constant term on an infinite interval: the integrand does not decay")
+            raise EnclosureError("a constant term on an infinite interval: the integrand does not decay")
         return arb_of(high) - arb_of(low)
     lam = _rate(scales, key)
     positive = sum(Fraction(k) / Fraction(b) for k, b in zip(key, scales, strict=True)) > 0
     if high is None:
         if positive:
-            raise ArithmeticError("a growing term on [a, inf): the integrand does not decay")
+            raise EnclosureError("a growing term on [a, inf): the integrand does not decay")
         upper = arb(0)
     else:
         upper = (lam * arb_of(high)).exp()
     if low is None:
         if not positive:
-            raise ArithmeticError("a growing term on (-inf, b]: the integrand does not decay")
+            raise EnclosureError("a growing term on (-inf, b]: the integrand does not decay")
         lower = arb(0)
     else:
         lower = (lam * arb_of(low)).exp()

@@ -482,7 +482,7 @@ def _c1_conditions(exprs: list[sp.Expr]) -> list[Any] | None:
 
 
 def _convex(hypotheses: list[Any], xs: list[sp.Symbol]) -> bool:
-    """Is the set of inputs cut out by the hypotheses convex? (each an inequality or equation linear in the inputs)"""
+    """Is the set of inputs cut out by the hypotheses convex (each an inequality or equation linear in the inputs)?"""
     for h in hypotheses:
         if not (h.free_symbols & set(xs)):
             continue

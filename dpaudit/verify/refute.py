@@ -120,7 +120,8 @@ def _holds_exactly(relation: Any) -> bool:
     return s < 0 or (s == 0 and not strict)
 
 
-def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
+def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs: list[sp.Expr], xs: list[sp.Symbol],
+            ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
             p: float, low: np.ndarray | None, high: np.ndarray | None, where: list[Any], pair_domain: list[Any],
             rng: np.random.Generator, budget: int | None, tol: Fraction) -> dict[str, Any]:
     """Look for an exact counterexample pair: points of the cells that were not proved, then a numerical

@@ -120,7 +120,7 @@ class NumericalSVT(_Params, MechanismBase):
         rho = rng.laplace(0.0, 3.0 / self.epsilon, size=(size, 1))
         above = q + rng.laplace(0.0, 6.0 * self.cutoff / self.epsilon, size=(size, k)) >= self.threshold + rho
         released = q + rng.laplace(0.0, 3.0 * self.cutoff / self.epsilon, size=(size, k))
-        before = np.cumsum(above, axis=1) - above  # ⊤ answers before each query
+        before: NDArray[np.int64] = np.cumsum(above, axis=1) - above  # ⊤ answers before each query
         out = np.where(above, released, 0.0)
         out[before >= self.cutoff] = NUMERICAL_NOT_REACHED
         return out

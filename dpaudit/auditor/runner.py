@@ -61,7 +61,12 @@ from dpaudit.auditor.sampling import (
     draw_block,
     own_dataset,
 )
-from dpaudit.auditor.selection import LEARNED_FRACTION, SCALAR_FRACTION, choose_candidates, default_selection_fraction
+from dpaudit.auditor.selection import (
+    LEARNED_FRACTION,
+    SCALAR_FRACTION,
+    choose_candidates,
+    default_selection_fraction,
+)
 from dpaudit.auditor.stats import gdp_mu_lower_bound_from_counts
 from dpaudit.auditor.streaming import (
     EventTally,

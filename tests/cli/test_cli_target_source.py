@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_cli_records import audits  # noqa: F401 - the fixture that runs no audit (a sibling test module)
 
 from dpaudit.cli import EXIT_BAD_INPUT, main
-from test_cli_records import audits  # noqa: F401 - the fixture that runs no audit (a sibling test module)
 
 SOURCE = '''import numpy as np
 def good(data, rng, size=None):
@@ -46,7 +46,7 @@ def _layout(folder: Path) -> None:
     ("i20b_target:good", "sub/link.py"),
     ("i20b_pkg.mech:good", "i20b_pkg/mech.py"),
 ], ids=["module-file", "other-spelling", "symlink", "package-module"])
-def test_the_targets_source_file_is_never_the_output_even_with_force(folder, audits, capsys, target, output):
+def test_the_targets_source_file_is_never_the_output_even_with_force(folder, audits, capsys, target, output):  # noqa: F811 - the imported fixture
     _layout(folder)
     before = {p: p.read_bytes() for p in folder.rglob("*.py")}
     code = main(["report", target, "--d0", "d0.npy", "--d1", "d1.npy", "--epsilon", "1", "--trials", "1000",

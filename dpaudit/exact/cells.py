@@ -43,6 +43,7 @@ from flint import arb
 from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error
+from dpaudit.errors import EnclosureError
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision, sum_bounds
 from dpaudit.exact.pld import LossDistribution, bin_masses
 from dpaudit.exact.profile import EXACT, PrivacyProfile, exp_bounds
@@ -311,7 +312,7 @@ class CellProfile(PrivacyProfile):
         given = None if self._max_given is None else self._max_given[direction]
         if given is not None:
             if given.lo > hi or given.hi < lo:
-                raise ArithmeticError(f"the given largest loss {given} misses the cells' enclosure [{lo}, {hi}]")
+                raise EnclosureError(f"the given largest loss {given} misses the cells' enclosure [{lo}, {hi}]")
             lo, hi = max(lo, given.lo), min(hi, given.hi)
         return Enclosure(lo, hi)
 
@@ -396,7 +397,7 @@ def refine_maximum(bounds: Callable[[Any], tuple[Array, Array]], cells: Sequence
         best = max(best, float(np.max(lower)))
     top = max(float(np.max(upper)), dropped)
     if top < best:  # both are certified, so sup f lies between them: a bound is wrong, and neither end can be trusted
-        raise ArithmeticError(f"branch and bound: the certified upper bound {top!r} is below the certified lower bound {best!r}")
+        raise EnclosureError(f"branch and bound: the certified upper bound {top!r} is below the certified lower bound {best!r}")
     return Enclosure(best, top)
 
 

@@ -137,7 +137,7 @@ class Primitive:
         for lam, c, sign in self.terms:
             if math.isinf(x):
                 if sign == 0 or (sign > 0) == (x > 0):
-                    raise ArithmeticError("the integrand does not decay at this infinite end")
+                    raise EnclosureError("the integrand does not decay at this infinite end")
                 continue
             total += c * arb_of(x) if lam is None else c * (lam * arb_of(x)).exp()
         return total

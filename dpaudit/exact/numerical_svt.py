@@ -28,6 +28,7 @@ from functools import reduce
 import numpy as np
 
 from dpaudit._validation import argument_error
+from dpaudit.errors import EnclosureError
 from dpaudit.exact.cells import CellProfile, Cells, laplace_pair_cells
 from dpaudit.exact.threshold import ThresholdSpec, threshold_profile
 
@@ -64,6 +65,6 @@ def numerical_svt_profile(spec: ThresholdSpec, release_scale: float, q0: Sequenc
         parts.append(reduce(Cells.times, factors, atom))
     cells = Cells.concat(parts)
     if not np.all(np.isfinite(cells.l_hi)):
-        raise ArithmeticError("numerical sparse vector: a pattern of zero probability on one dataset")
+        raise EnclosureError("numerical sparse vector: a pattern of zero probability on one dataset")
     return cells.profile(description=f"{description} (pattern, then Laplace releases of scale {release_scale:g}; "
                                      f"{band} cells inside each value's band, {cells.size} cells)")

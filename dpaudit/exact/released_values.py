@@ -62,7 +62,7 @@ __all__ = ["released_value_profile"]
 
 #: Cells of the middle region (between the smallest and largest breakpoint), at least and at most.
 MIDDLE_CELLS = (32, 128)
-#: Right-tail cells: at ``scale * 2^(k/2 - 6)`` beyond the largest breakpoint, ``k = 0 .. TAIL_CELLS - 1``.
+#: Right-tail cells beyond the largest breakpoint, at ``scale * 2^(k/2 - 6)`` for ``0 <= k < TAIL_CELLS``.
 TAIL_CELLS = 24
 
 

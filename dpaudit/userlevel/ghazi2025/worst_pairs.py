@@ -5,7 +5,7 @@
 transcript column releases on the pair (both algorithms share the phase structure).
 
 The construction (``preset="safe"``, ``(eps, delta) = (1, 10^-3)``, ``d = 1``, ``B = 1000``)
--------------------------------------------------------------------------------------------
+--------------------------------------------------------------------------------------------
 * **A linear loss.** :class:`~dpaudit.userlevel.ghazi2025.losses.LinearLoss` has gradient ``-x`` at
   every iterate, so the scores, the robust estimates and the phase averages do not depend on the
   iterate: every phase is the same mechanism whatever the earlier releases.

@@ -32,7 +32,7 @@ canary at ``0`` in ``d0`` and ``-2.5`` in ``d1``.
   the claim is slack on this pair: the canary's own move is ``0.012 sigma``.
 
 Algorithm 2 (one call, full batch ``K = n = 160``, ``T = 4`` steps at ``(8, 1e-2)``)
-----------------------------------------------------------------------------------
+------------------------------------------------------------------------------------
 The score (at ``2 tau``, ``tau = 0.2 L``) of a core of 150 users at ``q = 0.5`` and a far cluster of
 9 at ``-0.5``: with the canary in the core (``d0``, at ``0.1``, the core's ``2 tau`` edge) it is
 ``(151^2 + 81)/160 = 143.0``, just below the threshold ``0.9 K = 144``; with the canary at ``-1``

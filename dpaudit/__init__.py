@@ -20,10 +20,9 @@ from dpaudit.errors import (
     UnsoundApproximationWarning,
     UnsoundMechanismWarning,
 )
+from dpaudit._version import __version__
 from dpaudit.guarantees import GDP, ApproxDP, Guarantee, PureDP
 from dpaudit.interfaces import Mechanism
-
-__version__ = "0.1.0"
 
 __all__ = [
     "GDP",

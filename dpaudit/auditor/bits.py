@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.auditor.features import OutputLayout
+from dpaudit.auditor.score import Score, category_score
 
 __all__ = ["bit_fields", "bit_scores", "grid_exponent"]
 
@@ -88,15 +89,14 @@ def _separation(a0: NDArray[Any], a1: NDArray[Any], column: int) -> float:
     return float(0.5 * np.abs(n0 - n1).sum())
 
 
-def bit_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
+def bit_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
     """The bit-level families for float outputs (nothing for integer or boolean outputs)."""
-    from dpaudit.auditor.attacks import Score, category_score
 
     if np.asarray(a0).dtype.kind != "f" or layout.kind == "discrete":
         return []
     k = layout.n_columns
     columns = range(k) if k <= MAX_BIT_COLUMNS else np.argsort([-_separation(a0, a1, j) for j in range(k)])[:MAX_BIT_COLUMNS]
-    scores: list[Any] = []
+    scores: list[Score] = []
     for j in (int(c) for c in columns):
         for low, label in ((False, "float bits"), (True, "float low bits")):
             def codes(x: NDArray[Any], j: int = j, low: bool = low) -> NDArray[np.int64]:

@@ -9,6 +9,7 @@ Three parts, side by side:
 """
 
 from dpaudit import one_run
+from dpaudit._version import __version__
 from dpaudit.auditor import AuditCase, AuditResult, ScoresAuditResult, audit, audit_scores
 from dpaudit.errors import (
     CheckpointError,
@@ -20,7 +21,6 @@ from dpaudit.errors import (
     UnsoundApproximationWarning,
     UnsoundMechanismWarning,
 )
-from dpaudit._version import __version__
 from dpaudit.guarantees import GDP, ApproxDP, Guarantee, PureDP
 from dpaudit.interfaces import Mechanism
 

@@ -12,8 +12,10 @@ Every attack reduces an output to a real *score*; an *event* is ``{score > t}`` 
 * per-column families for vector outputs (:mod:`.columns`) and, when asked for, bit-level
   families for floating-point outputs (:mod:`.bits`).
 
-Threshold events on these scores are ranked in :mod:`.ranking`. Nothing here touches the
-estimation split.
+Each family is an :class:`AttackFamily` (its name, the layouts it reads, its fit) in the registry
+:data:`FAMILIES`; the fitted score functions and the category score they share are in the leaf
+module :mod:`.score`. Threshold events on these scores are ranked in :mod:`.ranking`. Nothing here
+touches the estimation split.
 
 References
 ----------
@@ -26,7 +28,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -38,7 +40,7 @@ from dpaudit.auditor.columns import column_scores
 from dpaudit.auditor.features import OutputLayout, encode_rows
 from dpaudit.auditor.score import Family, Score, category_score
 
-__all__ = ["Score", "category_score", "fit_scores", "score_families"]
+__all__ = ["FAMILIES", "AttackFamily", "Score", "category_score", "fit_scores", "score_families"]
 
 MAX_COORDINATE_SCORES = 16
 MAX_PATTERNS = 16
@@ -139,30 +141,94 @@ def _discrete_codes(x: NDArray[Any]) -> NDArray[np.int64]:
     return np.where(np.isposinf(arr), 2**62 + 1, np.where(np.isneginf(arr), -(2**62) - 1, clipped))
 
 
+@dataclass(frozen=True)
+class AttackFamily:
+    """One attack family: the name users see, the outputs it reads, and how it fits its scores.
+
+    Attributes
+    ----------
+    name : str
+        The family's name: ``Score.family`` of its scores, and what ``fit_scores(only=...)`` selects.
+    reads : Callable[[OutputLayout], bool]
+        Whether the family applies to outputs of a layout.
+    fit : Callable[[OutputLayout, NDArray, NDArray], list[Score]]
+        Its score functions, fitted on the training rows ``(a0, a1)`` of the selection split.
+    opt_in : bool
+        Fitted only when asked for (the bit-level families: ``float_bits=True``).
+    """
+
+    name: str
+    reads: Callable[[OutputLayout], bool] = field(repr=False)
+    fit: Callable[[OutputLayout, NDArray[Any], NDArray[Any]], list[Score]] = field(repr=False)
+    opt_in: bool = False
+
+    def fitter(self, layout: OutputLayout) -> Family:
+        """This family's fit for ``layout``, as a function of the training rows ``(a0, a1)``."""
+        return lambda a0, a1: self.fit(layout, a0, a1)
+
+
+def _values(layout: OutputLayout) -> Callable[[NDArray[Any]], NDArray[np.float64]]:
+    """The real values the vector families read: integer codes, the continuous part, or the output."""
+    if layout.kind == "discrete":
+        return lambda x: _discrete_codes(x).astype(float)  # finite even for infinite outputs
+    if layout.kind == "mixed":
+        return layout.continuous_part
+    return lambda x: np.asarray(x, dtype=float)
+
+
+def _fit_coordinates(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
+    values, label = _values(layout), "coordinate" if layout.kind == "continuous" else "value"
+    if layout.n_columns == 1:
+        return [_coordinate(0, values, label)]
+    return _coordinate_scores(layout.n_columns, values(a0), values(a1), values, label)
+
+
+def _fit_lda(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
+    values = _values(layout)
+    v0, v1 = values(a0), values(a1)
+    return [_lda_score(v0, v1, values)] if _all_finite(v0, v1) else []
+
+
+def _fit_quadratic_logistic(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
+    values = _values(layout)
+    v0, v1 = values(a0), values(a1)
+    if not _all_finite(v0, v1):
+        return []
+
+    def quadratic(x: NDArray[Any]) -> NDArray[np.float64]:
+        v = values(x)  # the values of values are the values: the fit may be given either
+        return np.hstack([v, v**2])
+
+    fitted = _logistic_score("logistic(x, x^2)", quadratic, v0, v1)
+    return [] if fitted is None else [fitted]
+
+
+def _vector(layout: OutputLayout) -> bool:
+    return layout.n_columns > 1
+
+
+#: The attack families, in the order their scores are fitted and listed.
+FAMILIES: tuple[AttackFamily, ...] = (
+    AttackFamily("category", lambda layout: layout.kind == "discrete", lambda layout, a0, a1: _discrete_category(a0, a1)),
+    AttackFamily("atom pattern", lambda layout: layout.kind == "mixed",
+                 lambda layout, a0, a1: [category_score("atom pattern", layout.atom_codes, a0, a1, layout.describe_codes)]),
+    AttackFamily("logistic(pattern, values)", lambda layout: layout.kind == "mixed", lambda layout, a0, a1: _mixed_logistic(layout, a0, a1)),
+    AttackFamily("value", lambda layout: layout.kind in ("discrete", "mixed"), _fit_coordinates),
+    AttackFamily("coordinate", lambda layout: layout.kind == "continuous", _fit_coordinates),
+    AttackFamily("lda", _vector, _fit_lda),
+    AttackFamily("logistic", lambda layout: _vector(layout) and layout.kind != "mixed", _fit_quadratic_logistic),
+    AttackFamily("columns", lambda layout: _vector(layout) or layout.kind == "mixed", column_scores),
+    AttackFamily("float bits", lambda layout: True, bit_scores, opt_in=True),
+)
+
+
 def score_families(layout: OutputLayout, *, float_bits: bool = False) -> dict[str, Family]:
     """The attack families for ``layout``: name -> function fitting that family's scores on (a0, a1).
 
     ``float_bits`` adds the bit-level families of :mod:`.bits` for floating-point outputs.
     """
-    k = layout.n_columns
-    fams: dict[str, Family] = {}
-    if layout.kind == "discrete":
-        def as_float(x: NDArray[Any]) -> NDArray[np.float64]:
-            return _discrete_codes(x).astype(float)  # finite even for infinite outputs
-
-        fams["category"] = _discrete_category
-        fams.update(_vector_families(k, as_float, "value"))
-    elif layout.kind == "mixed":
-        fams["atom pattern"] = lambda a0, a1: [category_score("atom pattern", layout.atom_codes, a0, a1, layout.describe_codes)]
-        fams["logistic(pattern, values)"] = lambda a0, a1: _mixed_logistic(layout, a0, a1)
-        fams.update(_vector_families(k, layout.continuous_part, "value", logistic=False))
-    else:
-        fams.update(_vector_families(k, lambda x: np.asarray(x, dtype=float), "coordinate"))
-    if k > 1 or layout.kind == "mixed":
-        fams["columns"] = lambda a0, a1: column_scores(layout, a0, a1)
-    if float_bits:
-        fams["float bits"] = lambda a0, a1: bit_scores(layout, a0, a1)
-    return fams
+    return {family.name: family.fitter(layout) for family in FAMILIES
+            if family.reads(layout) and (float_bits or not family.opt_in)}
 
 
 def fit_scores(
@@ -170,7 +236,7 @@ def fit_scores(
 ) -> list[Score]:
     """Fit the score functions for ``layout`` on the training part ``a0``, ``a1`` of the selection split.
 
-    ``only`` restricts the fit to the named families (see :func:`score_families`).
+    ``only`` restricts the fit to the named families (see :data:`FAMILIES`).
     """
     scores: list[Score] = []
     for family, fit in score_families(layout, float_bits=float_bits).items():
@@ -184,29 +250,6 @@ def _discrete_category(a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
     if n_categories > max(2, (len(a0) + len(a1)) // 4):
         return []  # nearly every output unique: frequencies carry no information
     return [category_score("category", _discrete_codes, a0, a1)]
-
-
-def _vector_families(
-    k: int, values: Callable[[NDArray[Any]], NDArray[np.float64]], label: str, logistic: bool = True
-) -> dict[str, Family]:
-    """Coordinates and their aggregates, Fisher's discriminant, and a quadratic logistic regression."""
-    if k == 1:
-        return {label: lambda a0, a1: [_coordinate(0, values, label)]}
-    fams: dict[str, Family] = {label: lambda a0, a1: _coordinate_scores(k, values(a0), values(a1), values, label)}
-    fams["lda"] = lambda a0, a1: [_lda_score(values(a0), values(a1), values)] if _all_finite(values(a0), values(a1)) else []
-    if logistic:
-        def quadratic(x: NDArray[Any]) -> NDArray[np.float64]:
-            v = values(x)
-            return np.hstack([v, v**2])
-
-        def fit_logistic(a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
-            if not _all_finite(values(a0), values(a1)):
-                return []
-            fitted = _logistic_score("logistic(x, x^2)", quadratic, values(a0), values(a1))
-            return [] if fitted is None else [fitted]
-
-        fams["logistic"] = fit_logistic
-    return fams
 
 
 def _all_finite(*arrays: NDArray[np.float64]) -> bool:

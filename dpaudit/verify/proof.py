@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
 import sympy as sp
 
 from dpaudit.verify._record import Step, has_float

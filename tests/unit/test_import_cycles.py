@@ -86,7 +86,7 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
             if nxt == node:
                 continue
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return [*path[path.index(nxt):], nxt]
             if nxt not in state and (cycle := search(nxt)):
                 return cycle
         path.pop()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_int, check_positive, check_probability
+from dpaudit._validation import argument_error, check_int, check_positive
 from dpaudit.guarantees import ApproxDP, PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_integer_valued, check_size
 from dpaudit.mechanisms.tdlap_params import tdlap_kappa

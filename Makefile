@@ -4,13 +4,14 @@
 #               `make crosscheck` installs dp-accounting and runs the cross-checks against it;
 #               `make test-browser` installs Debian's chromium and opens the HTML report in it;
 #               `make mutation` runs mutation testing of the auditor's statistics: long, not in CI)
+#   make docs   build the documentation (docs/_build/html), warnings as errors
 #   make notebooks  re-execute the notebooks in place (full parameters) and regenerate their README thumbnails
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.dpaudit-installed
 
-.PHONY: demo test test-slow test-browser crosscheck prove bounds bench notebooks mutation mutation-kernel lint clean
+.PHONY: demo test docs test-slow test-browser crosscheck prove bounds bench notebooks mutation mutation-kernel lint clean
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +24,15 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist worksteal
+
+DOCS_STAMP := $(VENV)/.dpaudit-docs-installed
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	@touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
@@ -64,4 +74,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check dpaudit proofs tests benchmarks
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis docs/_build docs/_notebooks docs/generated

@@ -13,6 +13,7 @@ from the catalogue entry. Every mistake raises :class:`CommandLineError` with a 
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -83,12 +84,26 @@ def _catalogue_entry(spec: str) -> Any:
     exact = [e for e in entries if e.name.casefold() == key]
     matches = exact or [e for e in entries if key in e.name.casefold()]
     if len(matches) != 1:
-        names = "; ".join(e.name for e in (matches or entries))
-        found = "matches no catalogue entry" if not matches else f"matches {len(matches)} catalogue entries"
-        raise CommandLineError(
-            f"TARGET {spec!r} {found} and is not module:callable; choose one of: {names}"
-        )
+        raise CommandLineError(_no_single_entry(spec, [e.name for e in entries], [e.name for e in matches]))
     return matches[0]
+
+
+def _no_single_entry(spec: str, names: list[str], matches: list[str], *, shown: int = 5) -> str:
+    """The message for a TARGET naming no catalogue entry, or several: the closest names, not all of them."""
+    if matches:
+        listed = "; ".join(matches[:shown]) + (f"; ... ({len(matches) - shown} more)" if len(matches) > shown else "")
+        return (f"TARGET {spec!r} matches {len(matches)} catalogue entries and is not module:callable; "
+                f"be more specific: {listed}")
+    by_folded = {name.casefold(): name for name in names}
+    close = difflib.get_close_matches(spec.casefold(), list(by_folded), n=shown, cutoff=0.5)
+    # words of several-word names (a typo of 'laplace' is close to 'Laplace' but far from 'discrete Laplace')
+    words = {word: name for name in names for word in name.casefold().replace("(", " ").split()}
+    for word in difflib.get_close_matches(spec.casefold(), list(words), n=shown, cutoff=0.75):
+        if words[word].casefold() not in close:
+            close.append(words[word].casefold())
+    hint = ("did you mean: " + "; ".join(by_folded[c] for c in close[:shown]) + "?") if close else \
+        "`dpaudit demo` lists the catalogue's names"
+    return f"TARGET {spec!r} matches no catalogue entry and is not module:callable; {hint}"
 
 
 def _local_module(top: str, folder: Path) -> Path | None:
@@ -179,15 +194,24 @@ def _is_factory(obj: Any) -> bool:
     return not required
 
 
-def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *, allow_factory: bool = True) -> Any:
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: 'an int', 'a list'."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *, allow_factory: bool = True,
+                  query_sensitivity: float | None = None) -> Any:
     from dpaudit.adapters import adapt
 
     try:
-        adapted = adapt(obj, d0, d1, delta=delta)
+        adapted = adapt(obj, d0, d1, delta=delta, query_sensitivity=query_sensitivity)
     except DPAuditError as exc:
         raise CommandLineError(f"TARGET {spec!r}: {_one_line(exc)}") from exc
     if adapted is not None:
         return adapted
+    if query_sensitivity is not None and not (callable(obj) and allow_factory and _is_factory(obj)):
+        raise CommandLineError(f"--query-sensitivity applies to a diffprivlib mechanism or an OpenDP measurement; "
+                               f"TARGET {spec!r} is neither")
     if hasattr(obj, "sample") and hasattr(obj, "claimed_guarantee") and not isinstance(obj, type):
         return obj
     if isinstance(obj, type):
@@ -197,11 +221,12 @@ def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *,
             made = obj()
         except (Exception, SystemExit) as exc:
             raise CommandLineError(f"TARGET {spec!r}: the factory raised {type(exc).__name__}: {_one_line(exc)}") from exc
-        return _as_mechanism(spec, made, d0, d1, delta, allow_factory=False)
+        return _as_mechanism(spec, made, d0, d1, delta, allow_factory=False, query_sensitivity=query_sensitivity)
     if callable(obj):
         return obj
     raise CommandLineError(
-        f"TARGET {spec!r} is a {type(obj).__name__}, not a mechanism, a callable fn(data, rng, size=None) or a factory"
+        f"TARGET {spec!r} is {_a(type(obj).__name__)} object, not a mechanism, a callable fn(data, rng, size=None) or a "
+        "factory"
     )
 
 
@@ -251,6 +276,8 @@ def _check_numbers(args: argparse.Namespace) -> None:
             check_probability(owner, "--delta", args.delta)
         if args.trials is not None and args.trials != "auto":
             check_int(owner, "--trials", args.trials, minimum=MIN_TRIALS)
+        if getattr(args, "query_sensitivity", None) is not None:
+            check_positive(owner, "--query-sensitivity", args.query_sensitivity)
         for option, minimum in (("max_trials", MIN_TRIALS), ("max_stages", 1), ("first_trials", MIN_TRIALS)):
             if getattr(args, option, None) is not None:
                 check_int(owner, "--" + option.replace("_", "-"), getattr(args, option), minimum=minimum)
@@ -292,6 +319,9 @@ def prepare_case(args: argparse.Namespace) -> AuditCase:
     spec = args.target
     pair = _pair_from_args(args)
     if not _MODULE_TARGET.match(spec):
+        if getattr(args, "query_sensitivity", None) is not None:
+            raise CommandLineError("--query-sensitivity applies to a module:callable naming a diffprivlib mechanism or "
+                                   "an OpenDP measurement, not to a catalogue entry")
         entry = _catalogue_entry(spec)
         d0, d1, source = pair if pair is not None else (entry.d0, entry.d1, f"the catalogue entry's pair ({entry.name})")
         return replace(
@@ -306,7 +336,8 @@ def prepare_case(args: argparse.Namespace) -> AuditCase:
     if pair is None:
         raise CommandLineError(f"TARGET {spec!r} needs a pair: give --d0 FILE --d1 FILE or --pair NAME")
     d0, d1, source = pair
-    mechanism = _as_mechanism(spec, _import_attribute(spec), d0, d1, args.delta)
+    mechanism = _as_mechanism(spec, _import_attribute(spec), d0, d1, args.delta,
+                              query_sensitivity=getattr(args, "query_sensitivity", None))
     if args.epsilon is None and not hasattr(mechanism, "claimed_guarantee"):
         raise CommandLineError(f"--epsilon is required: TARGET {spec!r} is a plain callable with no claimed_guarantee()")
     return AuditCase(spec, mechanism, d0, d1, args.epsilon, args.delta, _trials(args, None), broken=False, note=source,

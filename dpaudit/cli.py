@@ -54,12 +54,12 @@ _EXAMPLES = {
 
 
 def trials_option(text: str) -> int | str:
-    """``--trials``: an integer, or ``auto``."""
+    """``--trials``: a whole number (``100000``, ``100_000``, ``1e5``), or ``auto``."""
     if text.strip().lower() == "auto":
         return "auto"
     try:
-        return int(text)
-    except ValueError:
+        return _count(text)
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"must be an integer >= 100 or auto; got {text!r}") from None
 
 
@@ -93,32 +93,36 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     claim = parser.add_argument_group("the claim (default: the mechanism's claimed_guarantee())")
     claim.add_argument("--epsilon", type=float, help="claimed epsilon, >= 0 (required for a plain callable)")
     claim.add_argument("--delta", type=float, help="claimed delta, in [0, 1) (default: the claim's, else 0)")
+    claim.add_argument("--query-sensitivity", type=float, metavar="X",
+                       help="for a diffprivlib mechanism or an OpenDP measurement: the distance the query's answers "
+                       "really move, when it is not the sensitivity the mechanism was told (the claim is then audited "
+                       "at this distance)")
     run = parser.add_argument_group("the audit")
     run.add_argument("--trials", type=trials_option, metavar="N|auto",
-                     help="trials per dataset, >= 100, or auto: stages from 100000 trials growing sqrt(10)-fold, "
+                     help="trials per dataset, >= 100 (1e6 is fine), or auto: stages from 100000 trials growing sqrt(10)-fold, "
                      "stopping once a violation is established or out of reach, or at the budget (default: a "
                      "catalogue entry's own count, else auto)")
-    run.add_argument("--max-trials", type=int, metavar="N",
+    run.add_argument("--max-trials", type=_count, metavar="N",
                      help=f"--trials auto: at most N trials per dataset (default {DEFAULT_MAX_TRIALS})")
     run.add_argument("--max-time", type=float, metavar="SECONDS",
                      help=f"--trials auto: no stage that cannot finish within SECONDS of the start (default "
                      f"{DEFAULT_MAX_SECONDS:g}; the first stage always finishes). A stop on time depends on the "
                      "machine's speed: the output says so and prints the command that redoes the same stages")
     run.add_argument("--max-stages", type=int, metavar="K", help="--trials auto: at most K stages")
-    run.add_argument("--first-trials", type=int, metavar="N",
+    run.add_argument("--first-trials", type=_count, metavar="N",
                      help="--trials auto: trials of the first stage (default 100000; smaller for a slow mechanism)")
     run.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
     run.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
     run.add_argument("--workers", type=int, default=1, help="processes drawing trials; results do not depend on it (default 1)")
     run.add_argument("--scheduler", metavar="ADDRESS", help="draw trials on this Dask cluster instead (tcp://host:port)")
     run.add_argument("--checkpoint", metavar="FILE", help="record finished blocks in this SQLite file; rerun to resume")
-    run.add_argument("--block-size", type=int, metavar="N",
+    run.add_argument("--block-size", type=_count, metavar="N",
                      help="trials per random-stream block, >= 1 (part of the seed; default: the mechanism's, else "
                      "chosen from the output size); a checkpoint records progress block by block")
     run.add_argument("--float-bits", action="store_true",
                      help="also attack the IEEE-754 bits of floating-point outputs (catches naive float samplers; "
                      "numpy's laplace and normal leak there too)")
-    run.add_argument("--spot-check", type=int, metavar="N",
+    run.add_argument("--spot-check", type=_count, metavar="N",
                      help="draw N more trials per dataset one call each and test that rows of one call are "
                      "independent, as the bound assumes (default 0: no check)")
     run.add_argument("--candidates", type=int, metavar="K",
@@ -128,6 +132,21 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     run.add_argument("--json", action="store_true", help="print the result as JSON (it carries schema_version)")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar (shown only on a terminal)")
     return run
+
+
+def _count(text: str) -> int:
+    """A count on the command line: ``100000``, ``100_000`` or ``1e5`` (a whole number)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number such as 100000 or 1e5, got {text!r}") from None
+    if not (math.isfinite(value) and value.is_integer()):
+        raise argparse.ArgumentTypeError(f"expected a whole number such as 100000 or 1e5, got {text!r}")
+    return int(value)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -317,6 +336,10 @@ def _run_audit(args: argparse.Namespace) -> int:
     case = prepare_case(args)
     args.resolved_trials = case.trials
     with _open_executor(args, case.mechanism) as executor:
+        if getattr(case.mechanism, "ignores_rng", False) and not args.json:  # said once the inputs are accepted
+            print(f"dpaudit {args.command}: note: {case.mechanism!r} is invoked once per trial and draws from its own "
+                  "random source: the audit is much slower than a vectorised numpy mechanism's (tens of times; "
+                  "--trials 1e4 is quicker) and --seed does not reproduce it", file=sys.stderr)
         result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
                             checkpoint=args.checkpoint, **_run_options(args), **_attack_options(args))
     if args.command == "report":
@@ -390,6 +413,8 @@ def reproduce_command(args: argparse.Namespace, result: Any) -> str:
     words += ["--confidence", repr(args.confidence), "--seed", str(args.seed)]
     if args.block_size is not None:
         words += ["--block-size", str(args.block_size)]
+    if getattr(args, "query_sensitivity", None) is not None:
+        words += ["--query-sensitivity", repr(args.query_sensitivity)]
     for name, value in _attack_options(args).items():
         words += [f"--{name.replace('_', '-')}"] + ([] if value is True else [repr(value)])
     if args.command == "report":

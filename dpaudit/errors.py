@@ -1,6 +1,6 @@
 """Exceptions and warnings raised by dpaudit.
 
-The hierarchy is small on purpose (house style, convention 7):
+The hierarchy is small on purpose (convention 7 of ``docs/conventions.md``):
 
 * :class:`DPAuditError` is the root of every exception dpaudit raises itself.
 * :class:`InvalidArgument` is a user mistake in an argument. It subclasses :class:`ValueError`

@@ -67,7 +67,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from dpaudit._validation import argument_error, check_int, check_positive
+from dpaudit._validation import argument_error, check_count, check_int, check_positive
 from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
 from dpaudit.auditor.independence import check_row_independence
@@ -123,8 +123,8 @@ class Budget:
             if isinstance(trials, str):
                 raise argument_error(owner, "trials", f"an integer >= {minimum} or 'auto'", trials)
             return None
-        first = DEFAULT_FIRST_TRIALS if first_trials is None else check_int(owner, "first_trials", first_trials, minimum=minimum)
-        most = DEFAULT_MAX_TRIALS if max_trials is None else check_int(owner, "max_trials", max_trials, minimum=minimum)
+        first = DEFAULT_FIRST_TRIALS if first_trials is None else check_count(owner, "first_trials", first_trials, minimum=minimum)
+        most = DEFAULT_MAX_TRIALS if max_trials is None else check_count(owner, "max_trials", max_trials, minimum=minimum)
         seconds = None if max_seconds is None else check_positive(owner, "max_seconds", max_seconds, allow_inf=True)
         stages = None if max_stages is None else check_int(owner, "max_stages", max_stages, minimum=1)
         return cls(first, most, None if seconds is None or math.isinf(seconds) else seconds, stages)

@@ -9,8 +9,9 @@ Every attack reduces an output to a real *score*; an *event* is ``{score > t}`` 
   scipy's L-BFGS on half of the selection split;
 * ``category``: the estimated log-likelihood ratio of each distinct output (or, for mixed
   outputs, of each pattern of atoms), for discrete outputs [DWWZK18 event search];
-* per-column families for vector outputs (:mod:`.columns`) and, when asked for, bit-level
-  families for floating-point outputs (:mod:`.bits`).
+* per-column families for vector outputs (:mod:`.columns`), the summed per-column
+  log-likelihood ratio of a transcript of releases (:mod:`.transcript_llr`) and, when asked for,
+  bit-level families for floating-point outputs (:mod:`.bits`).
 
 Each family is an :class:`AttackFamily` (its name, the layouts it reads, its fit) in the registry
 :data:`FAMILIES`; the fitted score functions and the category score they share are in the leaf
@@ -39,6 +40,7 @@ from dpaudit.auditor.bits import bit_scores
 from dpaudit.auditor.columns import column_scores
 from dpaudit.auditor.features import OutputLayout, encode_rows
 from dpaudit.auditor.score import Family, Score, category_score
+from dpaudit.auditor.transcript_llr import transcript_scores
 
 __all__ = ["FAMILIES", "AttackFamily", "Score", "category_score", "fit_scores", "score_families"]
 
@@ -218,6 +220,7 @@ FAMILIES: tuple[AttackFamily, ...] = (
     AttackFamily("lda", _vector, _fit_lda),
     AttackFamily("logistic", lambda layout: _vector(layout) and layout.kind != "mixed", _fit_quadratic_logistic),
     AttackFamily("columns", lambda layout: _vector(layout) or layout.kind == "mixed", column_scores),
+    AttackFamily("transcript llr", lambda layout: _vector(layout) or layout.kind == "mixed", transcript_scores),
     AttackFamily("float bits", lambda layout: True, bit_scores, opt_in=True),
 )
 

@@ -8,7 +8,7 @@ Procedure:
    split*, the rest the *estimation split*. Trials are i.i.d., so the splits are independent;
 3. on the selection split only: classify the outputs (:mod:`.features`), fit score functions
    (:mod:`.attacks`, :mod:`.columns`, :mod:`.bits`) and rank events ``{score > t}`` /
-   ``{score <= t}`` in both directions (:mod:`.ranking`), in the rounds of :mod:`.selection`;
+   ``{score <= t}`` in both directions (:mod:`~dpaudit.auditor.ranking`), in the rounds of :mod:`~dpaudit.auditor.selection`;
 4. on the estimation split: count the best ``candidates`` events, block by block as the blocks
    are drawn (:mod:`.streaming`: only the selection rows and one block are ever held); if ``m``
    events exist, each is evaluated at level ``alpha / m`` (Bonferroni over the events actually
@@ -41,6 +41,7 @@ from threadpoolctl import threadpool_limits
 from dpaudit._rng import TrialStreams
 from dpaudit._validation import (
     argument_error,
+    check_count,
     check_in_range,
     check_int,
     check_nonnegative,
@@ -321,7 +322,7 @@ def audit(
     started = time.perf_counter()
     sampler = as_sampler(mechanism)
     budget = Budget.from_arguments(OWNER, trials, MIN_TRIALS, first_trials, max_trials, max_seconds, max_stages)
-    trials = budget.max_trials if budget is not None else check_int(OWNER, "trials", trials, minimum=MIN_TRIALS)
+    trials = budget.max_trials if budget is not None else check_count(OWNER, "trials", trials, minimum=MIN_TRIALS)
     confidence = check_in_range(OWNER, "confidence", confidence, 0.0, 1.0, low_closed=False, high_closed=False)
     candidates = check_int(OWNER, "candidates", candidates, minimum=1)
     spot_check = check_int(OWNER, "spot_check", spot_check, minimum=0)
@@ -329,7 +330,7 @@ def audit(
         selection_fraction = check_in_range(OWNER, "selection_fraction", selection_fraction, 0.0, 1.0, low_closed=False, high_closed=False)
     executor, checkpoint = _check_executor(executor), _check_checkpoint_path(checkpoint)
     if memory_limit is not None:
-        memory_limit = check_int(OWNER, "memory_limit", memory_limit, minimum=1)
+        memory_limit = check_count(OWNER, "memory_limit", memory_limit, minimum=1)
     epsilon, delta, claim = _resolve_claim(sampler, epsilon, delta)
     d0, d1 = _as_dataset(d0, "d0"), _as_dataset(d1, "d1")
     notes: list[str] = []
@@ -338,6 +339,9 @@ def audit(
         notes.append("d0 and d1 are identical: nothing can be learned")
     elif check_neighbors and claim is not None and claim.relation is not None:
         claim.relation.check_neighbors(d0, d1, owner=OWNER)
+    if getattr(sampler.target, "ignores_rng", False):
+        notes.append("the mechanism ignores the rng it is given (its own random source), so the seed entropy "
+                     "above does not reproduce these outputs; the bound is valid all the same")
     if checkpoint is not None and seed is None:
         seed = recorded_seed(checkpoint, OWNER)
     streams = TrialStreams.from_seed(seed, block_size=1 if block_size is None else block_size, owner=OWNER)

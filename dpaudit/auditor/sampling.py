@@ -21,6 +21,7 @@ import inspect
 import os
 import pickle
 import secrets
+import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, wait
@@ -32,6 +33,7 @@ from numpy.typing import NDArray
 
 from dpaudit._rng import TrialStreams
 from dpaudit.auditor.checkpoint import REDRAW_PER_DATASET, Checkpoint
+from dpaudit.auditor.executors import main_file_missing
 from dpaudit.auditor.streaming import BlockPlan
 from dpaudit.errors import AuditMemoryError, MechanismError
 from dpaudit.guarantees import Guarantee
@@ -104,8 +106,11 @@ def _validate_block(out: Any, size: int, where: str) -> NDArray[Any]:
 
 
 def _replay(streams: TrialStreams, stream: int, block: int) -> str:
+    first = block * streams.block_size
     return (f" To replay it: seed entropy {streams.entropy}, block size {streams.block_size}, stream {stream}, "
-            f"block {block}, i.e. TrialStreams({streams.entropy}, {streams.block_size}).block_generator({stream}, {block}).")
+            f"block {block}: call the mechanism on d{stream} with size={streams.block_size} (trials {first} onwards) "
+            f"and rng=numpy.random.default_rng(numpy.random.SeedSequence({streams.entropy}, "
+            f"spawn_key=({stream}, {block}))).")
 
 
 def _named(exc: MechanismError, streams: TrialStreams, stream: int, block: int) -> MechanismError:
@@ -163,12 +168,26 @@ def _executor_failure(exc: Exception, task: _Task, unfinished: int) -> Mechanism
     target = task[0].target
     if isinstance(exc, pickle.PicklingError) or "pickle" in text:
         message += " A mechanism sent to worker processes must be picklable (defined at module level)."
+    elif main_file_missing():
+        message += (
+            " The cause: this program was read from standard input, and worker processes started by forkserver "
+            "or spawn re-run __main__ from its file, which does not exist, so each worker dies at start. Save the "
+            "code in a .py file and run that, or use a Dask cluster (`scheduler=`)."
+        )
+    elif "__main__" in (getattr(target, "__module__", None), type(target).__module__) and \
+            not getattr(sys.modules.get("__main__"), "__file__", None):
+        message += (
+            " The cause: the mechanism is defined in __main__, and this __main__ (a notebook, `python -c` or an "
+            "interactive session) has no file that worker processes can import it from, so each worker dies "
+            "receiving it. Define the mechanism in a module (a .py file) and import it, or use a Dask cluster "
+            "(`scheduler=`), which sends functions by value."
+        )
     else:
         if "__main__" in (getattr(target, "__module__", None), type(target).__module__):
             message += (
-                " The mechanism is defined in __main__: from a notebook, `python -c` or an interactive session, "
-                "worker processes started by forkserver or spawn cannot import it and die receiving it (define it "
-                "in a module, or use a Dask cluster, which sends functions by value)."
+                " The mechanism is defined in __main__: worker processes started by forkserver or spawn re-import "
+                "your script to find it, so it must not run the audit at import (guard it with "
+                "`if __name__ == \"__main__\":`)."
             )
         message += (
             f" A worker may have died (a crash, a kill, out of memory) running this task{others}; no partial "

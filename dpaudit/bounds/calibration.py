@@ -2,7 +2,7 @@
 
 Each closed form is a sympy expression with its citation; each check compares it with
 :mod:`dpaudit.accounting` numerically and checks the privacy claim symbolically where sympy can
-and numerically at random points always (house style, conventions 8 and 11).
+and numerically at random points always (conventions 8 and 11 of ``docs/conventions.md``).
 
 References
 ----------

@@ -2,13 +2,13 @@
 
 Every module of :mod:`dpaudit.bounds` imports its symbols from here, so that ``n`` in one paper's
 theorem is the same sympy object as ``n`` in another's and expressions can be compared, added
-and substituted across papers (house style, convention 11).
+and substituted across papers (convention 11 of ``docs/conventions.md``).
 
 Each symbol is declared together with its *domain* (the values the mathematics allows), a
 *typical range* (where the numerical cross-checks draw their random points) and, for the rate
 variables, a *direction*: ``+1`` for quantities that grow (n, m, d), ``-1`` for quantities that
 shrink (epsilon, delta). Validation (:func:`dpaudit.bounds.evaluate`) and random test points are
-derived from that single declaration (house style, convention 6).
+derived from that single declaration (convention 6 of ``docs/conventions.md``).
 
 Naming across papers
 --------------------

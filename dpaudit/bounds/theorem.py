@@ -5,7 +5,7 @@ noise scale, a privacy parameter), with the parameter settings the result assume
 whether it is exact or asymptotic, and where it is stated. A :class:`Theorem` groups the bounds of
 one numbered result; a :class:`Paper` groups the theorems of one paper.
 
-The objects are plain data (house style, convention 5): checks in the paper modules read them and
+The objects are plain data (convention 5 of ``docs/conventions.md``): checks in the paper modules read them and
 never mutate them. To test that a check can fail, build a mutated copy with
 :meth:`Bound.with_expression` and pass it to the check.
 """
@@ -277,7 +277,7 @@ class Paper:
     title : str
         Full title.
     source : str
-        File under ``shared/papers/`` the encoding was read from.
+        The text the encoding was read from (the paper and its version).
     theorems : tuple of Theorem
         Encoded results.
     """

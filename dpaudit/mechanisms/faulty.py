@@ -323,7 +323,7 @@ class UserMeanItemLevelSensitivity(UnsafeMechanism):
     Data ``(n_users, m_items)``. Replacing one item moves the mean of all ``n m`` items by at most
     ``2 bound / (n m)``, and the Laplace scale is set from that; replacing a *user* moves it by
     ``2 bound / n``, ``m`` times more, so the user-level guarantee is only ``m epsilon``
-    (anchors note, bug 19).
+    (item-level instead of user-level sensitivity; ``docs/papers/levy2021.md``, B6).
     """
 
     epsilon: float
@@ -365,7 +365,7 @@ class WinsorizedMeanDataRange(UnsafeMechanism):
 
     The clip range is read from the private data, so it is not a constant of the mechanism: on a
     dataset whose values are all equal the noise vanishes and the output is the exact mean
-    (anchors note, bug 18; paper-004 note, B5).
+    (``docs/papers/levy2021.md``, B5).
     """
 
     epsilon: float
@@ -443,7 +443,7 @@ class MeanTrueCount(UnsafeMechanism):
 class AboveThresholdUnderscaled(UnsafeMechanism):
     """AboveThreshold with sensitivity-1 noise scales fed queries of sensitivity 2.
 
-    The paper-000 note's pitfall P1 (Ghazi et al. 2025, Alg. 3): the concentration scores change by
+    The ``docs/papers/ghazi2025.md`` pitfall P1 (Ghazi et al. 2025, Alg. 3): the concentration scores change by
     up to 2 between neighbours, but Alg. 4's ``Lap(2/eps)`` / ``Lap(4/eps)`` assume 1. Mirrored
     form (halts on a low query), as in [GKLM25, Alg. 4]; claimed epsilon-DP for sensitivity 2.
     """

@@ -131,7 +131,7 @@ class AboveThreshold(MechanismBase):
     ``nu_i ~ Lap(4s/eps)``; answer ⊥ and halt at the first ``q_i + nu_i < T_hat``, else ⊤.
 
     Both papers state it for sensitivity-1 queries; ``sensitivity`` scales both noises (the
-    paper-000 note's pitfall P1 is a sensitivity-2 query fed to the sensitivity-1 scales).
+    ``docs/papers/ghazi2025.md`` pitfall P1 is a sensitivity-2 query fed to the sensitivity-1 scales).
     """
 
     epsilon: float

@@ -214,13 +214,26 @@ def _norm_word(p: float) -> str:
     return "inf" if p == math.inf else str(int(p))
 
 
+def _shown_constant(L: sp.Expr) -> str:
+    """``L`` for a person: a constant given as a float prints as that float (``0.9``), not as its exact
+    binary value ``8106479329266893/9007199254740992``, which is what is checked."""
+    if isinstance(L, sp.Rational) and not isinstance(L, sp.Integer):
+        q = int(L.q)
+        if q > 2**20 and q & (q - 1) == 0:  # a dyadic rational with a long denominator: a float's value
+            shown = repr(float(L))
+            if sp.Rational(float(L)) == L and sp.Rational(shown) != L:
+                return f"{shown} (the float's exact binary value)"
+    return str(L)
+
+
 # -- numerical maps ----------------------------------------------------------------------------
 
 
 def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.ndarray | None, high: np.ndarray | None,
                seed: int | None, budget: int, tol: Fraction) -> CheckResult:
     where = f"R^{dim}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
-    claim = f"||f(x) - f(y)||_{_norm_word(p)} <= {L} ||x - y||_{_norm_word(p)} for all x, y in {where} (f = {getattr(f, '__name__', repr(f))})"
+    claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {where} "
+             f"(f = {getattr(f, '__name__', repr(f))})")
     key = f"{_SOURCE}/callable/{dim}/{p}/{L}"
     proof = Proof(key)
     proof.given(claim)
@@ -330,7 +343,7 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     region = f"R^{len(xs)}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
     if assumed:  # the symbols' own assumptions restrict the domain: the claim says so
         region += " with " + ", ".join(map(str, assumed))
-    claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {L} ||x - y||_{_norm_word(p)} for all x, y in {region}"
+    claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {region}"
              f" with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
     key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
     proof = Proof(key)

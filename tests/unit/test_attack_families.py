@@ -35,11 +35,11 @@ def test_the_registry_names_each_family_once() -> None:
 # The family names users see (``Score.family``, the report), per kind of output, in fitting order.
 EXPECTED = {
     ("continuous", 1): ["coordinate"],
-    ("continuous", 4): ["coordinate", "lda", "logistic", "columns"],
+    ("continuous", 4): ["coordinate", "lda", "logistic", "columns", "transcript llr"],
     ("discrete", 1): ["category", "value"],
-    ("discrete", 3): ["category", "value", "lda", "logistic", "columns"],
-    ("mixed", 1): ["atom pattern", "logistic(pattern, values)", "value", "columns"],
-    ("mixed", 3): ["atom pattern", "logistic(pattern, values)", "value", "lda", "columns"],
+    ("discrete", 3): ["category", "value", "lda", "logistic", "columns", "transcript llr"],
+    ("mixed", 1): ["atom pattern", "logistic(pattern, values)", "value", "columns", "transcript llr"],
+    ("mixed", 3): ["atom pattern", "logistic(pattern, values)", "value", "lda", "columns", "transcript llr"],
 }
 
 

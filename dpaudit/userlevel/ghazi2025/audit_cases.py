@@ -1,4 +1,4 @@
-"""Audit constructions for Ghazi, Kumar, Liu and Manurangsi (2025), from the paper-000 note, Sec. 8.
+"""Audit constructions for Ghazi, Kumar, Liu and Manurangsi (2025), from ``docs/papers/ghazi2025.md``, Sec. 8.
 
 Each case is a small frozen record ``(name, mechanism, d0, d1, epsilon, delta, trials)`` plus what
 is expected of an audit and why. Both neighbouring datasets differ in *all* ``m`` items of one
@@ -30,7 +30,8 @@ References
 ----------
 .. [GKLM25] B. Ghazi, R. Kumar, D. Liu and P. Manurangsi. Linear-time user-level DP-SCO via robust
    statistics. arXiv:2502.08889v1, 2025. Lemmas 3.8-3.10, Thm 3.1.
-.. [Note000] dpaudit paper-000 note, Sec. 8 (pitfalls P2 and P10).
+.. [Note000] The readings, corrections and pitfalls of Ghazi, Kumar, Liu and Manurangsi (2025)
+   kept in ``docs/papers/ghazi2025.md`` (readings A1-A14, pitfalls P1-P20; pitfalls P2 and P10).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Audit constructions for Lowy, Liu and Asi (2024), from the paper-003 note, Sec. 8.
+"""Audit constructions for Lowy, Liu and Asi (2024), from ``docs/papers/lowy2024.md``, Sec. 8.
 
 Every pair differs in *all* items of one user at the same index (user-level replacement). The
 algorithms run under ``preset="audit"`` with the absolute loss and labels beyond every margin, so
@@ -33,7 +33,8 @@ References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
    optimization. NeurIPS 2024.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Sec. 8 (pitfalls P2, P7, P10, P12, P14).
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25; pitfalls P2, P7, P10, P12, P14).
 """
 
 from __future__ import annotations

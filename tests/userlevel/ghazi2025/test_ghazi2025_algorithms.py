@@ -591,7 +591,7 @@ def test_configuration_errors_at_sampling_time(rng):
         RobustStatsLocalization(loss, 1.0, 1e-3, batch_size=10, step_size=0.5).sample(data, 2, rng=rng)
     with pytest.raises(InvalidArgument, match=re.escape(
             "`RobustStatsSGD`: `threshold` must be at least c0*B + (b_q + b_th)*ln(2e^eps/delta) = 214.315 under "
-            "preset='safe' [GKLM25, Lemma 3.8; note Sec. 2.8]; got threshold=20.0.")):
+            "preset='safe' [GKLM25, Lemma 3.8; the safe preset of docs/papers/ghazi2025.md]; got threshold=20.0.")):
         RobustStatsSGD(loss, 1.0, 1e-3, batch_size=10, threshold=20.0).sample(data, 2, rng=rng)
     with pytest.raises(InvalidArgument, match=re.escape(
             "`RobustStatsSGD`: `statistic` must be a robust statistic with the 2B/3 break point at B=10 [GKLM25, "

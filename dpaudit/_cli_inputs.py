@@ -22,6 +22,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,9 @@ def load_dataset(path: str, option: str) -> np.ndarray:
         if suffix == ".npy":
             data = np.load(file, allow_pickle=False)
         elif suffix == ".csv":
-            data = np.loadtxt(file, delimiter=",", dtype=float)
+            with warnings.catch_warnings():  # an empty file: numpy warns, then the check below refuses it
+                warnings.filterwarnings("ignore", message=r".*(input contained no data|[Ee]mpty input file)", category=UserWarning)
+                data = np.loadtxt(file, delimiter=",", dtype=float)
         else:
             data = np.asarray(json.loads(file.read_text()))
     except (OSError, ValueError) as exc:
@@ -181,6 +184,30 @@ def _import_attribute(spec: str) -> Any:
             raise CommandLineError(f"TARGET {spec!r}: {getattr(obj, '__name__', module_name)!r} has no attribute {part!r}")
         obj = getattr(obj, part)
     return obj
+
+
+def target_source_files(spec: str, mechanism: Any = None) -> list[Path]:
+    """The files a ``module:callable`` target is loaded from: the module's file (found without running
+    it, in the current directory, or the loaded module's ``__file__``), and the file defining
+    ``mechanism`` (or its class) when known. Empty for catalogue entries."""
+    if not _MODULE_TARGET.match(spec):
+        return []
+    module_name = spec.split(":", 1)[0]
+    files: list[Path] = []
+    local = _local_module(module_name.split(".")[0], Path.cwd())
+    if local is not None:
+        files.append(local)
+    loaded = sys.modules.get(module_name)
+    for obj in (loaded, mechanism, type(mechanism) if mechanism is not None else None):
+        if obj is None:
+            continue
+        try:
+            where = getattr(obj, "__file__", None) if inspect.ismodule(obj) else inspect.getsourcefile(obj)
+        except (TypeError, OSError):  # builtins, classes defined in C
+            where = None
+        if where:
+            files.append(Path(where))
+    return files
 
 
 def _is_factory(obj: Any) -> bool:

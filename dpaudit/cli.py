@@ -150,6 +150,7 @@ def _count(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``dpaudit`` command line: its subcommands (demo, audit, prove, bounds, ...) and options."""
     parser = _Parser(prog="dpaudit", description="Audit and verify differential-privacy implementations.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -202,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``dpaudit`` with ``argv`` (default: the process's arguments); return the exit status."""
     try:
         return _dispatch(argv)
     except BrokenPipeError:  # e.g. `dpaudit bounds | head`: the reader left, which is not an error
@@ -295,9 +297,13 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _check_output(args: argparse.Namespace) -> None:
-    """``report --output``: refused before the audit when it cannot or must not be written."""
-    from dpaudit._cli_inputs import CommandLineError
+def _check_output(args: argparse.Namespace, mechanism: Any = None) -> None:
+    """``report --output``: refused before the audit when it cannot or must not be written.
+
+    Never the target's own source file (symlinks followed), even with ``--force``; called once before
+    the target is loaded (its file in the current directory) and once after (``mechanism``'s files).
+    """
+    from dpaudit._cli_inputs import CommandLineError, target_source_files
 
     out = Path(args.output)
     if out.is_dir():
@@ -309,6 +315,10 @@ def _check_output(args: argparse.Namespace) -> None:
                                 ("--checkpoint", args.checkpoint, "file")):
         if value is not None and _same_file(out, Path(value)):
             raise CommandLineError(f"--output {args.output!r} is the {option} {what}")
+    for source in target_source_files(args.target, mechanism):
+        if _same_file(out, source):
+            raise CommandLineError(f"--output {args.output!r} is the source file of TARGET {args.target!r} "
+                                   f"({str(source)!r}); --force never overwrites it: choose another --output")
     if out.exists() and not args.force:
         raise CommandLineError(f"--output {args.output!r} exists; pass --force to overwrite it")
     if not os.access(folder, os.W_OK):
@@ -334,6 +344,8 @@ def _run_audit(args: argparse.Namespace) -> int:
     if args.command == "report":
         _check_output(args)
     case = prepare_case(args)
+    if args.command == "report":
+        _check_output(args, case.mechanism)  # again, now that the target's files are known
     args.resolved_trials = case.trials
     with _open_executor(args, case.mechanism) as executor:
         if getattr(case.mechanism, "ignores_rng", False) and not args.json:  # said once the inputs are accepted

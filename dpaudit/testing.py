@@ -1,6 +1,7 @@
 """Fail a test when a mechanism leaks: :func:`assert_private`, and dpaudit's pytest plugin.
 
-The plugin is registered by an entry point (``pytest11``), so installing dpaudit is enough::
+The plugin (:mod:`dpaudit.pytest_plugin`) is registered by an entry point (``pytest11``), so
+installing dpaudit is enough::
 
     def test_noisy_mean_is_private(assert_dp):          # the fixture
         assert_dp(noisy_mean, d0, d1, epsilon=1.0)
@@ -40,14 +41,14 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from dpaudit.auditor import AuditResult, audit
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import CheckFailed, InvalidArgument
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -170,7 +171,7 @@ def assert_private(
         if result.violation:
             where = "" if len(pairs) == 1 else f" on pair {index} of {len(pairs)}"
             ran = f"{result.trials} trials" + (f" in {len(result.stages)} stage(s)" if result.stages else "")
-            raise AssertionError(
+            raise CheckFailed(
                 f"{result.mechanism} leaks{where}: epsilon >= {result.epsilon_lower_bound:.4f} exceeds the claimed "
                 f"{result.claimed_epsilon:g} at delta = {result.delta:g} (confidence {per_pair:g}; "
                 f"seed {seed}, {ran})\n{result.to_text()}"
@@ -341,7 +342,7 @@ def check_extreme_inputs(case: ContractCase) -> None:
         try:
             out = _sample(case.mechanism, data, 3)
         except Exception as exc:
-            raise AssertionError(f"{case.name}: extreme data inside the domain ({_describe(data)}) raised "
+            raise CheckFailed(f"{case.name}: extreme data inside the domain ({_describe(data)}) raised "
                                  f"{type(exc).__name__}: {exc}") from exc
         _outputs_ok(case, out, 3, f"on extreme data inside the domain ({_describe(data)})")
     for data in near_limit_variants(case.data):
@@ -349,7 +350,7 @@ def check_extreme_inputs(case: ContractCase) -> None:
         if refused:
             continue
         if what != "accepted it":
-            raise AssertionError(f"{case.name}: data near the float limits ({_describe(data)}) must be refused with "
+            raise CheckFailed(f"{case.name}: data near the float limits ({_describe(data)}) must be refused with "
                                  f"InvalidArgument before any randomness is drawn, or give finite outputs; the mechanism {what}")
         _outputs_ok(case, _sample(case.mechanism, data, 3), 3, f"on data near the float limits ({_describe(data)})")
 
@@ -430,7 +431,7 @@ class MechanismContract:
     def _cases(cls) -> list[ContractCase]:
         if "_contract_cache" not in cls.__dict__:
             cls._contract_cache = list(cls().contract_cases())  # type: ignore[attr-defined]
-        return cls._contract_cache  # type: ignore[attr-defined, no-any-return]
+        return cls._contract_cache  # type: ignore[attr-defined]
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
         if "contract_case" in metafunc.fixturenames:
@@ -464,45 +465,3 @@ class MechanismContract:
     def test_returned_arrays_are_fresh(self, contract_case: ContractCase) -> None:
         self._unless_exempt(contract_case, "fresh")
         check_fresh_outputs(contract_case)
-
-
-# ---- the pytest plugin (loaded through the `pytest11` entry point) --------------------------------
-
-try:
-    import pytest
-except ImportError:  # pragma: no cover - assert_private works without pytest
-    pytest = None  # type: ignore[assignment]
-
-if pytest is not None:
-    from dpaudit.cli import trials_option as _trials_option
-
-    def pytest_addoption(parser: pytest.Parser) -> None:
-        group = parser.getgroup("dpaudit", "dpaudit privacy assertions")
-        group.addoption("--dpaudit-trials", type=_trials_option, default=None, metavar="N|auto",
-                        help=f"trials per dataset for the assert_dp fixture, or auto (default {DEFAULT_TRIALS})")
-        group.addoption("--dpaudit-max-trials", type=int, default=None, metavar="N",
-                        help=f"the assert_dp fixture's budget with auto trials (default {DEFAULT_MAX_TRIALS})")
-        group.addoption("--dpaudit-max-time", type=float, default=None, metavar="SECONDS",
-                        help="the assert_dp fixture's time limit per pair with auto trials (default none: the "
-                        "verdict then does not depend on the machine's speed)")
-        group.addoption("--dpaudit-seed", type=int, default=None, metavar="S",
-                        help=f"root seed for the assert_dp fixture (default {DEFAULT_SEED})")
-
-    @pytest.fixture
-    def assert_dp(request: pytest.FixtureRequest) -> Callable[..., list[AuditResult]]:
-        """:func:`dpaudit.testing.assert_private` with ``--dpaudit-trials`` / ``--dpaudit-seed`` applied."""
-        options = {name: request.config.getoption(f"--dpaudit-{flag}") for name, flag in
-                   (("trials", "trials"), ("seed", "seed"), ("max_trials", "max-trials"), ("max_seconds", "max-time"))}
-
-        def check(mechanism: Any, d0: Any = None, d1: Any = None, **kwargs: Any) -> list[AuditResult]:
-            __tracebackhide__ = True
-            for name in ("trials", "seed"):
-                if options[name] is not None:
-                    kwargs.setdefault(name, options[name])
-            if kwargs.get("trials", DEFAULT_TRIALS) == "auto":  # the budget applies to adaptive audits only
-                for name in ("max_trials", "max_seconds"):
-                    if options[name] is not None:
-                        kwargs.setdefault(name, options[name])
-            return assert_private(mechanism, d0, d1, **kwargs)
-
-        return check

@@ -77,6 +77,7 @@ from dpaudit.auditor.sampling import BlockSource
 from dpaudit.auditor.selection import SCALAR_FRACTION, choose_candidates, default_selection_fraction
 from dpaudit.auditor.stats import gdp_mu_lower_bound_from_counts
 from dpaudit.auditor.streaming import EventTally, event_evidence, read_selection, selection_size
+from dpaudit.errors import DPAuditError
 
 __all__ = [
     "DEFAULT_FIRST_TRIALS",
@@ -194,7 +195,7 @@ class StagePlan:
         return (self.selection[0] if s == 1 else self.ends[s - 2]), self.ends[s - 1]
 
 
-class _TimeUp(Exception):
+class _TimeUp(DPAuditError):
     """The time limit passed inside a stage: the stage is discarded."""
 
 

@@ -165,7 +165,7 @@ class AttackFamily:
     opt_in: bool = False
 
     def fitter(self, layout: OutputLayout) -> Family:
-        """This family's fit for ``layout``, as a function of the training rows ``(a0, a1)``."""
+        """The fit of this family for ``layout``, as a function of the training rows ``(a0, a1)``."""
         return lambda a0, a1: self.fit(layout, a0, a1)
 
 

@@ -171,7 +171,6 @@ def _mixed_groups(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> l
     ratio of (which entries are continuous, how large they are). The two groups' log-ratios
     are added (naive Bayes across groups).
     """
-
     both = np.concatenate([a0, a1])
     codes = layout.atom_codes(both)
     atomic = np.flatnonzero(np.all(codes > 0, axis=0))
@@ -211,7 +210,6 @@ def _value_within_pattern(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[An
     the far tail of one answer's value]. The ranking scans the value itself, so the far tail is
     not cut into coarse bins as by ``patterns x value``; NaN rows belong to no event.
     """
-
     both = np.concatenate([a0, a1])
     codes = _atom_codes_of(layout, both, rest)
     with_value = np.any(codes == 0, axis=1)

@@ -159,7 +159,9 @@ def _threshold_grid(s0: NDArray[np.float64], s1: NDArray[np.float64]) -> NDArray
     return finite if finite.size else np.zeros(1)
 
 
-def _fit_log_survival(n: int, t: NDArray[np.float64], c0: NDArray[np.int64], c1: NDArray[np.int64]) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None:
+def _fit_log_survival(
+    n: int, t: NDArray[np.float64], c0: NDArray[np.int64], c1: NDArray[np.int64]
+) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None:
     """``(log P[score > t], its standard error)`` on each side, from a joint fit of ``log(count / n)``.
 
     Both sides share the quadratic term (``a_j + b_j u + c u^2``, ``u`` the standardised ``t``): two

@@ -59,8 +59,14 @@ from dpaudit.auditor.sampling import (
     as_sampler,
     blocks_in_flight,
     draw_block,
+    own_dataset,
 )
-from dpaudit.auditor.selection import SCALAR_FRACTION, choose_candidates, default_selection_fraction
+from dpaudit.auditor.selection import (
+    LEARNED_FRACTION,
+    SCALAR_FRACTION,
+    choose_candidates,
+    default_selection_fraction,
+)
 from dpaudit.auditor.stats import gdp_mu_lower_bound_from_counts
 from dpaudit.auditor.streaming import (
     EventTally,
@@ -87,7 +93,13 @@ def _as_dataset(value: Any, name: str) -> Any:
         raise argument_error(OWNER, name, "array-like", value) from exc
     if arr.dtype.kind in "fc" and np.isnan(arr).any():
         raise argument_error(OWNER, name, "free of NaN", value)
-    return value
+    # the audit's own snapshot: every call then gets a copy of it (see dpaudit.auditor.sampling), so
+    # the caller's object is never handed to the mechanism and is unchanged by the audit
+    try:
+        return own_dataset(value)
+    except Exception as exc:
+        raise argument_error(OWNER, name, "copyable with copy.deepcopy (each call of the mechanism gets its own copy)",
+                             value) from exc
 
 
 def _same_data(a: Any, b: Any) -> bool:
@@ -161,8 +173,11 @@ def _check_checkpoint_path(checkpoint: Any) -> Any:
 
 def _check_executor(executor: Any) -> Any:
     if executor is not None and not callable(getattr(executor, "submit", None)):
+        entered = " (this is the context manager itself: pass the executor it yields)" if hasattr(executor, "__enter__") else ""
         raise argument_error(OWNER, "executor", "a concurrent.futures.Executor (with a submit() method), or None to "
-                             "run serially", executor, fix="build one with dpaudit.auditor.executors.make_executor.")
+                             "run serially", executor,
+                             fix=f"make_executor returns a context manager{entered}: `with "
+                                 "dpaudit.auditor.executors.make_executor(workers=2) as ex: audit(..., executor=ex)`.")
     return executor
 
 
@@ -359,7 +374,9 @@ def audit(
     limit_source = "memory_limit" if memory_limit is not None else "the memory available"
     limit = memory_limit if memory_limit is not None else available_memory()
     first = trials if budget is None else min(budget.first_trials, trials)
-    smallest_split = selection_size(first, SCALAR_FRACTION if selection_fraction is None else selection_fraction)
+    # the split known before the layout is: vector outputs always get LEARNED_FRACTION by default; a
+    # scalar may still (float_bits, mixed outputs), which the check once the layout is known catches
+    smallest_split = selection_size(first, _least_fraction(probe, selection_fraction))
     check_memory(probe, smallest_split, streams, in_flight, trials, limit, limit_source)
     planned = trials if budget is None else budget.whole_blocks(streams.block_size)
 
@@ -492,3 +509,10 @@ def _select_and_estimate(
         gdp_evidence=gdp_ev,
         notes=tuple(notes),
     )
+
+
+def _least_fraction(probe: NDArray[Any], selection_fraction: float | None) -> float:
+    """The smallest selection fraction the audit can use, knowing one output (``probe``) only."""
+    if selection_fraction is not None:
+        return selection_fraction
+    return LEARNED_FRACTION if probe[0].size > 1 else SCALAR_FRACTION

@@ -187,7 +187,8 @@ def _pooled(models: list[ColumnModel]) -> list[ColumnModel]:
         loc0 = _shrink_to_mean(params[:, 0], params[:, 2] ** 2 / counts[:, 0])
         loc1 = _shrink_to_mean(params[:, 1], params[:, 2] ** 2 / counts[:, 1])
         for k, i in enumerate(idx):
-            out[i] = replace(out[i], **{law: (float(loc0[k]), float(loc1[k]), float(params[k, 2]))})
+            shrunk: dict[str, Any] = {law: (float(loc0[k]), float(loc1[k]), float(params[k, 2]))}
+            out[i] = replace(out[i], **shrunk)
     return out
 
 

@@ -42,6 +42,8 @@ from types import MappingProxyType
 
 import sympy as sp
 
+from dpaudit.errors import UnknownName
+
 __all__ = [
     "RATE_VARIABLES",
     "SYMBOLS",
@@ -226,5 +228,5 @@ def symbol_info(symbol: sp.Symbol | str) -> SymbolInfo:
     name = symbol if isinstance(symbol, str) else symbol.name
     info = _REGISTRY.get(name)
     if info is None or (not isinstance(symbol, str) and info.symbol != symbol):
-        raise KeyError(f"{name!r} is not a canonical dpaudit.bounds symbol")
+        raise UnknownName(f"{name!r} is not a canonical dpaudit.bounds symbol")
     return info

@@ -20,6 +20,8 @@ from typing import Any
 
 import sympy as sp
 
+from dpaudit.errors import ArgumentTypeError, InvalidArgument, UnknownName
+
 __all__ = [
     "Bound",
     "Citation",
@@ -51,7 +53,7 @@ class Citation:
 
     def __post_init__(self) -> None:
         if not self.paper or not self.location:
-            raise ValueError("a Citation needs both a paper key and a location")
+            raise InvalidArgument("a Citation needs both a paper key and a location")
 
     def __str__(self) -> str:
         parts = [self.paper, self.location] + ([self.equation] if self.equation else [])
@@ -149,7 +151,7 @@ def _freeze_settings(settings: Mapping[sp.Symbol, Any] | None) -> Mapping[sp.Sym
     out = {}
     for key, value in (settings or {}).items():
         if not isinstance(key, sp.Symbol):
-            raise TypeError(f"setting keys must be sympy Symbols; got {key!r}")
+            raise ArgumentTypeError(f"setting keys must be sympy Symbols; got {key!r}")
         out[key] = sp.sympify(value)
     return MappingProxyType(out)
 
@@ -260,7 +262,7 @@ class Theorem:
         """
         found = [b for b in self.bounds if b.quantity is quantity]
         if len(found) != 1:
-            raise KeyError(f"{self.key} states {len(found)} bounds on {quantity.name}")
+            raise UnknownName(f"{self.key} states {len(found)} bounds on {quantity.name}")
         return found[0]
 
 
@@ -295,4 +297,4 @@ class Paper:
         for t in self.theorems:
             if t.key == key:
                 return t
-        raise KeyError(f"{self.short} has no encoded result {key!r}")
+        raise UnknownName(f"{self.short} has no encoded result {key!r}")

@@ -100,7 +100,7 @@ def _module_pair(module: str, name: str, **kw: object) -> Callable[[], WorstPair
     def build() -> WorstPair:
         import importlib
 
-        return getattr(importlib.import_module(module), name)(**kw)  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(module), name)(**kw)
 
     return _cached(build)
 
@@ -110,7 +110,7 @@ def _ghazi2023_variant(algorithm: str, pair: str, bug: str, outliers: int | None
         from dpaudit.userlevel.ghazi2023 import worst_pairs
         from dpaudit.userlevel.ghazi2023.faulty_full import full_variant
 
-        return getattr(worst_pairs, pair)(cls=full_variant(algorithm, bug), outliers=outliers)  # type: ignore[no-any-return]
+        return getattr(worst_pairs, pair)(cls=full_variant(algorithm, bug), outliers=outliers)
 
     return _cached(build)
 

@@ -152,9 +152,9 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
                 out.append(ProfileStep(tdlap_flag_profile(k0, k1, float(p["eps_bar"]), int(p["kappa"]))))
             continue
         if step.law == "gaussian":
-            shifts = _gaussian_branches(step)
-            if any(any(s) for s in shifts):
-                out.append(Adaptive(tuple(GaussianStep(s, float(p["sigma"])) for s in shifts)))
+            branches = _gaussian_branches(step)
+            if any(any(s) for s in branches):
+                out.append(Adaptive(tuple(GaussianStep(s, float(p["sigma"])) for s in branches)))
             continue
         if step.law == "above threshold" and p.get("variant") == _G25_RULE and "scores" in step.on_d0:
             q0, q1 = [float(v) for v in step.on_d0["scores"]], [float(v) for v in step.on_d1["scores"]]

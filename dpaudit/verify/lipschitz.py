@@ -60,6 +60,7 @@ from dpaudit.verify.decide import decision, exact_sign
 from dpaudit.verify.kernel import NotSmooth, c1_conditions
 from dpaudit.verify.piecewise import CaseSplitError, case_split, has_kinks
 from dpaudit.verify.proof import Proof
+from dpaudit.verify.radial import by_radial
 from dpaudit.verify.refute import as_fraction, refute_lipschitz
 from dpaudit.verify.regions import le, lt
 from dpaudit.verify.search import DEFAULT_BUDGET, search_pairs
@@ -352,7 +353,7 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     reason = ""
     split: list[tuple[sp.Expr, list[Any]]] = []
     try:
-        if not _by_kernel(proof, exprs, xs, to_y, L, p, pair_domain):
+        if not _by_kernel(proof, exprs, xs, to_y, L, p, pair_domain) and not _by_radial(proof, exprs, xs, to_y, L, p, low, where):
             smooth = _c1_conditions(exprs)
             if smooth is not None:
                 _by_gradient(proof, exprs, xs, L, p, hypotheses + assumed, low, high, smooth)
@@ -453,6 +454,16 @@ def _by_kernel(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Ma
     return True
 
 
+def _by_radial(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Mapping[sp.Symbol, sp.Symbol],
+               L: sp.Expr, p: float, low: np.ndarray | None, where: list[Any]) -> bool:
+    """A radial map ``x G(||x||)`` in l2 on all of R^n (or ``where`` conditions on the norm): the pair residual reduced to
+    ``(||x||, ||y||, <x, y>)`` (:mod:`dpaudit.verify.radial`); True if proved."""
+    residuals = _pair_residuals(exprs, xs, to_y, L, p)
+    if p != 2 or low is not None or len(residuals) != 1:
+        return False
+    return by_radial(proof, exprs, xs, dict(to_y), L, residuals[0][1], where)
+
+
 def _step(proof: Proof, label: str, residual: sp.Expr, hypotheses: list[Any]) -> None:
     """A proof step ``residual >= 0``; a residual that is already a number (a constant Jacobian, a map equal to its
     own bound) is a fact about that number, decided exactly."""
@@ -471,7 +482,7 @@ def _c1_conditions(exprs: list[sp.Expr]) -> list[Any] | None:
 
 
 def _convex(hypotheses: list[Any], xs: list[sp.Symbol]) -> bool:
-    """Is the set of inputs cut out by the hypotheses convex? (each an inequality or equation linear in the inputs)"""
+    """Is the set of inputs cut out by the hypotheses convex (each an inequality or equation linear in the inputs)?"""
     for h in hypotheses:
         if not (h.free_symbols & set(xs)):
             continue

@@ -141,6 +141,7 @@ def test_the_plugin_in_a_user_project_run_with_this_environment(tmp_path):
     _check_user_run(_pytest(sys.executable, project))
     helped = _pytest(sys.executable, project, "--help")
     assert "--dpaudit-trials=N|auto" in helped.stdout and "--dpaudit-seed=S" in helped.stdout
+    assert f"(default {DEFAULT_TRIALS})" in " ".join(helped.stdout.split())  # help text is wrapped
     assert "--dpaudit-max-trials=N" in helped.stdout and "--dpaudit-max-time=SECONDS" in helped.stdout
     budget = _pytest(sys.executable, project, "-s", "-k", "correct", "--dpaudit-max-trials", "5000",
                      "--dpaudit-max-time", "30", "--dpaudit-seed", "7")
@@ -148,6 +149,21 @@ def test_the_plugin_in_a_user_project_run_with_this_environment(tmp_path):
     # the fixture's options reach the audit: 100 trials cannot show the leak
     few = _pytest(sys.executable, project, "--dpaudit-trials", "100", "-k", "fixture")
     assert few.returncode == 0, few.stdout[-3000:]
+
+
+def test_the_plugin_loads_nothing_heavy_until_the_fixture_is_used():
+    """pytest imports the plugin into every session: it must not import the auditor, numpy, scipy or sympy."""
+    probe = ("import sys, pytest, dpaudit.pytest_plugin; "
+             "print(sorted(m for m in ('numpy', 'scipy', 'sympy', 'dpaudit.auditor', 'dpaudit.testing') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", f"the pytest plugin imported {loaded}"
+
+
+def test_the_plugin_help_shows_the_real_defaults():
+    from dpaudit.pytest_plugin import _DEFAULTS_SHOWN
+    from dpaudit.testing import DEFAULT_MAX_TRIALS, DEFAULT_SEED
+
+    assert _DEFAULTS_SHOWN == {"trials": DEFAULT_TRIALS, "max_trials": DEFAULT_MAX_TRIALS, "seed": DEFAULT_SEED}
 
 
 def _fresh_environment(tmp_path: Path) -> Path:
@@ -170,7 +186,7 @@ def test_the_plugin_in_a_project_that_installs_dpaudit(tmp_path):
     """pip-install dpaudit (no dependencies, no build isolation: offline) into a fresh environment."""
     source = tmp_path / "dpaudit-source"
     source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):  # setup.py maps proofs/ to dpaudit.proofs
+    for name in ("pyproject.toml", "README.md"):  # pyproject.toml maps proofs/ to dpaudit.proofs
         shutil.copy(REPO / name, source / name)
     for package in ("dpaudit", "proofs"):
         shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))

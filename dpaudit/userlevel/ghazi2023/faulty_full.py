@@ -71,7 +71,7 @@ class _Warns:
                       stacklevel=4)
 
 
-def _build(base: type, bug: str) -> type:
+def _build(base: Any, bug: str) -> type:
     component, flaw = FULL_VARIANTS[bug]
     certificate = component is faulty.CertificateElseBottom
     name = f"{base.__name__}_{bug.replace(' ', '').replace('(', '').replace(')', '').replace('.', '')}"

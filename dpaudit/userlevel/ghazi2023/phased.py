@@ -312,7 +312,7 @@ class PhasedERM(_PhasedBase):
     def min_users(self, m_items: int, dim: int = 1) -> int:
         """Smallest n with ``n >= 8 kappa'(T) + 2``, ``T = ceil(ln(n m))``: scanned one value of T at a time."""
         m = check_int(type(self).__name__, "m_items", m_items, minimum=1)
-        candidates = []
+        candidates: list[int] = []
         for phases in range(1, 80):
             lo = max(2, math.floor(math.exp(phases - 1) / m) + 1)  # ceil(ln(n m)) = phases on (e^{T-1}/m, e^T/m]
             kap = alg1_parameters(self.epsilon / phases, self.delta / phases, 1.0, preset=self.preset).kappa

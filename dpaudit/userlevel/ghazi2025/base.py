@@ -363,6 +363,7 @@ class _Ghazi2025Base(MechanismBase):
         """
         run = self.sample_with_info(data, size, rng=rng)
         if self.observe == "transcript":
+            assert run.phase_outputs is not None  # sample_with_info always records them
             return np.hstack([np.concatenate([run.halt_step[:, s:s + 1], run.phase_outputs[:, s]], axis=1)
                               for s in range(run.halt_step.shape[1])] + [run.outputs])
         return run.outputs
@@ -436,9 +437,12 @@ class _Ghazi2025Base(MechanismBase):
                     # the class itself): one row gives every trial's score and estimate
                     _, score1, g1, _ = _sgd_step(self.loss, x[:1], items, eta_s, p.tau, p.varsigma, p.radius, self.statistic)
                     x = np.clip(x - eta_s * g1, -p.radius, p.radius)  # [GKLM25, Alg. 1, line 7]
+                    assert score1 is not None  # _sgd_step computes the score by default
                     score = np.broadcast_to(score1, (c,))
                 else:
-                    x, score, _, _ = _sgd_step(self.loss, x, items, eta_s, p.tau, p.varsigma, p.radius, self.statistic)
+                    x, step_score, _, _ = _sgd_step(self.loss, x, items, eta_s, p.tau, p.varsigma, p.radius, self.statistic)
+                    assert step_score is not None  # _sgd_step computes the score by default
+                    score = step_score
                 grad_evals += b * m  # B users x m items: the per-item gradients of [GKLM25, Alg. 1, line 5]
                 score_terms += b * b  # the B^2 terms of Eq. (3)
                 if perm is None:

@@ -46,6 +46,7 @@ from numpy.typing import NDArray
 from scipy import linalg, special
 
 from dpaudit._validation import argument_error
+from dpaudit.errors import InvalidArgument
 
 __all__ = [
     "LaplaceMixture",
@@ -97,7 +98,7 @@ def algorithm_1_law(values: Any, epsilon: float, tau: float, bound: float, mode:
 def sign_symmetrised(law_plus: LaplaceMixture, law_minus: LaplaceMixture) -> LaplaceMixture:
     """Law of ``s A(s v)`` for a fair sign ``s``: ``law_plus`` is that of ``A(v)``, ``law_minus`` of ``A(-v)``."""
     if law_plus.scale != law_minus.scale:
-        raise ValueError("both laws must share one scale")
+        raise InvalidArgument("both laws must share one scale")
     logw = np.concatenate([law_plus.log_weights, law_minus.log_weights]) - math.log(2.0)
     locs = np.concatenate([law_plus.locations, -law_minus.locations])
     return LaplaceMixture(logw, locs, law_plus.scale)
@@ -112,7 +113,7 @@ def _log_density(law: LaplaceMixture, x: NDArray[np.float64]) -> NDArray[np.floa
 def laplace_mixture_epsilon(p0: LaplaceMixture, p1: LaplaceMixture) -> float:
     """Exact ``sup_x |log p0(x) - log p1(x)|`` for two Laplace mixtures of one scale (module docstring)."""
     if not math.isclose(p0.scale, p1.scale, rel_tol=1e-12):
-        raise ValueError("both mixtures must share one scale")
+        raise InvalidArgument("both mixtures must share one scale")
     # beyond the outermost location every component decays like e^{-|x|/b}, so the ratio is constant
     # there and equals its value at that location: the locations themselves hold the supremum
     kinks = np.unique(np.concatenate([p0.locations, p1.locations]))

@@ -83,7 +83,25 @@ from dpaudit.userlevel.levy2021.winsorized_1d import WinsorizedMean1D
 from dpaudit.userlevel.levy2021.winsorized_highd import WinsorizedMeanHighD
 from dpaudit.userlevel.projections import project_l2_ball
 
-__all__ = ["LevyAddRemoveClaim", "LevyBestIterate", "LevyDataDependentTau", "LevyFullBudgetStage", "LevyItemLevelMean", "LevyLaplaceRate", "LevyNoClip", "LevyNoLogCoordinateBudget", "LevyNonPrivateStart", "LevyOverflowingMean", "LevyRangeArgmaxFallback", "LevyRangeItemCounts", "LevyRangeNoClamp", "LevyRangeNoHalf", "LevyReusedUsers", "LevyWidenOnMiss", "LevyWrongWidthLaplace"]
+__all__ = [
+    "LevyAddRemoveClaim",
+    "LevyBestIterate",
+    "LevyDataDependentTau",
+    "LevyFullBudgetStage",
+    "LevyItemLevelMean",
+    "LevyLaplaceRate",
+    "LevyNoClip",
+    "LevyNoLogCoordinateBudget",
+    "LevyNonPrivateStart",
+    "LevyOverflowingMean",
+    "LevyRangeArgmaxFallback",
+    "LevyRangeItemCounts",
+    "LevyRangeNoClamp",
+    "LevyRangeNoHalf",
+    "LevyReusedUsers",
+    "LevyWidenOnMiss",
+    "LevyWrongWidthLaplace",
+]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ module                        what it holds
 :mod:`.parameters`            presets ("paper", "audit"), resolved parameters, run records
 :mod:`.phased_sgd`            Algorithm 1 (linear time)
 :mod:`.minibatch_sgd`         Algorithm 2, one call, vectorised over trials
-:mod:`.minibatch_test`        Algorithm 2's test alone (the AboveThreshold transcript)
+:mod:`.minibatch_outliers`    Algorithm 2's test alone (the AboveThreshold transcript)
 :mod:`.phased_erm`            Algorithm 3, its smoothed form (Sec. 4), Algorithm 2 as a mechanism
 :mod:`.smoothing`             uniform randomized smoothing (Lemma D.1, F2's direction)
 :mod:`.faulty`                the note's pitfalls P2, P7, P10, P12, P14 as broken variants
@@ -43,8 +43,8 @@ from dpaudit.userlevel.lowy2024.faulty import (
     RedrawnThresholdTest,
     WithReplacementTest,
 )
+from dpaudit.userlevel.lowy2024.minibatch_outliers import MinibatchConcentrationTest
 from dpaudit.userlevel.lowy2024.minibatch_sgd import MinibatchPhase, run_minibatch_phase
-from dpaudit.userlevel.lowy2024.minibatch_test import MinibatchConcentrationTest
 from dpaudit.userlevel.lowy2024.outlier_removal import (
     concentration_score,
     inclusion_probability,

@@ -20,7 +20,7 @@ counterpart's claim, on the pair that exposes it.
 * **P12, leaky halt**: two far clusters, so the test fails; the halting branch of the variant
   releases the plain mean, which the differing user moves.
 * **P10, threshold redrawn** and **P7, with replacement** (Algorithm 2's test,
-  :class:`~dpaudit.userlevel.lowy2024.minibatch_test.MinibatchConcentrationTest`): every user's
+  :class:`~dpaudit.userlevel.lowy2024.minibatch_outliers.MinibatchConcentrationTest`): every user's
   gradient equal, the differing user's far away; the halting step is audited against AboveThreshold's
   ``eps_AT``. With the threshold noise drawn at every step the steps leak independently; drawn with
   replacement and ``K = 4n`` (as printed: ``K_i > n_i``), the differing user appears about four
@@ -61,7 +61,7 @@ from dpaudit.userlevel.lowy2024.faulty import (
     RedrawnThresholdTest,
     WithReplacementTest,
 )
-from dpaudit.userlevel.lowy2024.minibatch_test import MinibatchConcentrationTest
+from dpaudit.userlevel.lowy2024.minibatch_outliers import MinibatchConcentrationTest
 from dpaudit.userlevel.lowy2024.phased_erm import AcceleratedMinibatchSGD
 from dpaudit.userlevel.lowy2024.phased_sgd import OutlierRemovalPhasedSGD
 

@@ -45,8 +45,8 @@ from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import QueryDistance
+from dpaudit.userlevel.lowy2024.minibatch_outliers import MinibatchConcentrationTest
 from dpaudit.userlevel.lowy2024.minibatch_sgd import MinibatchRules
-from dpaudit.userlevel.lowy2024.minibatch_test import MinibatchConcentrationTest
 from dpaudit.userlevel.lowy2024.phased_erm import AcceleratedMinibatchSGD
 from dpaudit.userlevel.lowy2024.phased_sgd import OutlierRemovalPhasedSGD
 

@@ -178,7 +178,7 @@ def alg2_transcript_steps(mech: AcceleratedMinibatchSGD, d0: Any, d1: Any) -> tu
         loc = ((probs[:, None] * q).sum(axis=0) / probs.sum()).tolist()
         sides.append({"score": float(h.sum() / k), "inclusion probabilities": tuple(probs.tolist()),
                       "location if the coins are their means": tuple(loc)})
-    b = p.budgets[0]
+    b: Any = p.budgets[0]  # a LowyBudget (parameters.py types budgets as objects)
     at = {"threshold scale": 4.0 / p.above_threshold_epsilon, "query scale": 8.0 / p.above_threshold_epsilon,
           "threshold": p.threshold_fraction * k, "sensitivity": 2.0, "epsilon": p.above_threshold_epsilon}
     out: list[TranscriptStep] = []

@@ -22,13 +22,15 @@ from typing import Any
 import sympy as sp
 import z3
 
+from dpaudit.errors import DPAuditError
+
 __all__ = ["MONOTONE", "Translation", "UnsupportedFormula"]
 
 #: Increasing functions: two values of one of them are ordered like their arguments.
 MONOTONE = (sp.exp, sp.log, sp.tanh, sp.atan, sp.erf, sp.sinh, sp.asinh)
 
 
-class UnsupportedFormula(Exception):
+class UnsupportedFormula(DPAuditError):
     """The formula uses something the translation refuses (a Float, a complex unit, a non-real relation)."""
 
 

@@ -402,9 +402,13 @@ class _Tropical:
     def add(self, groups: list[list[Monomial]], expr: sp.Expr) -> list[Monomial]:
         allterms = _merge([t for g in groups for t in g], ignore_logs=False)
         signs = [_certain_sign(t.coefficient) for t in allterms]
-        # a term of undecided sign counts on both sides: it may be added (an upper rate) and must be dominated
+        # a term the kernel proves negative must be dominated; so must a numeric coefficient of undecided sign (a
+        # cancellation such as sin(1)**2 + cos(1)**2 - 1 may hide an exact zero). A symbolic coefficient of
+        # undecided sign (say sqrt(log(delta)) in a non-rate symbol) counts as positive: added at its magnitude,
+        # it gives an upper rate of |expr|
+        undecided_number = [sign is None and t.coefficient.is_number for t, sign in zip(allterms, signs, strict=True)]
         positive = [t for t, sign in zip(allterms, signs, strict=True) if sign != -1]
-        negative = [t for t, sign in zip(allterms, signs, strict=True) if sign in (-1, None)]
+        negative = [t for t, sign, num in zip(allterms, signs, undecided_number, strict=True) if sign == -1 or num]
         for neg in negative:
             flipped = Monomial(-neg.coefficient, neg.exponents, neg.logs)
             ok = any(_dominates(pos, flipped, self.variables, self.directions, False)

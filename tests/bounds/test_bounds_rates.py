@@ -182,3 +182,14 @@ def test_numeric_slope_agrees_with_extracted_exponents():
     vals = {"m": 7, "d": 3, "epsilon": 0.3}
     slope = (math.log(evaluate(expr, {**vals, "n": 10**9})) - math.log(evaluate(expr, {**vals, "n": 10**5}))) / math.log(1e4)
     assert slope == pytest.approx(float(r.exponent(n)), abs=1e-9)
+
+
+def test_a_numeric_coefficient_whose_sign_the_kernel_cannot_decide_must_be_dominated():
+    # sin(1)^2 + cos(1)^2 - 1 is exactly 0, so n^2 + c n^3 is Theta(n^2): counting the n^3 term as positive
+    # would overstate the rate, and a check of a claim n^2 would then be falsely refuted
+    from dpaudit.bounds.rates import RateError, leading_rate
+
+    hidden_zero = sp.sin(1) ** 2 + sp.cos(1) ** 2 - 1
+    for expr in (n**2 + hidden_zero * n**3, n**2 - hidden_zero * n**3):
+        with pytest.raises(RateError, match="not dominated"):
+            leading_rate(expr)

@@ -4,7 +4,7 @@ For each algorithm the benchmark times ``sample(data, trials)`` on datasets of g
 fixed) and of growing ``m`` (``n`` fixed), fits ``log time = a + b log(n m)`` and prints the exponent
 ``b`` with its standard error and the gradients computed per trial over ``n m``. Algorithm 1
 (linear time, Thm 2.1), Ghazi et al.'s localization (:class:`~dpaudit.userlevel.RobustStatsLocalization`)
-and Levy et al.'s Phased ERM (:class:`~dpaudit.userlevel.PhasedERM`) run on the same data: the
+and Levy et al.'s Phased ERM (:class:`~dpaudit.userlevel.levy2021.PhasedERM`) run on the same data: the
 linear instance of :class:`~dpaudit.userlevel.comparison.LinearUtilityProblem` (``d = 1``, the
 same loss). Algorithm 3 runs on its own smaller grid (full minibatches ``K_i = n_i``: its test
 computes ``K_i^2`` distances per step, which dominates its time; its gradient count is

@@ -14,6 +14,7 @@ import importlib
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
+from dpaudit._version import __version__
 from dpaudit.errors import (
     CheckpointError,
     DPAuditError,
@@ -64,7 +65,6 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
 
 
-__version__ = "0.1.0"
 
 __all__ = [
     "GDP",

@@ -60,10 +60,10 @@ def builtin_catalogue(*, userlevel: bool = True, literature: bool = True) -> lis
         if userlevel:
             from dpaudit.userlevel.ghazi2023.audit_cases import ghazi2023_audit_cases
             from dpaudit.userlevel.ghazi2025.audit_cases import ghazi2025_audit_cases
-            from dpaudit.userlevel.levy2021.audit_cases import levy_audit_cases
+            from dpaudit.userlevel.levy2021.audit_cases import levy2021_audit_cases
             from dpaudit.userlevel.lowy2024.audit_cases import lowy2024_audit_cases
 
-            entries += levy_audit_cases()
+            entries += levy2021_audit_cases()
             entries += [replace(case, name=_readable(case.name)) for case in ghazi2025_audit_cases()]
             entries += ghazi2023_audit_cases()
             entries += lowy2024_audit_cases()

@@ -13,8 +13,10 @@ Every attack reduces an output to a real *score*; an *event* is ``{score > t}`` 
   log-likelihood ratio of a transcript of releases (:mod:`.transcript_llr`) and, when asked for,
   bit-level families for floating-point outputs (:mod:`.bits`).
 
-Threshold events on these scores are ranked in :mod:`.ranking`. Nothing here touches the
-estimation split.
+Each family is an :class:`AttackFamily` (its name, the layouts it reads, its fit) in the registry
+:data:`FAMILIES`; the fitted score functions and the category score they share are in the leaf
+module :mod:`.score`. Threshold events on these scores are ranked in :mod:`.ranking`. Nothing here
+touches the estimation split.
 
 References
 ----------
@@ -37,31 +39,15 @@ from scipy import optimize, special
 from dpaudit.auditor.bits import bit_scores
 from dpaudit.auditor.columns import column_scores
 from dpaudit.auditor.features import OutputLayout, encode_rows
+from dpaudit.auditor.score import Family, Score, category_score
 from dpaudit.auditor.transcript_llr import transcript_scores
 
-__all__ = ["Score", "category_score", "fit_scores", "score_families"]
+__all__ = ["FAMILIES", "AttackFamily", "Score", "category_score", "fit_scores", "score_families"]
 
 MAX_COORDINATE_SCORES = 16
 MAX_PATTERNS = 16
 MAX_TRAIN_ROWS = 40_000
 CHUNK_ROWS = 1024  # rows featurized at once: the features of all rows need not exist together
-DENSE_CATEGORY_LIMIT = 1 << 22
-MAX_LISTED = 4
-
-
-@dataclass(frozen=True)
-class Score:
-    """A fitted score function; ``name`` says what it is, ``fn`` maps flattened outputs to scores."""
-
-    name: str
-    fn: Callable[[NDArray[Any]], NDArray[np.float64]] = field(repr=False, compare=False)
-    members: Callable[[float, bool], str | None] | None = field(default=None, repr=False, compare=False)
-    family: str = field(default="", compare=False)
-    # a real value with a smooth distribution (a noisy released value): tail fits may rank its thresholds
-    smooth: bool = field(default=False, compare=False)
-
-    def __call__(self, x: NDArray[Any]) -> NDArray[np.float64]:
-        return np.asarray(self.fn(x), dtype=float)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -141,71 +127,6 @@ def _lda_score(v0: NDArray[np.float64], v1: NDArray[np.float64], values: Callabl
     return Score("lda", lambda x: values(x) @ w)
 
 
-def category_score(
-    name: str,
-    codes_fn: Callable[[NDArray[Any]], NDArray[np.int64]],
-    a0: NDArray[Any],
-    a1: NDArray[Any],
-    label_row: Callable[[NDArray[np.int64]], str] | None = None,
-) -> Score:
-    """Score = smoothed log-ratio of the two datasets' frequencies of each category (row of codes).
-
-    Categories are looked up in a dense table when the integer codes span a small box (fast, the
-    common case: indices, counts, answer patterns), and through 64-bit row hashes otherwise.
-    """
-    c0, c1 = codes_fn(a0), codes_fn(a1)
-    both = np.concatenate([c0, c1])
-    low, high = both.min(axis=0), both.max(axis=0)
-    # in floating point: for codes at the int64 limits, high - low + 1 overflows int64
-    extent = high.astype(np.float64) - low.astype(np.float64) + 1.0
-    if float(np.prod(extent)) <= DENSE_CATEGORY_LIMIT:
-        strides = np.concatenate([np.cumprod(extent[::-1])[::-1][1:], [1.0]]).astype(np.int64)
-        size = int(np.prod(extent))
-
-        def index(codes: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
-            inside = np.all((codes >= low) & (codes <= high), axis=1)
-            idx = ((np.clip(codes, low, high) - low) @ strides).astype(np.int64)
-            return idx, inside
-
-        def decode(i: int) -> str:
-            row = (i // strides) % extent.astype(np.int64) + low
-            return label_row(row) if label_row else "(" + ", ".join(str(int(v)) for v in row) + ")"
-    else:
-        decode = None  # type: ignore[assignment]
-        keys = np.unique(encode_rows(both))
-        size = len(keys)
-
-        def index(codes: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
-            kx = encode_rows(codes)
-            idx = np.minimum(np.searchsorted(keys, kx), size - 1)
-            return idx.astype(np.int64), keys[idx] == kx
-
-    i0, _ = index(c0)
-    i1, _ = index(c1)
-    n0 = np.bincount(i0, minlength=size)
-    n1 = np.bincount(i1, minlength=size)
-    # add-1/2 smoothing keeps categories seen on one side only finite
-    ratio = np.log((n0 + 0.5) / (len(c0) + 1.0)) - np.log((n1 + 0.5) / (len(c1) + 1.0))
-
-    def score(x: NDArray[Any]) -> NDArray[np.float64]:
-        idx, known = index(codes_fn(x))
-        return np.where(known, ratio[idx], 0.0)  # unseen categories are neutral
-
-    seen = np.flatnonzero((n0 + n1) > 0)
-
-    def members(threshold: float, upper: bool) -> str | None:
-        """The seen categories inside the event (decoded when the table is dense), for the report."""
-        inside = seen[ratio[seen] > threshold] if upper else seen[ratio[seen] <= threshold]
-        if decode is None or inside.size == 0:
-            return None
-        inside = inside[np.argsort(-(n0 + n1)[inside])]
-        shown = ", ".join(decode(int(i)) for i in inside[:MAX_LISTED])
-        more = f", ... ({inside.size} categories)" if inside.size > MAX_LISTED else ""
-        return "{" + shown + more + "}"
-
-    return Score(name, score, members)
-
-
 _BIG = 2.0**62
 
 
@@ -222,7 +143,86 @@ def _discrete_codes(x: NDArray[Any]) -> NDArray[np.int64]:
     return np.where(np.isposinf(arr), 2**62 + 1, np.where(np.isneginf(arr), -(2**62) - 1, clipped))
 
 
-Family = Callable[[NDArray[Any], NDArray[Any]], list[Score]]
+@dataclass(frozen=True)
+class AttackFamily:
+    """One attack family: the name users see, the outputs it reads, and how it fits its scores.
+
+    Attributes
+    ----------
+    name : str
+        The family's name: ``Score.family`` of its scores, and what ``fit_scores(only=...)`` selects.
+    reads : Callable[[OutputLayout], bool]
+        Whether the family applies to outputs of a layout.
+    fit : Callable[[OutputLayout, NDArray, NDArray], list[Score]]
+        Its score functions, fitted on the training rows ``(a0, a1)`` of the selection split.
+    opt_in : bool
+        Fitted only when asked for (the bit-level families: ``float_bits=True``).
+    """
+
+    name: str
+    reads: Callable[[OutputLayout], bool] = field(repr=False)
+    fit: Callable[[OutputLayout, NDArray[Any], NDArray[Any]], list[Score]] = field(repr=False)
+    opt_in: bool = False
+
+    def fitter(self, layout: OutputLayout) -> Family:
+        """The fit of this family for ``layout``, as a function of the training rows ``(a0, a1)``."""
+        return lambda a0, a1: self.fit(layout, a0, a1)
+
+
+def _values(layout: OutputLayout) -> Callable[[NDArray[Any]], NDArray[np.float64]]:
+    """The real values the vector families read: integer codes, the continuous part, or the output."""
+    if layout.kind == "discrete":
+        return lambda x: _discrete_codes(x).astype(float)  # finite even for infinite outputs
+    if layout.kind == "mixed":
+        return layout.continuous_part
+    return lambda x: np.asarray(x, dtype=float)
+
+
+def _fit_coordinates(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
+    values, label = _values(layout), "coordinate" if layout.kind == "continuous" else "value"
+    if layout.n_columns == 1:
+        return [_coordinate(0, values, label)]
+    return _coordinate_scores(layout.n_columns, values(a0), values(a1), values, label)
+
+
+def _fit_lda(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
+    values = _values(layout)
+    v0, v1 = values(a0), values(a1)
+    return [_lda_score(v0, v1, values)] if _all_finite(v0, v1) else []
+
+
+def _fit_quadratic_logistic(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
+    values = _values(layout)
+    v0, v1 = values(a0), values(a1)
+    if not _all_finite(v0, v1):
+        return []
+
+    def quadratic(x: NDArray[Any]) -> NDArray[np.float64]:
+        v = values(x)  # the values of values are the values: the fit may be given either
+        return np.hstack([v, v**2])
+
+    fitted = _logistic_score("logistic(x, x^2)", quadratic, v0, v1)
+    return [] if fitted is None else [fitted]
+
+
+def _vector(layout: OutputLayout) -> bool:
+    return layout.n_columns > 1
+
+
+#: The attack families, in the order their scores are fitted and listed.
+FAMILIES: tuple[AttackFamily, ...] = (
+    AttackFamily("category", lambda layout: layout.kind == "discrete", lambda layout, a0, a1: _discrete_category(a0, a1)),
+    AttackFamily("atom pattern", lambda layout: layout.kind == "mixed",
+                 lambda layout, a0, a1: [category_score("atom pattern", layout.atom_codes, a0, a1, layout.describe_codes)]),
+    AttackFamily("logistic(pattern, values)", lambda layout: layout.kind == "mixed", lambda layout, a0, a1: _mixed_logistic(layout, a0, a1)),
+    AttackFamily("value", lambda layout: layout.kind in ("discrete", "mixed"), _fit_coordinates),
+    AttackFamily("coordinate", lambda layout: layout.kind == "continuous", _fit_coordinates),
+    AttackFamily("lda", _vector, _fit_lda),
+    AttackFamily("logistic", lambda layout: _vector(layout) and layout.kind != "mixed", _fit_quadratic_logistic),
+    AttackFamily("columns", lambda layout: _vector(layout) or layout.kind == "mixed", column_scores),
+    AttackFamily("transcript llr", lambda layout: _vector(layout) or layout.kind == "mixed", transcript_scores),
+    AttackFamily("float bits", lambda layout: True, bit_scores, opt_in=True),
+)
 
 
 def score_families(layout: OutputLayout, *, float_bits: bool = False) -> dict[str, Family]:
@@ -230,26 +230,8 @@ def score_families(layout: OutputLayout, *, float_bits: bool = False) -> dict[st
 
     ``float_bits`` adds the bit-level families of :mod:`.bits` for floating-point outputs.
     """
-    k = layout.n_columns
-    fams: dict[str, Family] = {}
-    if layout.kind == "discrete":
-        def as_float(x: NDArray[Any]) -> NDArray[np.float64]:
-            return _discrete_codes(x).astype(float)  # finite even for infinite outputs
-
-        fams["category"] = _discrete_category
-        fams.update(_vector_families(k, as_float, "value"))
-    elif layout.kind == "mixed":
-        fams["atom pattern"] = lambda a0, a1: [category_score("atom pattern", layout.atom_codes, a0, a1, layout.describe_codes)]
-        fams["logistic(pattern, values)"] = lambda a0, a1: _mixed_logistic(layout, a0, a1)
-        fams.update(_vector_families(k, layout.continuous_part, "value", logistic=False))
-    else:
-        fams.update(_vector_families(k, lambda x: np.asarray(x, dtype=float), "coordinate"))
-    if k > 1 or layout.kind == "mixed":
-        fams["columns"] = lambda a0, a1: column_scores(layout, a0, a1)
-        fams["transcript llr"] = lambda a0, a1: transcript_scores(layout, a0, a1)
-    if float_bits:
-        fams["float bits"] = lambda a0, a1: bit_scores(layout, a0, a1)
-    return fams
+    return {family.name: family.fitter(layout) for family in FAMILIES
+            if family.reads(layout) and (float_bits or not family.opt_in)}
 
 
 def fit_scores(
@@ -257,7 +239,7 @@ def fit_scores(
 ) -> list[Score]:
     """Fit the score functions for ``layout`` on the training part ``a0``, ``a1`` of the selection split.
 
-    ``only`` restricts the fit to the named families (see :func:`score_families`).
+    ``only`` restricts the fit to the named families (see :data:`FAMILIES`).
     """
     scores: list[Score] = []
     for family, fit in score_families(layout, float_bits=float_bits).items():
@@ -271,29 +253,6 @@ def _discrete_category(a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
     if n_categories > max(2, (len(a0) + len(a1)) // 4):
         return []  # nearly every output unique: frequencies carry no information
     return [category_score("category", _discrete_codes, a0, a1)]
-
-
-def _vector_families(
-    k: int, values: Callable[[NDArray[Any]], NDArray[np.float64]], label: str, logistic: bool = True
-) -> dict[str, Family]:
-    """Coordinates and their aggregates, Fisher's discriminant, and a quadratic logistic regression."""
-    if k == 1:
-        return {label: lambda a0, a1: [_coordinate(0, values, label)]}
-    fams: dict[str, Family] = {label: lambda a0, a1: _coordinate_scores(k, values(a0), values(a1), values, label)}
-    fams["lda"] = lambda a0, a1: [_lda_score(values(a0), values(a1), values)] if _all_finite(values(a0), values(a1)) else []
-    if logistic:
-        def quadratic(x: NDArray[Any]) -> NDArray[np.float64]:
-            v = values(x)
-            return np.hstack([v, v**2])
-
-        def fit_logistic(a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
-            if not _all_finite(values(a0), values(a1)):
-                return []
-            fitted = _logistic_score("logistic(x, x^2)", quadratic, values(a0), values(a1))
-            return [] if fitted is None else [fitted]
-
-        fams["logistic"] = fit_logistic
-    return fams
 
 
 def _all_finite(*arrays: NDArray[np.float64]) -> bool:

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.auditor.features import OutputLayout
+from dpaudit.auditor.score import Score, category_score
 
 __all__ = ["bit_fields", "bit_scores", "grid_exponent"]
 
@@ -88,20 +89,18 @@ def _separation(a0: NDArray[Any], a1: NDArray[Any], column: int) -> float:
     return float(0.5 * np.abs(n0 - n1).sum())
 
 
-def bit_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
+def bit_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
     """The bit-level families for float outputs (nothing for integer or boolean outputs).
 
     Float outputs that are all atoms (a ``"discrete"`` layout: e.g. only ``0.0`` and ``-0.0``) get
     them too: equal reals with different bit patterns (the sign of zero) are one category for the
     value families, but two for these, which read the IEEE-754 representation.
     """
-    from dpaudit.auditor.attacks import Score, category_score
-
     if np.asarray(a0).dtype.kind != "f":
         return []
     k = layout.n_columns
     columns = range(k) if k <= MAX_BIT_COLUMNS else np.argsort([-_separation(a0, a1, j) for j in range(k)])[:MAX_BIT_COLUMNS]
-    scores: list[Any] = []
+    scores: list[Score] = []
     for j in (int(c) for c in columns):
         for low, label in ((False, "float bits"), (True, "float low bits")):
             def codes(x: NDArray[Any], j: int = j, low: bool = low) -> NDArray[np.int64]:

@@ -1,7 +1,7 @@
 """One record for "audit this mechanism on this pair against this claim", shared by every catalogue.
 
 The built-in catalogue (:mod:`dpaudit.catalogue`), Levy et al.'s cases
-(:func:`dpaudit.userlevel.levy2021.audit_cases.levy_audit_cases`) and Ghazi et al.'s
+(:func:`dpaudit.userlevel.levy2021.audit_cases.levy2021_audit_cases`) and Ghazi et al.'s
 (:func:`dpaudit.userlevel.ghazi2025.audit_cases.ghazi2025_audit_cases`) all produce :class:`AuditCase`
 records. ``broken``, ``bug`` and ``note`` are metadata for readers and tests: the auditor only ever
 sees the mechanism's outputs on ``d0`` and ``d1``.

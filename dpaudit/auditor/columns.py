@@ -38,7 +38,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from dpaudit.auditor.features import OutputLayout
+from dpaudit.auditor.features import OutputLayout, encode_rows
+from dpaudit.auditor.score import Score, category_score
 
 __all__ = ["column_scores"]
 
@@ -101,8 +102,7 @@ def _column_bins(layout: OutputLayout, train: NDArray[Any]) -> Callable[[NDArray
     return bins
 
 
-def _naive_bayes(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
-    from dpaudit.auditor.attacks import Score
+def _naive_bayes(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
 
     bins = _column_bins(layout, np.concatenate([a0, a1]))
     i0, i1 = bins(a0), bins(a1)
@@ -137,8 +137,7 @@ def _naive_bayes(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> li
     return [Score(f"columns llr ({int(keep.sum())} of {k} columns)", score)]
 
 
-def _sign_counts(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
-    from dpaudit.auditor.attacks import Score
+def _sign_counts(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
 
     v0, v1 = np.asarray(a0, dtype=float), np.asarray(a1, dtype=float)
     with np.errstate(invalid="ignore"):
@@ -149,7 +148,7 @@ def _sign_counts(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> li
     se = np.sqrt(np.maximum(pooled * (1 - pooled), 1e-12) * (1 / len(v0) + 1 / len(v1)))
     direction = np.sign(f0 - f1)
     common = np.sign((f0 - f1).sum()) * np.ones_like(direction)
-    out = []
+    out: list[Score] = []
     for label, w in (("sign count", direction),
                      ("sign count (significant)", np.where(np.abs(f0 - f1) > SIGN_Z * se, direction, 0.0)),
                      ("sign count (common sign)", common)):
@@ -163,7 +162,7 @@ def _sign_counts(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> li
     return out
 
 
-def _mixed_groups(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
+def _mixed_groups(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
     """Category scores for a mixed layout's column groups, and their sum.
 
     The *atomic* group (columns that only ever take atom values) is read as a pattern; the
@@ -172,13 +171,11 @@ def _mixed_groups(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> l
     ratio of (which entries are continuous, how large they are). The two groups' log-ratios
     are added (naive Bayes across groups).
     """
-    from dpaudit.auditor.attacks import Score, category_score
-
     both = np.concatenate([a0, a1])
     codes = layout.atom_codes(both)
     atomic = np.flatnonzero(np.all(codes > 0, axis=0))
     rest = np.flatnonzero(~np.all(codes > 0, axis=0))
-    scores = []
+    scores: list[Score] = []
     if atomic.size and rest.size:
         def atomic_codes(x: NDArray[Any]) -> NDArray[np.int64]:
             return _atom_codes_of(layout, x, atomic)
@@ -205,7 +202,7 @@ def _mixed_groups(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> l
     return scores
 
 
-def _value_within_pattern(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any], rest: NDArray[np.int64]) -> list[Any]:
+def _value_within_pattern(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any], rest: NDArray[np.int64]) -> list[Score]:
     """Per frequent atom pattern with a continuous entry: the sum of its values, NaN on other patterns.
 
     A threshold event on such a score is ``{pattern = p and value > t}`` (or ``<= t``): which query a
@@ -213,9 +210,6 @@ def _value_within_pattern(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[An
     the far tail of one answer's value]. The ranking scans the value itself, so the far tail is
     not cut into coarse bins as by ``patterns x value``; NaN rows belong to no event.
     """
-    from dpaudit.auditor.attacks import Score
-    from dpaudit.auditor.features import encode_rows
-
     both = np.concatenate([a0, a1])
     codes = _atom_codes_of(layout, both, rest)
     with_value = np.any(codes == 0, axis=1)
@@ -223,7 +217,7 @@ def _value_within_pattern(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[An
     uniq, counts = np.unique(keys, return_counts=True)
     frequent = uniq[np.argsort(counts)[::-1][:MAX_VALUE_PATTERNS]]
     frequent = frequent[np.sort(counts)[::-1][: frequent.size] >= MIN_PATTERN_ROWS]
-    out = []
+    out: list[Score] = []
     for key in frequent:
         example = codes[with_value][keys == key][0]
 
@@ -252,11 +246,11 @@ def _columns_text(columns: NDArray[np.int64]) -> str:
     return "[" + ", ".join(str(int(j)) for j in columns[:6]) + (", ...]" if columns.size > 6 else "]")
 
 
-def column_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
+def column_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
     """The per-column families for ``layout`` (for one column, only the mixed layout's groups)."""
     if layout.n_columns > MAX_COLUMNS:
         return []
-    scores = []
+    scores: list[Score] = []
     if layout.n_columns >= 2:
         scores.extend(_naive_bayes(layout, a0, a1))
         scores.extend(_sign_counts(layout, a0, a1))

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit._rng import TrialStreams
+from dpaudit._version import __version__
 
 __all__ = ["audit_fingerprint", "mechanism_fingerprint"]
 
@@ -133,8 +134,6 @@ def audit_fingerprint(
     ``trials`` is the fixed trial count, or for an adaptive audit the description of its stages
     (:meth:`dpaudit.auditor.adaptive.Budget.describe`): which blocks it may draw.
     """
-    import dpaudit
-
     name, digest, covers = mechanism_fingerprint(mechanism)
     fields = {
         "mechanism": name,
@@ -144,7 +143,7 @@ def audit_fingerprint(
         "block_size": str(streams.block_size),
         "trials": str(trials),
         "numpy": np.__version__,
-        "dpaudit": dpaudit.__version__,
+        "dpaudit": __version__,
     }
     for j, data in enumerate(datasets):
         fields[f"d{j}"] = _data_digest(data)

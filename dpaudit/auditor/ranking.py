@@ -37,6 +37,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special, stats
 
+from dpaudit.auditor.score import Score
+
 __all__ = ["Candidate", "event_counts", "predicted_bounds", "predicted_gdp", "rank_candidates"]
 
 MAX_THRESHOLDS = 4000
@@ -62,7 +64,7 @@ class Candidate:
     ``origin`` names the predictor that proposed it (``"counts"`` or ``"tail fit"``).
     """
 
-    score: Any
+    score: Score
     threshold: float
     upper: bool
     numerator: int
@@ -77,7 +79,7 @@ class Candidate:
     def describe(self) -> str:
         op = ">" if self.upper else "<="
         text = f"{self.score.name} {op} {self.threshold:.6g}"
-        members = getattr(self.score, "members", None)
+        members = self.score.members
         listing = members(self.threshold, self.upper) if members else None
         return text if listing is None else f"{text}, i.e. output in {listing}"
 
@@ -251,7 +253,7 @@ def _non_nan(sorted_scores: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _tail_fit_candidate(
-    score: Any, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float,
+    score: Score, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float,
     n: int,
 ) -> Candidate | None:
     """The best ``upper``-tail (else, mirrored, lower-tail) event from smooth fits of both survival functions.
@@ -299,7 +301,7 @@ def _tail_fit_candidate(
 
 
 def rank_candidates(
-    scores: list[Any],
+    scores: list[Score],
     b0: NDArray[Any],
     b1: NDArray[Any],
     *,
@@ -327,7 +329,7 @@ def rank_candidates(
         le1, gt1 = event_counts(s1, t)
         options = [(True, 0, gt0, gt1), (True, 1, gt1, gt0), (False, 0, le0, le1), (False, 1, le1, le0)]
         trigger = None
-        if tail_fit and getattr(score, "smooth", False):
+        if tail_fit and score.smooth:
             f0, f1 = _non_nan(s0), _non_nan(s1)
             if len(f0) and len(f1):
                 trigger = (_pooled_top(f0, f1, 1 - TAIL_TRIGGER), _pooled_bottom(f0, f1, 1 - TAIL_TRIGGER))

@@ -47,6 +47,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.auditor.features import OutputLayout
+from dpaudit.auditor.score import Score
 
 __all__ = ["ColumnModel", "fit_column_models", "transcript_scores"]
 
@@ -234,10 +235,8 @@ def _score_fn(layout: OutputLayout, models: list[ColumnModel], force: str | None
     return score
 
 
-def transcript_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
+def transcript_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
     """The family's three scores fitted on training rows ``a0``, ``a1`` (nothing for over-wide outputs)."""
-    from dpaudit.auditor.attacks import Score
-
     if layout.n_columns > MAX_COLUMNS:
         return []
     models = fit_column_models(layout, a0, a1)

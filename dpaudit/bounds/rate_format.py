@@ -1,10 +1,18 @@
-"""Text of monomials and rates (Unicode names for epsilon, delta, ...), for tables and reports."""
+"""Text of monomials and rates (Unicode names for epsilon, delta, ...), for tables and reports.
+
+A leaf module: it reads a :class:`~dpaudit.bounds.rates.Monomial`'s exponents and log factors and a
+:class:`~dpaudit.bounds.rates.Rate`'s terms and imports neither at run time, so that ``Rate.__str__``
+can use it without an import cycle.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy as sp
 
-from dpaudit.bounds.rates import Monomial, Rate
+if TYPE_CHECKING:
+    from dpaudit.bounds.rates import Monomial, Rate
 
 __all__ = ["format_monomial", "format_rate"]
 

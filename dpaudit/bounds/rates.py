@@ -36,6 +36,7 @@ from typing import Any
 import sympy as sp
 
 from dpaudit._validation import argument_error
+from dpaudit.bounds.rate_format import format_rate
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import Verdict
@@ -166,8 +167,6 @@ class Rate:
                         for t in self.terms))
 
     def __str__(self) -> str:
-        from dpaudit.bounds.rate_format import format_rate  # the text module builds on this one
-
         return format_rate(self)
 
 

@@ -70,6 +70,7 @@ from dpaudit.exact.enclosure import Enclosure, arb_of, down, precision, up
 from dpaudit.exact.finite import MAX_PRODUCT_OUTPUTS, FiniteProfile, finite_from_arbs, product
 from dpaudit.exact.pld import DEFAULT_RESOLUTION, LossDistribution, PLDProfile, grid_step
 from dpaudit.exact.profile import EXACT, UPPER_BOUND, PrivacyProfile
+from dpaudit.mechanisms.tdlap_params import tdlap_kappa
 
 __all__ = [
     "AboveThresholdStep",
@@ -145,8 +146,6 @@ class TruncatedDiscreteLaplaceStep(Step):
     kappa: int | None = None
 
     def profile(self) -> FiniteProfile:
-        from dpaudit.mechanisms.discrete import tdlap_kappa
-
         kappa = tdlap_kappa(self.epsilon, self.delta) if self.kappa is None else self.kappa
         return truncated_discrete_laplace_profile(check_int("TruncatedDiscreteLaplaceStep", "shift", self.shift), self.epsilon, kappa)
 

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_int, check_positive, check_probability
+from dpaudit._validation import argument_error, check_int, check_positive
 from dpaudit.guarantees import ApproxDP, PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_integer_valued, check_size
+from dpaudit.mechanisms.tdlap_params import tdlap_kappa
 from dpaudit.neighbors.relations import QueryDistance
 
 if TYPE_CHECKING:
@@ -81,20 +82,6 @@ class DiscreteLaplaceMechanism(MechanismBase):
 
         shifts = _integer_shifts("DiscreteLaplaceMechanism.privacy_profile", d0, d1)
         return compose([DiscreteLaplaceStep(s, self.rate) for s in shifts] or [DiscreteLaplaceStep(0, self.rate)])
-
-
-def tdlap_kappa(epsilon: float, delta: float) -> int:
-    """``kappa = 1 + ceil(ln(1/delta) / epsilon)`` [GKKMMZ23, Def 3.4].
-
-    Raised further if floating-point rounding in the ceiling would leave the edge mass
-    ``exp(-epsilon kappa) / Z`` above ``delta`` (increasing kappa is always safe).
-    """
-    epsilon = check_positive("tdlap_kappa", "epsilon", epsilon)
-    delta = check_probability("tdlap_kappa", "delta", delta, allow_zero=False)
-    kappa = 1 + math.ceil(math.log(1.0 / delta) / epsilon)
-    while math.exp(-epsilon * kappa) > delta * math.exp(-epsilon):  # (T1): edge mass <= delta e^-eps
-        kappa += 1
-    return kappa
 
 
 def tdlap_pmf(epsilon: float, delta: float, *, kappa: int | None = None) -> NDArray[np.float64]:

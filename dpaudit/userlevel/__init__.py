@@ -22,8 +22,13 @@ where                     what
 ========================  ==================================================================
 
 Imports flow one way: the shared modules import no paper package, each paper package imports only
-the shared modules (and dpaudit's core), and :mod:`.comparison` sits on top of the papers. The
-public names of every paper stay importable from here.
+the shared modules (and dpaudit's core), and :mod:`.comparison` sits on top of the papers.
+
+A paper's public name is also importable from here when it names one thing: a name that two papers
+use for different objects is only under its paper's package, never aliased here. Today these are
+``PhasedERM`` (:class:`.levy2021.PhasedERM`, Levy et al.'s Algorithm 4, and
+:class:`.ghazi2023.PhasedERM`, Ghazi et al.'s Algorithm 3) and ``concentration_score``
+(:func:`.lowy2024.concentration_score` and :func:`.ghazi2025.concentration_score`).
 """
 
 from dpaudit.userlevel.baselines import (
@@ -41,9 +46,6 @@ from dpaudit.userlevel.ghazi2023 import (
     StronglyConvexSCO,
     ghazi2023_audit_cases,
 )
-from dpaudit.userlevel.ghazi2023 import (
-    PhasedERM as Ghazi2023PhasedERM,
-)
 from dpaudit.userlevel.ghazi2025 import (
     ConcentrationTest,
     DiagonallyDominantQuadratic,
@@ -54,19 +56,17 @@ from dpaudit.userlevel.ghazi2025 import (
     SeparableHuberLoss,
     StreamingAboveThreshold,
     check_ghazi2025_assumptions,
-    concentration_score,
     ghazi2025_audit_cases,
     robust_gradient_estimate,
     robust_sgd_path,
 )
 from dpaudit.userlevel.levy2021 import (
-    PhasedERM,
     PrivateRange,
     UserMeanEstimator,
     WinsorizedFirstOrder,
     WinsorizedMean1D,
     WinsorizedMeanHighD,
-    levy_audit_cases,
+    levy2021_audit_cases,
 )
 from dpaudit.userlevel.losses import (
     AbsoluteLoss,
@@ -98,7 +98,6 @@ __all__ = [
     "DelOutputPert",
     "DiagonallyDominantQuadratic",
     "ERMProblem",
-    "Ghazi2023PhasedERM",
     "GroupPrivateItemMean",
     "HingeLoss",
     "LinearLoss",
@@ -106,7 +105,6 @@ __all__ = [
     "Loss",
     "MinibatchConcentrationTest",
     "OutlierRemovalPhasedSGD",
-    "PhasedERM",
     "PhasedSCO",
     "PrivateRange",
     "RandomizedSmoothing",
@@ -127,10 +125,9 @@ __all__ = [
     "WinsorizedMeanHighD",
     "check_ghazi2025_assumptions",
     "clamp",
-    "concentration_score",
     "ghazi2023_audit_cases",
     "ghazi2025_audit_cases",
-    "levy_audit_cases",
+    "levy2021_audit_cases",
     "lowy2024_audit_cases",
     "plot_excess_risk_comparison",
     "project_box",

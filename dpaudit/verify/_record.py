@@ -140,3 +140,14 @@ class _Record:
         if self._counterexample is None:
             shown = values() if callable(values) else values
             self._counterexample = {"where": label, **{k: plain(v) for k, v in dict(shown).items()}}
+
+
+def has_float(values: Any) -> bool:
+    """Does a counterexample record hold a float (a value already rounded, so no exact witness)?"""
+    if isinstance(values, Mapping):
+        return any(has_float(v) for v in values.values())
+    if isinstance(values, (list, tuple, np.ndarray)):
+        return any(has_float(v) for v in np.asarray(values, dtype=object).ravel())
+    if isinstance(values, sp.Basic):
+        return bool(values.has(sp.Float))
+    return isinstance(values, (float, np.floating))

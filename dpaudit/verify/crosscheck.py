@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis import strategies as st
 
 from dpaudit.errors import CheckFailed
-from dpaudit.verify._record import Step, _Record
+from dpaudit.verify._record import Step, _Record, has_float
 from dpaudit.verify.decide import plain
 from dpaudit.verify.verdict import Verdict
 
@@ -124,10 +124,8 @@ class CrossChecks(_Record):
     def _refute_or_note(self, label: str, method: str, cases: int, point: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
                         note: str, exact: bool = True) -> None:
         """A failing instance is a counterexample only when its truth and its point are exact (no float in it)."""
-        from dpaudit.verify.proof import _has_float
-
         shown = dict(point() if callable(point) else point)
-        if exact and not _has_float(shown):
+        if exact and not has_float(shown):
             self._record_counterexample(f"{'instance' if method == 'exact' else method}: {label}", shown)
             self._add(Step("cross", method, label, Verdict.DISPROVED, cases, note))
         else:

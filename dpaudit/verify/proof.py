@@ -46,11 +46,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
 import sympy as sp
 
 from dpaudit.errors import ArgumentTypeError, InvalidArgument
-from dpaudit.verify._record import Step
+from dpaudit.verify._record import Step, has_float
 from dpaudit.verify.crosscheck import CrossChecks
 from dpaudit.verify.decide import (
     approx,
@@ -89,17 +88,6 @@ def _exact_truth(owner: str, holds: Any) -> bool:
     raise ArgumentTypeError(f"{owner}: an exact fact must be a Python bool or a sympy boolean computed exactly "
                     f"(rationals, sympy), got {type(holds).__name__}; a numpy comparison is floating-point: "
                     "use Proof.instance or numeric_le for finite-instance checks")
-
-
-def _has_float(values: Any) -> bool:
-    """Does a counterexample record hold a float (a value already rounded, so no exact witness)?"""
-    if isinstance(values, Mapping):
-        return any(_has_float(v) for v in values.values())
-    if isinstance(values, (list, tuple, np.ndarray)):
-        return any(_has_float(v) for v in np.asarray(values, dtype=object).ravel())
-    if isinstance(values, sp.Basic):
-        return bool(values.has(sp.Float))
-    return isinstance(values, (float, np.floating))
 
 
 @dataclass(frozen=True)
@@ -343,7 +331,7 @@ class Proof(CrossChecks):
                 raise InvalidArgument(f"Proof.exact({label!r}) failed: an exact step that fails must name its "
                                  "counterexample (pass counterexample=)")
             shown = counterexample() if callable(counterexample) else counterexample
-            if _has_float(shown):
+            if has_float(shown):
                 raise ArgumentTypeError(f"Proof.exact({label!r}) failed at a point given with floats ({dict(shown)}): a float "
                                 "comparison is not exact; give the point in rationals, or use a cross-check")
             self._record_counterexample(f"exact: {label}", shown)

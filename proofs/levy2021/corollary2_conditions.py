@@ -10,7 +10,8 @@ import math
 
 import sympy as sp
 
-from dpaudit.userlevel import PhasedERM, SquaredLoss
+from dpaudit.userlevel import SquaredLoss
+from dpaudit.userlevel.levy2021 import PhasedERM
 from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/corollary2_conditions"

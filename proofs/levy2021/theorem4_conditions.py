@@ -11,7 +11,8 @@ import itertools
 import sympy as sp
 
 from dpaudit.bounds.levy2021 import prove_alg3_budget
-from dpaudit.userlevel import PhasedERM, SquaredLoss
+from dpaudit.userlevel import SquaredLoss
+from dpaudit.userlevel.levy2021 import PhasedERM
 from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict
 
 NAME = "levy2021/theorem4_conditions"

@@ -11,8 +11,8 @@ from scipy import stats
 import dpaudit
 from dpaudit import InvalidArgument, MechanismError
 from dpaudit.auditor import runner
-from dpaudit.auditor.attacks import Score
 from dpaudit.auditor.ranking import event_counts, rank_candidates
+from dpaudit.auditor.score import Score
 from dpaudit.auditor.stats import clopper_pearson_lower, clopper_pearson_upper
 from dpaudit.guarantees import GDP, ApproxDP
 from dpaudit.mechanisms import LaplaceMechanism, RandomizedResponse

@@ -12,11 +12,11 @@ import dpaudit
 from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.userlevel import (
     OutlierRemovalPhasedSGD,
-    PhasedERM,
     RobustStatsLocalization,
     RobustStatsSGD,
     WinsorizedFirstOrder,
 )
+from dpaudit.userlevel.levy2021 import PhasedERM
 from dpaudit.userlevel.lowy2024 import AcceleratedPhasedERM
 
 

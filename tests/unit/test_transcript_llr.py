@@ -10,6 +10,8 @@ audit does not make, and a false alarm on a correct mechanism).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -118,7 +120,8 @@ def test_fitted_on_training_rows_of_the_selection_split_only(monkeypatch):
         produced.append(out[:, 0].copy())
         return out
 
-    monkeypatch.setattr(attacks, "transcript_scores", spy_fit)
+    monkeypatch.setattr(attacks, "FAMILIES", tuple(dataclasses.replace(family, fit=spy_fit) if family.name == "transcript llr"
+                                                   else family for family in attacks.FAMILIES))
     monkeypatch.setattr(runner, "read_selection", spy_read)
     res = dpaudit.audit(logged, 0.0, 1.0, epsilon=10.0, delta=0.0, trials=4_000, seed=1)
     assert seen, "the family was never fitted"

@@ -26,7 +26,7 @@ References
    user-level privacy. NeurIPS 2021, arXiv:2102.11845.
 """
 
-from dpaudit.userlevel.levy2021.audit_cases import levy_audit_cases
+from dpaudit.userlevel.levy2021.audit_cases import levy2021_audit_cases
 from dpaudit.userlevel.levy2021.first_order import (
     GradientQuery,
     WinsorizedFirstOrder,
@@ -53,7 +53,7 @@ __all__ = [
     "WinsorizedMean1D",
     "WinsorizedMeanHighD",
     "gradient_concentration_radius",
-    "levy_audit_cases",
+    "levy2021_audit_cases",
     "user_mean_gradients",
     "user_mean_radius",
 ]

@@ -1,6 +1,6 @@
 """Audit cases for Levy et al. 2021: each correct component and each broken variant, with its pair.
 
-:func:`levy_audit_cases` lists, for the correct components and for every variant of
+:func:`levy2021_audit_cases` lists, for the correct components and for every variant of
 :mod:`dpaudit.userlevel.levy2021.faulty`, a neighbouring pair that exposes it and the budget to audit
 against. The ``broken`` flag is documentation: the auditor only sees outputs.
 
@@ -73,7 +73,7 @@ from dpaudit.userlevel.levy2021.winsorized_highd import WinsorizedMeanHighD
 from dpaudit.userlevel.losses import SquaredLoss
 from dpaudit.userlevel.observed import ObservedRelease
 
-__all__ = ["PhasedERMTranscript", "levy_audit_cases"]
+__all__ = ["PhasedERMTranscript", "levy2021_audit_cases"]
 
 
 def _case(name: str, mechanism: Any, d0: Any, d1: Any, epsilon: float, delta: float, trials: int, broken: bool,
@@ -406,7 +406,7 @@ def _phased_erm_cases(trials: int, loss: SquaredLoss, gamma: float, tau_prime: f
     ]
 
 
-def levy_audit_cases(trials: int = 100_000) -> list[AuditCase]:
+def levy2021_audit_cases(trials: int = 100_000) -> list[AuditCase]:
     """Correct components and broken variants of Levy et al. 2021, each with a pair that exposes it.
 
     Every case audits in a few seconds at ``trials = 10^5``. Correct cases are audited against the
@@ -420,7 +420,7 @@ def levy_audit_cases(trials: int = 100_000) -> list[AuditCase]:
     >>> from dpaudit.errors import UnsoundMechanismWarning
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore", UnsoundMechanismWarning)
-    ...     cases = levy_audit_cases()
+    ...     cases = levy2021_audit_cases()
     >>> sorted({c.bug for c in cases if c.broken})
     ['B1', 'B10', 'B11', 'B12', 'B15', 'B17', 'B18', 'B2', 'B3', 'B4', 'B5', 'B6', 'B8', 'overflow']
     """

@@ -1,6 +1,6 @@
 """Power and validity on Levy et al. 2021: correct components pass their own budgets, bugs are flagged.
 
-Every case of :func:`dpaudit.userlevel.levy2021.audit_cases.levy_audit_cases` is audited on its pair (user
+Every case of :func:`dpaudit.userlevel.levy2021.audit_cases.levy2021_audit_cases` is audited on its pair (user
 add/remove for B18): a correct component against the exact budget it spends on that pair, a broken one
 against the budget the paper gives that component. The
 auditor sees only the outputs; ``case.broken`` is read here, by the test, to state what is expected.
@@ -17,14 +17,14 @@ import pytest
 import dpaudit
 from dpaudit.auditor import AuditCase
 from dpaudit.errors import UnsoundMechanismWarning
-from dpaudit.userlevel.levy2021.audit_cases import levy_audit_cases
+from dpaudit.userlevel.levy2021.audit_cases import levy2021_audit_cases
 
 CONFIDENCE = 0.999
 ROOT_SEED = 2021
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UnsoundMechanismWarning)  # the broken variants announce themselves
-    CASES = levy_audit_cases()
+    CASES = levy2021_audit_cases()
 SEEDS = np.random.SeedSequence(ROOT_SEED).spawn(len(CASES))
 
 

@@ -1,6 +1,6 @@
 """The correct components' audits are tight: a calibration off by a factor 2 is flagged by the same audit.
 
-Every correct case of :func:`levy_audit_cases` is audited against the exact epsilon it spends on its
+Every correct case of :func:`levy2021_audit_cases` is audited against the exact epsilon it spends on its
 pair (:mod:`dpaudit.userlevel.levy2021.exact_laws`, computed from the paper's formulas, not from the
 mechanisms' code). Here each case is audited again, with the *same* pair, claim, trial count and seed,
 on a copy of the code whose Laplace noise scale is halved (``WinsorizedMean1D.noise_scale``: every
@@ -22,7 +22,7 @@ from scipy import stats
 
 import dpaudit
 from dpaudit.errors import UnsoundMechanismWarning
-from dpaudit.userlevel.levy2021.audit_cases import levy_audit_cases
+from dpaudit.userlevel.levy2021.audit_cases import levy2021_audit_cases
 from dpaudit.userlevel.levy2021.exact_laws import (
     LaplaceMixture,
     algorithm_1_law,
@@ -38,7 +38,7 @@ FAILURE_PROB = 1e-6
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UnsoundMechanismWarning)
-    CASES = [c for c in levy_audit_cases() if not c.broken]
+    CASES = [c for c in levy2021_audit_cases() if not c.broken]
 
 #: Correct cases no calibration change can expose: the pair spends exactly 0 (the clamp puts both
 #: datasets in the same bin), or the claim is the loose composed bound of 16 adaptive steps.

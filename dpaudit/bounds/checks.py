@@ -35,7 +35,7 @@ from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.verify._record import rng_for
-from dpaudit.verify.decide import decision
+from dpaudit.verify.decide import decision, exact_floats
 from dpaudit.verify.kernel import Decision, KernelError, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
@@ -186,6 +186,17 @@ def _symbols_of(*exprs: Any) -> list[sp.Symbol]:
     return sorted(out, key=lambda s: s.name)
 
 
+def _exact_inputs(lhs: Any, rhs: Any, where: Sequence[Any], assumptions: Sequence[str]
+                  ) -> tuple[sp.Expr, sp.Expr, list[Any], tuple[str, ...]]:
+    """The claim with every float read at its exact binary value (:func:`dpaudit.verify.decide.exact_floats`; a
+    sympy Float is never rounded to a nearby decimal), the readings added to the printed assumptions."""
+    lhs, n_l = exact_floats(lhs)
+    rhs, n_r = exact_floats(rhs)
+    converted = [exact_floats(w) for w in where]
+    notes = list(dict.fromkeys([*n_l, *n_r, *(n for _, ns in converted for n in ns)]))
+    return lhs, rhs, [w for w, _ in converted], (*assumptions, *notes)
+
+
 def _kernel(residual: sp.Expr, kind: str, where: Sequence[Any]) -> tuple[bool | None, sp.Expr, Decision | None]:
     """The kernel's answer on ``residual >= 0`` (``>``, ``==``) under ``where``: (True, ...) PROVED, (False, ...)
     DISPROVED with a re-checked point, (None, ...) undecided. A formula the kernel refuses (a float) is undecided."""
@@ -258,7 +269,7 @@ def check_identity(
         PROVED if sympy shows the difference is zero and no point disagrees; DISPROVED with the
         first disagreeing point; UNDECIDED otherwise. ``residual`` is the simplified difference.
     """
-    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
     symbolic, residual, dec = _kernel(lhs - rhs, "==", where)
     syms = _symbols_of(lhs, rhs, *where)
     pts = random_points(syms, rng, count, region=region, where=where)
@@ -338,7 +349,7 @@ def check_inequality(
         ``residual`` is ``rhs - lhs`` simplified; ``details`` reports the largest ``lhs/rhs``
         seen (how tight the inequality is on the sampled points).
     """
-    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
     if claim is None:
         claim = f"{lhs} {'<' if strict else '<='} {rhs}"
     if rng is None:
@@ -351,7 +362,7 @@ def check_inequality(
         symbolic_answer: bool | None = None
         residual = rhs - lhs
     elif reparametrize:
-        subs = {k: sp.sympify(v) for k, v in reparametrize.items()}
+        subs = {k: exact_floats(v)[0] for k, v in reparametrize.items()}
         sl, sr = lhs.subs(subs), rhs.subs(subs)
         symbolic_answer, residual, dec = _kernel(sr - sl, kind, [w.subs(subs) for w in where])
         if symbolic_answer is False:

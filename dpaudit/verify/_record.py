@@ -131,6 +131,9 @@ class _Record:
     def _note_symbols(self, residual: Any) -> None:
         """Record the declared domain of the symbols a step decides over (printed with the verdict)."""
         for expr in residual if isinstance(residual, tuple) else (residual,):
+            if isinstance(expr, sp.Basic) and expr.has(sp.Float):  # decided at the floats' exact values: say so
+                notes = [f"the float {f} is read as its exact value {sp.Rational(f)}" for f in expr.atoms(sp.Float)]
+                self._hypotheses.extend(n for n in notes if n not in self._hypotheses)
             for s in getattr(expr, "free_symbols", ()):
                 if not isinstance(s, sp.Dummy):  # a region's slack variables are its parametrisation, not hypotheses
                     self._symbols.setdefault(s.name, _assumption_text(s))

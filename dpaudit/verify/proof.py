@@ -215,7 +215,7 @@ class Proof(CrossChecks):
         concave (second derivative ``<= 0`` for every real ``var``)."""
         expr = sp.sympify(expr)
         ends = [decide_nonneg(expr.subs(var, sp.sympify(v))) for v in (lo, hi)]
-        free = sp.Symbol(var.name + "_free", real=True)
+        free = sp.Dummy(var.name + "_free", real=True)  # a Dummy: never equal to another symbol of expr
         moved = expr.subs(var, free)
         curvature = decide_nonneg(-sp.diff(moved, free, 2)) if _smooth_everywhere(moved, free, order=2) else Verdict.UNDECIDED
         verdict = Verdict.PROVED if all(p is Verdict.PROVED for p in (*ends, curvature)) else Verdict.UNDECIDED
@@ -574,7 +574,7 @@ def _smooth_everywhere(expr: sp.Expr, var: sp.Symbol, order: int = 1) -> bool:
 
 def _monotone_nonneg(expr: sp.Expr, var: sp.Symbol, lower: sp.Expr, depth: int) -> Verdict:
     """``expr(lower) >= 0`` and ``expr' >= 0`` on ``[lower, oo)`` (expr C^1 there, by the kernel's whitelist)."""
-    shift = sp.Symbol(f"_{var.name}_shift", nonnegative=True)
+    shift = sp.Dummy(f"{var.name}_shift", nonnegative=True)  # a Dummy: never equal to another symbol of expr
     moved = expr.subs(var, lower + shift)
     start = decide_nonneg(moved.subs(shift, 0))
     if start is not Verdict.PROVED or not _smooth_everywhere(moved, shift):

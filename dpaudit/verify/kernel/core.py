@@ -14,7 +14,9 @@ by their declared assumptions?":
 
 sympy is used to build formulas and to rewrite them (``rewrites=``: forms equal to the goal, tried for a proof
 only); it never decides a sign. A goal must be defined at every point of the domain (no division by zero,
-even root or log of a negative number): :func:`decide` proves that first.
+even root or log of a negative number, function outside its real domain): :func:`decide` proves that first, on
+the goal as written, before any rewrite is tried (a rewrite such as ``tan(x) cos(x) -> sin(x)`` removes
+undefined points). Symbols must be real (:func:`~.translate.check_real_symbol`).
 
 :func:`c1_conditions` is the whitelist of functions known to be C^1 (where), for steps that use a derivative.
 """
@@ -33,7 +35,7 @@ from flint import ctx
 
 from dpaudit.errors import DPAuditError
 from dpaudit.verify.kernel.evaluate import branch_and_bound, enclose_constant, truth
-from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula
+from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula, check_real_symbol
 from dpaudit.verify.verdict import Verdict
 
 __all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "decide", "recheck"]
@@ -158,13 +160,17 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
                 tr.symbol(s)
         except UnsupportedFormula as exc:
             reasons.append(str(exc))
+            if form is goal:
+                break  # definedness is decided on the goal as written, before any rewriting: no rewrite may help
             continue
         where = tuple(tr.assumptions) + shown
         defined = z3.And(*tr.defined) if tr.defined else z3.BoolVal(True, tr.ctx)
         status, _ = _check(tr.ctx, *tr.side, *hz, z3.Not(defined))
         if status != z3.unsat:
-            reasons.append("not shown to be defined at every point of the domain (a division by zero, or an even "
-                           "root or log of a negative number, is not excluded)")
+            reasons.append("not shown to be defined at every point of the domain (a division by zero, an even root or "
+                           "log of a negative number, or a function outside its real domain, is not excluded)")
+            if form is goal:
+                break  # a rewrite (tan(x) cos(x) -> sin(x)) may remove the undefined points: it proves nothing then
             continue
         status, model = _check(tr.ctx, *tr.side, *hz, z3.Not(gz))
         abstracted = abstracted or bool(tr.abstracted)
@@ -230,6 +236,8 @@ def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any]
         counterexample is always re-checked against ``goal`` itself.
     """
     for h in (goal, *hypotheses, *rewrites):
+        for s in getattr(h, "free_symbols", ()):
+            check_real_symbol(s)
         if isinstance(h, (bool, sp.logic.boolalg.BooleanAtom)):
             return Decision(Verdict.UNDECIDED, "none", f"a relation already evaluated to {h} (by sympy) is not a statement "
                             "the kernel can check; build it with evaluate=False")

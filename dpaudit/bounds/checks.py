@@ -36,6 +36,7 @@ from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.verify._record import rng_for
 from dpaudit.verify.decide import decision, exact_floats
+from dpaudit.verify.verdict import _issue
 from dpaudit.verify.kernel import Decision, KernelError, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
@@ -289,8 +290,8 @@ def check_identity(
     verdict, details, counterexample = _combine(symbolic, counterexample, evaluated, dec)
     if counterexample is not None and "lhs" not in counterexample:
         counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
-    return CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
-                       1 + evaluated, details)
+    return _issue(CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
+                              1 + evaluated, details))
 
 
 def _by_cases(residual: sp.Expr, where: Sequence[Any], claim: str) -> tuple[bool | None, str]:
@@ -406,8 +407,8 @@ def check_inequality(
     if worst > -mpmath.inf:
         details += f"; max lhs/rhs = {float(worst):.6g}"
     reason = details if verdict is Verdict.UNDECIDED else ""
-    return CheckResult(verdict, claim, source, method, residual, tuple(assumptions), counterexample,
-                       1 + evaluated, details, reason=reason)
+    return _issue(CheckResult(verdict, claim, source, method, residual, tuple(assumptions), counterexample,
+                              1 + evaluated, details, reason=reason))
 
 
 @dataclass(frozen=True)

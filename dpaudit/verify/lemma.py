@@ -26,7 +26,7 @@ from typing import Any
 
 import sympy as sp
 
-from dpaudit.verify.verdict import CheckResult, Verdict
+from dpaudit.verify.verdict import CheckResult, Verdict, certified
 
 __all__ = ["ROLES", "Fact", "FactInstance", "LemmaCheck"]
 
@@ -152,4 +152,13 @@ class LemmaCheck:
         result = self.check()
         if not isinstance(result, CheckResult):
             raise TypeError(f"{self.name}: check returned {type(result).__name__}, not a CheckResult")
+        if result.verdict is not Verdict.UNDECIDED and not certified(result):
+            # PROVED and DISPROVED come only from the kernel: a result built by hand (or a verdict changed after the
+            # kernel issued it, or one combined with combine_verdicts) is not one
+            why = (f"the check returned a {result.verdict.name} it did not get from the kernel (a CheckResult built "
+                   "by hand, or its verdict changed after it was issued): PROVED and DISPROVED come only from "
+                   "Proof.result(), dpaudit.verify.lipschitz / sensitivity, dpaudit.bounds.check_inequality / "
+                   "check_identity, or combine_results of such results")
+            result = dataclasses.replace(result, verdict=Verdict.UNDECIDED, reason=why, counterexample=None,
+                                         certificate=None)
         return dataclasses.replace(result, claim=self.statement, source=self.source)

@@ -63,7 +63,7 @@ from dpaudit.verify.decide import (
 from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions
 from dpaudit.verify.lemma import FactInstance, LemmaCheck
 from dpaudit.verify.regions import Region, coverage
-from dpaudit.verify.verdict import CheckResult, Premise, Verdict, combine_verdicts, unique_premises
+from dpaudit.verify.verdict import CheckResult, Premise, Verdict, _issue, combine_verdicts, unique_premises
 
 __all__ = ["LocalFact", "Proof", "dependency_result"]
 
@@ -493,7 +493,7 @@ class Proof(CrossChecks):
             residual = self._residuals[0]
         elif self._residuals:
             residual = tuple(self._residuals)
-        return CheckResult(
+        return _issue(CheckResult(
             verdict=verdict,
             claim="",
             method="+".join(methods) if methods else "none",
@@ -506,7 +506,7 @@ class Proof(CrossChecks):
             premises=unique_premises(self._premises),
             reason=reason,
             established=tuple(self._established) if verdict is Verdict.PROVED else (),
-        )
+        ))
 
 
 def _premise_name(premise: FactInstance | LocalFact) -> str:

@@ -103,6 +103,13 @@ class _Record:
         self._established: list[tuple[str, Any]] = []
         self._support_depth = 0
         self._symbols: dict[str, str] = {}
+        self._domain: list[str] = []
+
+    def _note_domain(self, relations: Any) -> None:
+        """Record restrictions of the domain a step was decided on (printed beside the verdict and in the claim)."""
+        for r in relations:
+            if str(r) not in self._domain:
+                self._domain.append(str(r))
 
     @property
     def steps(self) -> tuple[Step, ...]:

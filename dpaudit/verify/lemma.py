@@ -20,15 +20,17 @@ A user's own check needs no paper (``papers=()``):
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
 
+from dpaudit.errors import DPAuditError
 from dpaudit.verify.verdict import CheckResult, Verdict, certified
 
-__all__ = ["ROLES", "Fact", "FactInstance", "LemmaCheck"]
+__all__ = ["ROLES", "CircularDependency", "Fact", "FactInstance", "LemmaCheck"]
 
 #: ``lemma``: a statement (expected PROVED, or UNDECIDED where no exact proof is available);
 #: ``printed`` / ``corrected``: an erratum of a statement, as printed (expected DISPROVED) and
@@ -36,6 +38,20 @@ __all__ = ["ROLES", "Fact", "FactInstance", "LemmaCheck"]
 #: the statement may hold by another route; ``control``: a negative control marking where a
 #: statement stops being true (expected DISPROVED).
 ROLES = ("lemma", "printed", "corrected", "gap", "control")
+
+
+class CircularDependency(DPAuditError, RecursionError):
+    """Checks that depend on one another in a cycle (the message names the cycle)."""
+
+
+_STATE = threading.local()
+
+
+def _running() -> list[LemmaCheck]:
+    """The checks being run by this thread, outermost first (to detect a cycle of dependencies)."""
+    if not hasattr(_STATE, "stack"):
+        _STATE.stack = []
+    return _STATE.stack
 
 
 @dataclass(frozen=True)
@@ -148,8 +164,23 @@ class LemmaCheck:
         raise KeyError(f"{self.name} declares no fact {name!r} (it declares {[f.name for f in self.facts]})")
 
     def run(self) -> CheckResult:
-        """Run the check; the result carries this check's statement and source."""
-        result = self.check()
+        """Run the check; the result carries this check's statement and source.
+
+        Raises
+        ------
+        CircularDependency
+            If the check depends, directly or through others, on itself (``Proof.depends`` on its own Facts).
+        """
+        running = _running()
+        if self in running:
+            cycle = [c.name for c in running[running.index(self):]] + [self.name]
+            raise CircularDependency(f"circular dependency between checks: {' -> '.join(cycle)} (a check cannot rest "
+                                     "on its own Facts)")
+        running.append(self)
+        try:
+            result = self.check()
+        finally:
+            running.pop()
         if not isinstance(result, CheckResult):
             raise TypeError(f"{self.name}: check returned {type(result).__name__}, not a CheckResult")
         if result.verdict is not Verdict.UNDECIDED and not certified(result):
@@ -161,4 +192,7 @@ class LemmaCheck:
                    "check_identity, or combine_results of such results")
             result = dataclasses.replace(result, verdict=Verdict.UNDECIDED, reason=why, counterexample=None,
                                          certificate=None)
-        return dataclasses.replace(result, claim=self.statement, source=self.source)
+        claim = self.statement
+        if result.domain:  # the steps were decided on a restricted domain: the claim says so
+            claim += f" [decided on the domain: {'; '.join(result.domain)}]"
+        return dataclasses.replace(result, claim=claim, source=self.source)

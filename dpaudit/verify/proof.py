@@ -155,6 +155,7 @@ class Proof(CrossChecks):
         (see :func:`~dpaudit.verify.decide_nonneg`)."""
         expr = sp.sympify(expr)
         note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
+        self._note_domain(hypotheses)
         return self._add(Step("proof", "kernel", label, decide_nonneg(expr, hypotheses), 1, note,
                               trivial=_trivial(expr, False)), expr)
 
@@ -162,6 +163,7 @@ class Proof(CrossChecks):
         """Proof step: ``expr > 0`` under the symbols' assumptions and ``hypotheses`` (decided by the kernel)."""
         expr = sp.sympify(expr)
         note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
+        self._note_domain(hypotheses)
         return self._add(Step("proof", "kernel", label, decide_positive(expr, hypotheses), 1, note,
                               trivial=_trivial(expr, False)), expr)
 
@@ -246,6 +248,7 @@ class Proof(CrossChecks):
         if unknown:
             raise ValueError(f"cases {label!r}: certificates for unknown regions {sorted(unknown)}")
         self._note_symbols(sp.sympify(residual))
+        self._note_domain(domain)
         covered, cover_note, orderings_seen = coverage(regions, domain)
         self._add(Step("proof", "coverage", f"coverage: {label}", covered, orderings_seen, cover_note))
         verdicts, bad, shown = [], [], []
@@ -506,6 +509,7 @@ class Proof(CrossChecks):
             premises=unique_premises(self._premises),
             reason=reason,
             established=tuple(self._established) if verdict is Verdict.PROVED else (),
+            domain=tuple(self._domain),
         ))
 
 

@@ -194,6 +194,9 @@ class CheckResult:
     established : tuple of EstablishedFact
         The :class:`~dpaudit.verify.Fact` s the proof established, with exactly what was proved
         (:meth:`~dpaudit.verify.Proof.establish`, or :meth:`~dpaudit.verify.Proof.depends` with ``establishes=``).
+    domain : tuple of str
+        Restrictions of the domain the proof steps were decided on (a case analysis's ``domain=``, a step's
+        ``hypotheses=``): printed beside the verdict and in the claim, since the statement holds only there.
     certificate : Certificate or None
         Set by the producers that decide through the kernel (see :class:`Certificate`); never by hand.
     """
@@ -212,6 +215,7 @@ class CheckResult:
     evidence: Mapping[str, Any] | None = field(default=None, compare=False)
     established: tuple[Any, ...] = field(default=(), compare=False)
     certificate: Certificate | None = field(default=None, compare=False, repr=False)
+    domain: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def proved(self) -> bool:
@@ -245,6 +249,8 @@ class CheckResult:
             text += f"  {self.source}"
         if self.verdict is Verdict.PROVED and self.premises:
             text += f"  [given {self.premises_text()}]"
+        if self.domain:
+            text += f"  [on the domain: {'; '.join(self.domain)}]"
         if self.verdict is Verdict.PROVED and self.assumptions:
             text += f"  [hypotheses: {'; '.join(self.assumptions)}]"
         if self.counterexample:

@@ -100,7 +100,7 @@ class _Record:
         self._premises: list[Premise] = []
         self._residuals: list[Any] = []
         self._counterexample: dict[str, Any] | None = None
-        self._established: list[tuple[str, Any]] = []
+        self._established: list[Any] = []  # EstablishedFact records
         self._support_depth = 0
         self._symbols: dict[str, str] = {}
         self._domain: list[str] = []

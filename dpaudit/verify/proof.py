@@ -60,8 +60,8 @@ from dpaudit.verify.decide import (
     exact_sign,
     plain,
 )
-from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions
-from dpaudit.verify.lemma import FactInstance, LemmaCheck
+from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions, decide
+from dpaudit.verify.lemma import EstablishedFact, FactInstance, LemmaCheck, substitute
 from dpaudit.verify.regions import Region, coverage
 from dpaudit.verify.verdict import CheckResult, Premise, Verdict, _issue, combine_verdicts, unique_premises
 
@@ -274,8 +274,9 @@ class Proof(CrossChecks):
         """Proof step: ``relation`` (``lhs <= rhs`` or ``Eq``) holds, decided by sympy after replacing
         the quantities it names by their expressions in ``where``.
 
-        Returns the relation, in the named quantities, as a :class:`LocalFact` that
-        :meth:`depends` can combine with other checks' facts. For example
+        Returns what was shown, the relation with ``where`` applied (the named quantities are not free to
+        take other values afterwards), as a :class:`LocalFact` that :meth:`depends` can combine with other
+        checks' facts. For example
         ``show("coordinate <= norm", Le(c, n), where={c: Abs(y), n: sqrt(y**2 + r)})`` with ``r >= 0``.
         """
         lo, hi, kind = _goal_sides(relation)
@@ -284,7 +285,8 @@ class Proof(CrossChecks):
         verdict = decide_zero(residual) if kind == "eq" else decide_nonneg(residual)
         trivial = _trivial(residual, kind == "eq")
         self._add(Step("proof", "sympy", label, verdict, 1, f"{relation}", trivial=trivial), residual)
-        return LocalFact(label, relation, verdict)
+        # what was shown is the relation with where= applied: the named quantities are not free to take other values
+        return LocalFact(label, substitute(relation, subs), verdict)
 
     def establish(self, name: str, relation: Any, where: Mapping[Any, Any] | None = None,
                   hypotheses: Sequence[Any] = ()) -> Verdict:
@@ -293,12 +295,19 @@ class Proof(CrossChecks):
 
         Only an established fact is used by :meth:`depends` without a premise: a fact its check declares but
         does not establish is printed as an "unproved Fact" premise beside every verdict resting on it.
+        What is recorded is exactly what was proved (:class:`~dpaudit.verify.lemma.EstablishedFact`): the relation
+        with ``where`` applied, under ``hypotheses``, for the symbols' declared assumptions. A dependent may
+        instantiate only its free (universally quantified) symbols, and must prove the instantiated hypotheses and
+        the replaced symbols' assumptions (:meth:`depends` decides them).
         """
         lo, hi, kind = _goal_sides(relation)
-        residual = sp.sympify(hi - lo).subs(dict(where or {}), simultaneous=True)
+        where = dict(where or {})
+        residual = sp.sympify(hi - lo).subs(where, simultaneous=True)
+        self._note_domain(hypotheses)
         verdict = decision(residual, "==" if kind == "eq" else ">=", hypotheses).verdict
-        if verdict is Verdict.PROVED:
-            self._established.append((name, relation))
+        if verdict is Verdict.PROVED:  # exactly what was proved: the relation as instantiated by where=, under hypotheses
+            self._established.append(EstablishedFact(name, relation, substitute(relation, where),
+                                                     tuple(hypotheses), tuple(where)))
         self._add(Step("proof", "kernel", f"establishes Fact {name!r}: {relation}", verdict, 1), residual)
         return verdict
 
@@ -366,7 +375,11 @@ class Proof(CrossChecks):
                 certificate: Any = None, establishes: str | None = None) -> Verdict:
         """Proof step: ``goal`` follows from facts of other checks, and those checks are PROVED.
 
-        The implication is checked, not trusted: the instantiated facts are written in slack
+        A Fact the dependency established is used as it was proved (:class:`~dpaudit.verify.lemma.EstablishedFact`):
+        only its universally quantified symbols may be replaced (a quantity its proof defined by ``where=`` may
+        not), and its hypotheses and the replaced symbols' assumptions (a ``positive`` symbol replaced by an
+        expression that must be proved positive) become obligations, decided by the kernel under the local facts
+        among ``premises`` and printed in the step. The implication is checked, not trusted: the instantiated facts are written in slack
         form (:meth:`Region.where`: ``a <= b`` becomes ``b = a + s``), and the goal's residual
         must be non-negative for every slack value (or equal ``certificate``, a manifestly
         non-negative expression). The dependencies' own premises become premises of this proof.
@@ -386,8 +399,11 @@ class Proof(CrossChecks):
             raise ValueError(f"depends {label!r}: name the facts the goal follows from")
         notes = []
         verdicts = []
+        relations: list[Any] = []
+        context = [p.relation for p in premises if isinstance(p, LocalFact) and p.verdict is Verdict.PROVED]
         for inst in premises:
             if isinstance(inst, LocalFact):
+                relations.append(inst.relation)
                 if inst.verdict is not Verdict.PROVED:
                     verdicts.append(Verdict.UNDECIDED)
                     notes.append(f"local fact {inst.label!r} is {inst.verdict}")
@@ -397,21 +413,38 @@ class Proof(CrossChecks):
             if result.verdict is not Verdict.PROVED:
                 verdicts.append(Verdict.UNDECIDED)
                 notes.append(f"{inst.check.name} is {result.verdict}")
-            elif not any(name == inst.fact.name and relation == inst.fact.relation for name, relation in result.established):
+            record = next((e for e in result.established if isinstance(e, EstablishedFact) and e.name == inst.fact.name
+                           and e.relation == inst.fact.relation), None)
+            if record is None:
                 # declared by the dependency but not established by its proof: a premise, printed beside the verdict
                 self._premises.append(Premise("fact", f"unproved Fact {inst.check.name}:{inst.fact.name}",
                                               f"{inst.fact.relation} (declared by {inst.check.name}; its proof does "
                                               "not establish it)"))
+                relations.append(inst.relation)
+                continue
+            # what the dependency proved, instantiated at its quantified symbols only; its hypotheses and the replaced
+            # symbols' assumptions are obligations of this proof, decided by the kernel
+            relation, obligations, problem = record.instantiate(inst.subs)
+            if problem:
+                verdicts.append(Verdict.UNDECIDED)
+                notes.append(f"{inst.check.name}:{inst.fact.name} cannot be instantiated so: {problem}")
+                continue
+            relations.append(relation)
+            for ob in obligations:
+                d = (Verdict.DISPROVED if ob is sp.false else decide(ob, context).verdict)
+                verdicts.append(d if d is Verdict.PROVED else Verdict.UNDECIDED)
+                shown = "it is an integer" if ob is sp.false else str(ob)
+                notes.append(f"obligation of {inst.check.name}:{inst.fact.name}: {shown} ({d})")
         names = ", ".join(dict.fromkeys(_premise_name(p) for p in premises))
         lo, hi, kind = _goal_sides(goal)
-        direct = decision(hi - lo, "==" if kind == "eq" else ">=", [p.relation for p in premises])
+        direct = decision(hi - lo, "==" if kind == "eq" else ">=", relations)
         if direct.verdict is Verdict.PROVED:
             verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
             if establishes is not None and verdict is Verdict.PROVED:
-                self._established.append((establishes, goal))
+                self._established.append(EstablishedFact(establishes, goal, goal))
             note = f"from {names} ({direct.method})" + ("; " + "; ".join(notes) if notes else "")
             return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), hi - lo)
-        region, ok, why = _slack_form(label, [p.relation for p in premises])
+        region, ok, why = _slack_form(label, relations)
         residual: Any = None
         if region is None or not ok:
             verdicts.append(Verdict.UNDECIDED)
@@ -426,7 +459,7 @@ class Proof(CrossChecks):
                 notes.append(f"the goal does not follow (residual {residual})")
         verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
         if establishes is not None and verdict is Verdict.PROVED:
-            self._established.append((establishes, goal))
+            self._established.append(EstablishedFact(establishes, goal, goal))
         note = f"from {names}" + ("; " + "; ".join(notes) if notes else "")
         return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), residual)
 

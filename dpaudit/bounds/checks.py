@@ -33,7 +33,7 @@ import sympy as sp
 
 from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
-from dpaudit.bounds.verdict import CheckResult, Verdict
+from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
 from dpaudit.verify._record import rng_for
 from dpaudit.verify.decide import decision, exact_floats
 from dpaudit.verify.verdict import _issue
@@ -339,7 +339,8 @@ def check_inequality(
     reparametrize : mapping, optional
         Substitutions used for the *symbolic* attempt only, encoding a domain sympy's assumptions
         cannot express (e.g. ``delta -> 1/(1 + u)`` with u > 0 for 0 < delta < 1). Each must map
-        the positive reals onto the intended domain; it is recorded in ``assumptions``.
+        the positive reals onto the intended domain; that is not checked, so a PROVED verdict rests on it
+        (the premise "reparametrisation", printed beside it), and a counterexample to the claim itself wins.
     symbolic : bool
         Skip the symbolic attempt (the verdict is then at best UNDECIDED); for purely numerical
         cross-checks of a form sympy is known not to handle (e.g. with ``ceiling``).
@@ -357,6 +358,7 @@ def check_inequality(
         rng = rng_for(claim)
     method = "kernel+numeric"
     cases_note = ""
+    premises: tuple[Premise, ...] = ()
     dec: Decision | None = None
     kind = ">" if strict else ">="
     if not symbolic:
@@ -369,6 +371,10 @@ def check_inequality(
         if symbolic_answer is False:
             symbolic_answer, dec = None, None  # a point of the reparametrised form is re-checked on the claim below
         assumptions = (*assumptions, *(f"{k} = {v}" for k, v in subs.items()))
+        # that the substitutions reach the whole intended domain is not checked: a premise of a PROVED verdict
+        premises = (Premise("assumed", "reparametrisation", "the substitutions " + ", ".join(f"{k} = {v}" for k, v in
+                                                                                              subs.items())
+                            + " map the positive reals onto the claim's domain"),)
     else:
         symbolic_answer, residual, dec = _kernel(rhs - lhs, kind, where)
     if symbolic and symbolic_answer is None and not strict and not reparametrize and has_kinks(rhs - lhs):
@@ -397,9 +403,13 @@ def check_inequality(
             violated = a >= b if strict else a > b + slack
             if violated and counterexample is None and _confirmed(lhs, rhs, pt, "lt" if strict else "le", where):
                 counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
+    if reparametrize and counterexample is not None:  # the claim fails: the reparametrised form was not the claim
+        symbolic_answer, dec = None, None
     verdict, details, counterexample = _combine(symbolic_answer, counterexample, evaluated, dec)
     if counterexample is not None and "lhs" not in counterexample:
         counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
+    if verdict is not Verdict.PROVED:
+        premises = ()
     if not symbolic:
         details = details.replace("sympy answered None", "numeric only")
     if cases_note:
@@ -408,7 +418,7 @@ def check_inequality(
         details += f"; max lhs/rhs = {float(worst):.6g}"
     reason = details if verdict is Verdict.UNDECIDED else ""
     return _issue(CheckResult(verdict, claim, source, method, residual, tuple(assumptions), counterexample,
-                              1 + evaluated, details, reason=reason))
+                              1 + evaluated, details, premises=premises, reason=reason))
 
 
 @dataclass(frozen=True)

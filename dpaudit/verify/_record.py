@@ -83,7 +83,8 @@ class Step:
 def _assumption_text(s: sp.Symbol) -> str:
     """A symbol's declared domain in words (``x > 0``, ``n integer >= 1``, ``x real``): a hypothesis of every step."""
     signs = {"positive": "> 0", "negative": "< 0", "nonnegative": ">= 0", "nonpositive": "<= 0", "nonzero": "!= 0"}
-    text = next((f"{s.name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), f"{s.name} real")
+    default = f"{s.name} real" if s.is_real else f"{s.name} real (no assumption declared: read as a real)"
+    text = next((f"{s.name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), default)
     return text + (" integer" if s.is_integer else "")
 
 

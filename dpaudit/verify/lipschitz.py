@@ -305,6 +305,10 @@ def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where:
             if not isinstance(v, sp.Symbol):
                 raise argument_error("lipschitz", "variables", "sympy symbols", variables)
     params = sorted({renamed.get(s, s) for s in free} - set(inputs), key=lambda s: s.name)
+    for v in inputs:  # the pair residual is decided over the reals: an integer input would be two different claims
+        if v.is_integer:
+            raise argument_error("lipschitz", "variables", "real inputs (a Lipschitz claim over the integers is not "
+                                 f"supported; {v} is declared integer)", v)
     return exprs, inputs, params, where, float_notes + notes
 
 

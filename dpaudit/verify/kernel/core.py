@@ -88,10 +88,10 @@ def recheck(goal: Any, hypotheses: Sequence[Any], point: Mapping[sp.Symbol, Frac
     """Is ``point`` a counterexample? The hypotheses (and the symbols' assumptions) certainly hold there and
     the goal certainly fails, decided in rationals or in arb balls at 200, 400, then 1000 bits."""
     for s, v in point.items():
-        checks = {"positive": v > 0, "negative": v < 0, "nonnegative": v >= 0, "nonpositive": v <= 0,
-                  "nonzero": v != 0, "integer": v.denominator == 1}
-        if any(s.assumptions0.get(k) is True and not ok for k, ok in checks.items()):
-            return False
+        exact = sp.Rational(v.numerator, v.denominator)
+        for key, wanted in s.assumptions0.items():  # every declared assumption (even, odd, prime, ...), on a rational
+            if getattr(exact, f"is_{key}", None) is not wanted:
+                return False
     old = ctx.prec
     try:
         for bits in _RECHECK_BITS:

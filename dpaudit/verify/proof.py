@@ -103,11 +103,14 @@ def _has_float(values: Any) -> bool:
 
 @dataclass(frozen=True)
 class LocalFact:
-    """A relation this proof established itself (returned by :meth:`Proof.show`), for :meth:`Proof.depends`."""
+    """A relation for :meth:`Proof.depends`: shown by this proof (:meth:`Proof.show`), or a hypothesis of the
+    statement (:meth:`Proof.given_fact`, ``kind="given"``) or a relation taken on trust (:meth:`Proof.assume_fact`,
+    ``kind="assumed"``): a Fact established from those holds only under them (they become its hypotheses)."""
 
     label: str
     relation: Any
     verdict: Verdict
+    kind: str = "shown"
 
 
 _DEPENDENCY_RESULTS: dict[int, tuple[LemmaCheck, CheckResult]] = {}
@@ -315,13 +318,13 @@ class Proof(CrossChecks):
         """A hypothesis of the statement as a relation, for :meth:`depends` (recorded like :meth:`given`)."""
         _goal_sides(relation)
         self._hypotheses.append(f"{text}: {relation}")
-        return LocalFact(text, relation, Verdict.PROVED)
+        return LocalFact(text, relation, Verdict.PROVED, "given")
 
     def assume_fact(self, label: str, text: str, relation: Any) -> LocalFact:
         """A relation taken on trust (recorded like :meth:`assume`, printed beside the verdict), for :meth:`depends`."""
         _goal_sides(relation)
         self._premises.append(Premise("assumed", label, f"{text}: {relation}"))
-        return LocalFact(label, relation, Verdict.PROVED)
+        return LocalFact(label, relation, Verdict.PROVED, "assumed")
 
     # -- exact steps ----------------------------------------------------------------------------
 
@@ -401,6 +404,9 @@ class Proof(CrossChecks):
         verdicts = []
         relations: list[Any] = []
         context = [p.relation for p in premises if isinstance(p, LocalFact) and p.verdict is Verdict.PROVED]
+        # the goal holds under the statement's hypotheses and the relations taken on trust among the premises (and the
+        # obligations below are decided under them): an established Fact carries them as its hypotheses
+        conditions = tuple(p.relation for p in premises if isinstance(p, LocalFact) and p.kind != "shown")
         for inst in premises:
             if isinstance(inst, LocalFact):
                 relations.append(inst.relation)
@@ -441,7 +447,7 @@ class Proof(CrossChecks):
         if direct.verdict is Verdict.PROVED:
             verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
             if establishes is not None and verdict is Verdict.PROVED:
-                self._established.append(EstablishedFact(establishes, goal, goal))
+                self._established.append(EstablishedFact(establishes, goal, goal, conditions))
             note = f"from {names} ({direct.method})" + ("; " + "; ".join(notes) if notes else "")
             return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), hi - lo)
         region, ok, why = _slack_form(label, relations)
@@ -459,7 +465,7 @@ class Proof(CrossChecks):
                 notes.append(f"the goal does not follow (residual {residual})")
         verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
         if establishes is not None and verdict is Verdict.PROVED:
-            self._established.append(EstablishedFact(establishes, goal, goal))
+            self._established.append(EstablishedFact(establishes, goal, goal, conditions))
         note = f"from {names}" + ("; " + "; ".join(notes) if notes else "")
         return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), residual)
 

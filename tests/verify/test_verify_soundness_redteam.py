@@ -286,3 +286,17 @@ def test_the_domain_of_a_case_split_is_printed(tmp_path):
         CHECK = LemmaCheck(name="mine/h", source="mine", statement="H(x) >= 1/2", expected=Verdict.PROVED, check=_run)
     ''')
     assert status == 0 and "domain:" in out
+
+
+def test_a_fact_established_from_a_given_relation_keeps_it_as_a_hypothesis():
+    # a Fact established by depends() from a hypothesis of the statement holds only under it: a dependent
+    # instantiating it at a value that breaks the hypothesis gets no proof
+    def run() -> CheckResult:
+        p = Proof("test/given")
+        f = p.given_fact("x >= 0", sp.Ge(X, 0))
+        p.depends("x >= 0", sp.Ge(X, 0), [f], establishes="nonneg")
+        return p.result()
+    a = LemmaCheck(name="test/given", source="t", statement="x >= 0 for x >= 0", expected=Verdict.PROVED, check=run,
+                   facts=(Fact("nonneg", sp.Ge(X, 0)),))
+    assert _dependent(sp.Ge(-Y**2 - 1, 0, evaluate=False), lambda: [a.fact("nonneg", {X: -Y**2 - 1})]).verdict is Verdict.UNDECIDED
+    assert _dependent(sp.Ge(Y**2, 0, evaluate=False), lambda: [a.fact("nonneg", {X: Y**2})]).verdict is Verdict.PROVED

@@ -170,20 +170,24 @@ class Proof(CrossChecks):
         return self._add(Step("proof", "kernel", label, decide_positive(expr, hypotheses), 1, note,
                               trivial=_trivial(expr, False)), expr)
 
-    def zero(self, label: str, expr: Any) -> Verdict:
-        """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``)."""
+    def zero(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``) under ``hypotheses``; it must be
+        defined (no denominator vanishing, ...) at every point they allow, as written."""
         expr = sp.sympify(expr)
-        return self._add(Step("proof", "sympy", label, decide_zero(expr), 1, trivial=_trivial(expr, True)), expr)
+        self._note_domain(hypotheses)
+        return self._add(Step("proof", "sympy", label, decide_zero(expr, hypotheses), 1, trivial=_trivial(expr, True)), expr)
 
-    def zeros(self, label: str, exprs: Sequence[Any]) -> Verdict:
-        """Proof step: every expression in ``exprs`` is identically zero (one case each)."""
+    def zeros(self, label: str, exprs: Sequence[Any], *, hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: every expression in ``exprs`` is identically zero (one case each), under ``hypotheses``."""
         exprs = [sp.sympify(e) for e in exprs]
-        verdict = combine_verdicts(*(decide_zero(e) for e in exprs))
+        self._note_domain(hypotheses)
+        verdict = combine_verdicts(*(decide_zero(e, hypotheses) for e in exprs))
         trivial = all(_trivial(e, True) for e in exprs)
         return self._add(Step("proof", "sympy", label, verdict, len(exprs), trivial=trivial), tuple(exprs))
 
-    def equal(self, label: str, lhs: Any, rhs: Any) -> Verdict:
-        """Proof step: the identity ``lhs == rhs`` between two separately computed expressions.
+    def equal(self, label: str, lhs: Any, rhs: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: the identity ``lhs == rhs`` between two separately computed expressions, under ``hypotheses``
+        (both sides must be defined at every point they allow: ``n - 1`` in a denominator needs ``n >= 2``).
 
         The step is trivial (it does not count towards PROVED) when both sides are literal
         numbers: then the caller decided the identity before the step did anything.
@@ -191,7 +195,9 @@ class Proof(CrossChecks):
         left, right = sp.sympify(lhs), sp.sympify(rhs)
         residual = sp.Add(left, sp.Mul(-1, right, evaluate=False), evaluate=False)
         trivial = left.is_Number and right.is_Number
-        return self._add(Step("proof", "sympy", label, decide_zero(residual), 1, trivial=bool(trivial)), left - right)
+        self._note_domain(hypotheses)
+        return self._add(Step("proof", "sympy", label, decide_zero(residual, hypotheses), 1, trivial=bool(trivial)),
+                         left - right)
 
     def certificate(self, label: str, residual: Any, certificate: Any) -> Verdict:
         """Proof step: ``residual >= 0`` because it equals ``certificate`` (identity checked by

@@ -48,7 +48,7 @@ def _corrected() -> CheckResult:
                 sp.expand_log((4 * k_ + 1) * sp.log(users + 1) + sp.log(1 / gamma), force=True))
     core = 5 * L * sp.sqrt((4 * k_ + 1) * sp.log(users + 1) + sp.log(1 / gamma)) / (mu * sp.sqrt(m))
     proof.equal("Delta* = C / (n - 4 kappa - 1) with C = 5 G sqrt(ln(1/level)) / (mu sqrt(m))", union,
-                core / (users - 4 * k_ - 1), hypotheses=[users - 4 * k_ - 1 > 0, gamma < 1])  # more users than deletions; a level < 1
+                core / (users - 4 * k_ - 1), hypotheses=[gamma < 1])  # a failure probability < 1: ln(1/level) >= 0
     proof.nonneg("Thm 3.6 at the level on n - s users is C / (n - s - 1); for s = 4 kappa - t <= 4 kappa: "
                  "1/(n - 4 kappa - 1) - 1/(n - s - 1) >= 0",
                  sp.factor(sp.together(1 / (users - 4 * k_ - 1) - 1 / (users - (4 * k_ - t) - 1))))

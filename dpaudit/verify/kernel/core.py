@@ -151,7 +151,11 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
     candidate: dict[sp.Symbol, Fraction] | None = None
     reasons = []
     abstracted = False
-    for form in (goal, *rewrites):
+    # the goal as written first, for its definedness (and a proof); then the rewrites; a goal with rewrites is decided
+    # by them first when they are cheaper (a rewrite to 0), so the goal's own Z3 query runs once, after them
+    order = (goal, *rewrites) if not rewrites else (goal, *rewrites, goal)
+    for position, form in enumerate(order):
+        definedness_only = bool(rewrites) and position == 0
         tr = Translation(enclose_constant)
         try:
             hz = [tr.formula(h) for h in hypotheses]
@@ -160,7 +164,7 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
                 tr.symbol(s)
         except UnsupportedFormula as exc:
             reasons.append(str(exc))
-            if form is goal:
+            if position == 0:
                 break  # definedness is decided on the goal as written, before any rewriting: no rewrite may help
             continue
         where = tuple(tr.assumptions) + shown
@@ -169,8 +173,10 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
         if status != z3.unsat:
             reasons.append("not shown to be defined at every point of the domain (a division by zero, an even root or "
                            "log of a negative number, or a function outside its real domain, is not excluded)")
-            if form is goal:
+            if position == 0:
                 break  # a rewrite (tan(x) cos(x) -> sin(x)) may remove the undefined points: it proves nothing then
+            continue
+        if definedness_only:
             continue
         status, model = _check(tr.ctx, *tr.side, *hz, z3.Not(gz))
         abstracted = abstracted or bool(tr.abstracted)

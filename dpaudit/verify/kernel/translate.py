@@ -44,6 +44,23 @@ DOMAINS: dict[Any, Any] = {
 }
 
 
+def surely_positive(e: Any) -> bool:
+    """A syntactic proof that ``e > 0``: a positive rational, a symbol declared positive, ``exp``/``pi``/``E``, or sums,
+    products and real powers of such (a log of it, or a denominator, needs no definedness query to Z3 then; a
+    quotient such as ``2**1800/beta**1800`` would otherwise be a polynomial of degree 1800 for it)."""
+    if e.is_Rational:
+        return bool(e > 0)
+    if isinstance(e, sp.Symbol):
+        return e.assumptions0.get("positive") is True
+    if e in (sp.pi, sp.E) or isinstance(e, sp.exp):
+        return True
+    if isinstance(e, (sp.Add, sp.Mul)):
+        return all(surely_positive(a) for a in e.args)
+    if isinstance(e, sp.Pow):
+        return surely_positive(e.args[0]) and e.args[1].is_Rational is True
+    return False
+
+
 def check_real_symbol(s: sp.Symbol) -> None:
     """Refuse a symbol that may be non-real or infinite (``imaginary``, ``complex``, ``extended_real``): the kernel
     decides statements over the real numbers. A symbol with no assumption at all is read as a real."""
@@ -163,7 +180,7 @@ class Translation:
             out = b
             for _ in range(abs(n) - 1):
                 out = out * b
-            if n < 0:
+            if n < 0 and not surely_positive(base):
                 self.defined.append(b != 0)
                 return 1 / out
             return out
@@ -177,7 +194,8 @@ class Translation:
             for _ in range(q - 1):
                 power = power * t
             self.side.append(z3.Implies(b >= 0, z3.And(t >= 0, power == b)))
-            self.defined.append(b >= 0 if p > 0 else b > 0)
+            if not surely_positive(base):
+                self.defined.append(b >= 0 if p > 0 else b > 0)
             return self.term_power(t, p)
         # b**e = exp(e log b) for b > 0: the facts about exp and log apply (e.g. 2**n >= 1 for n >= 0)
         log_b = sp.log(base, evaluate=False)
@@ -222,7 +240,7 @@ class Translation:
                                      f"domain (in {e})")
         u = self.term(e.args[0])
         f = e.func
-        if DOMAINS[f] is not None:
+        if DOMAINS[f] is not None and not (f is sp.log and surely_positive(e.args[0])):
             self.defined.append(DOMAINS[f](self, u, e.args[0]))
         facts: list[z3.BoolRef] = []
         if f is sp.exp:

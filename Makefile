@@ -1,6 +1,6 @@
 # Two commands, each creating .venv when it is missing:
 #   make demo   audit the built-in catalogue and print the verdict table
-#   make test   run the default test suite (slow checks are left out; `make test-slow` runs them,
+#   make test   run the default test suite on every core (pytest-xdist; slow checks are left out; `make test-slow` runs them,
 #               `make crosscheck` installs dp-accounting and runs the cross-checks against it;
 #               `make test-browser` installs Debian's chromium and opens the HTML report in it;
 #               `make mutation` runs mutation testing of the auditor's statistics: long, not in CI)
@@ -22,7 +22,7 @@ demo: $(STAMP)
 	$(BIN)/dpaudit demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow

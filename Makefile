@@ -1,18 +1,20 @@
-# Two commands, each creating .venv when it is missing:
+# Each command creates .venv when it is missing:
 #   make demo   audit the built-in catalogue and print the verdict table
+#   make lint   ruff (with the numpy docstring rules) and mypy, zero findings; CI runs it before the tests
 #   make test   run the default test suite on every core (pytest-xdist; slow checks are left out; `make test-slow` runs them,
 #               `make crosscheck` installs dp-accounting and runs the cross-checks against it;
 #               `make test-browser` installs Debian's chromium and opens the HTML report in it;
 #               `make mutation` runs mutation testing of the auditor's statistics: long, not in CI)
+#   make docs   build the documentation (docs/_build/html), warnings as errors
 #   make notebooks  re-execute the notebooks in place (full parameters) and regenerate their README thumbnails
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.dpaudit-installed
 
-.PHONY: demo test test-slow test-browser crosscheck prove bounds bench notebooks mutation mutation-kernel lint clean
+.PHONY: demo test docs test-slow test-browser crosscheck prove bounds bench notebooks mutation mutation-kernel lint clean
 
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,progress,plots,notebooks,adapters]'
@@ -23,6 +25,15 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist worksteal
+
+DOCS_STAMP := $(VENV)/.dpaudit-docs-installed
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	@touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
@@ -59,9 +70,11 @@ mutation-kernel: $(STAMP)
 	$(BIN)/mutmut run --max-children 2 "dpaudit.verify.kernel*" || true
 	$(BIN)/mutmut results
 
+# ruff (lint, import order, numpy docstrings, the line ceiling) and mypy; zero findings (CI runs it first)
 lint: $(STAMP)
-	$(BIN)/python -m pip install --quiet ruff mypy
+	@test -x $(BIN)/ruff -a -x $(BIN)/mypy || $(BIN)/python -m pip install --quiet "ruff>=0.5" "mypy>=1.10"
 	$(BIN)/ruff check dpaudit proofs tests benchmarks
+	$(BIN)/mypy dpaudit proofs
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis docs/_build docs/_notebooks docs/generated

@@ -13,6 +13,7 @@ from the catalogue entry. Every mistake raises :class:`CommandLineError` with a 
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -21,6 +22,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,6 @@ from dpaudit.errors import DPAuditError
 
 __all__ = ["CommandLineError", "load_dataset", "parse_shape", "prepare_case"]
 
-DEFAULT_TRIALS = 100_000
 _MODULE_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
@@ -52,7 +53,9 @@ def load_dataset(path: str, option: str) -> np.ndarray:
         if suffix == ".npy":
             data = np.load(file, allow_pickle=False)
         elif suffix == ".csv":
-            data = np.loadtxt(file, delimiter=",", dtype=float)
+            with warnings.catch_warnings():  # an empty file: numpy warns, then the check below refuses it
+                warnings.filterwarnings("ignore", message=r".*(input contained no data|[Ee]mpty input file)", category=UserWarning)
+                data = np.loadtxt(file, delimiter=",", dtype=float)
         else:
             data = np.asarray(json.loads(file.read_text()))
     except (OSError, ValueError) as exc:
@@ -84,12 +87,26 @@ def _catalogue_entry(spec: str) -> Any:
     exact = [e for e in entries if e.name.casefold() == key]
     matches = exact or [e for e in entries if key in e.name.casefold()]
     if len(matches) != 1:
-        names = "; ".join(e.name for e in (matches or entries))
-        found = "matches no catalogue entry" if not matches else f"matches {len(matches)} catalogue entries"
-        raise CommandLineError(
-            f"TARGET {spec!r} {found} and is not module:callable; choose one of: {names}"
-        )
+        raise CommandLineError(_no_single_entry(spec, [e.name for e in entries], [e.name for e in matches]))
     return matches[0]
+
+
+def _no_single_entry(spec: str, names: list[str], matches: list[str], *, shown: int = 5) -> str:
+    """The message for a TARGET naming no catalogue entry, or several: the closest names, not all of them."""
+    if matches:
+        listed = "; ".join(matches[:shown]) + (f"; ... ({len(matches) - shown} more)" if len(matches) > shown else "")
+        return (f"TARGET {spec!r} matches {len(matches)} catalogue entries and is not module:callable; "
+                f"be more specific: {listed}")
+    by_folded = {name.casefold(): name for name in names}
+    close = difflib.get_close_matches(spec.casefold(), list(by_folded), n=shown, cutoff=0.5)
+    # words of several-word names (a typo of 'laplace' is close to 'Laplace' but far from 'discrete Laplace')
+    words = {word: name for name in names for word in name.casefold().replace("(", " ").split()}
+    for word in difflib.get_close_matches(spec.casefold(), list(words), n=shown, cutoff=0.75):
+        if words[word].casefold() not in close:
+            close.append(words[word].casefold())
+    hint = ("did you mean: " + "; ".join(by_folded[c] for c in close[:shown]) + "?") if close else \
+        "`dpaudit demo` lists the catalogue's names"
+    return f"TARGET {spec!r} matches no catalogue entry and is not module:callable; {hint}"
 
 
 def _local_module(top: str, folder: Path) -> Path | None:
@@ -169,6 +186,30 @@ def _import_attribute(spec: str) -> Any:
     return obj
 
 
+def target_source_files(spec: str, mechanism: Any = None) -> list[Path]:
+    """The files a ``module:callable`` target is loaded from: the module's file (found without running
+    it, in the current directory, or the loaded module's ``__file__``), and the file defining
+    ``mechanism`` (or its class) when known. Empty for catalogue entries."""
+    if not _MODULE_TARGET.match(spec):
+        return []
+    module_name = spec.split(":", 1)[0]
+    files: list[Path] = []
+    local = _local_module(module_name.split(".")[0], Path.cwd())
+    if local is not None:
+        files.append(local)
+    loaded = sys.modules.get(module_name)
+    for obj in (loaded, mechanism, type(mechanism) if mechanism is not None else None):
+        if obj is None:
+            continue
+        try:
+            where = getattr(obj, "__file__", None) if inspect.ismodule(obj) else inspect.getsourcefile(obj)
+        except (TypeError, OSError):  # builtins, classes defined in C
+            where = None
+        if where:
+            files.append(Path(where))
+    return files
+
+
 def _is_factory(obj: Any) -> bool:
     """A plain function callable with no arguments (a mechanism callable needs data and rng)."""
     if not (inspect.isfunction(obj) or inspect.ismethod(obj)):
@@ -180,15 +221,24 @@ def _is_factory(obj: Any) -> bool:
     return not required
 
 
-def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *, allow_factory: bool = True) -> Any:
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: 'an int', 'a list'."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *, allow_factory: bool = True,
+                  query_sensitivity: float | None = None) -> Any:
     from dpaudit.adapters import adapt
 
     try:
-        adapted = adapt(obj, d0, d1, delta=delta)
+        adapted = adapt(obj, d0, d1, delta=delta, query_sensitivity=query_sensitivity)
     except DPAuditError as exc:
         raise CommandLineError(f"TARGET {spec!r}: {_one_line(exc)}") from exc
     if adapted is not None:
         return adapted
+    if query_sensitivity is not None and not (callable(obj) and allow_factory and _is_factory(obj)):
+        raise CommandLineError(f"--query-sensitivity applies to a diffprivlib mechanism or an OpenDP measurement; "
+                               f"TARGET {spec!r} is neither")
     if hasattr(obj, "sample") and hasattr(obj, "claimed_guarantee") and not isinstance(obj, type):
         return obj
     if isinstance(obj, type):
@@ -198,11 +248,12 @@ def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *,
             made = obj()
         except (Exception, SystemExit) as exc:
             raise CommandLineError(f"TARGET {spec!r}: the factory raised {type(exc).__name__}: {_one_line(exc)}") from exc
-        return _as_mechanism(spec, made, d0, d1, delta, allow_factory=False)
+        return _as_mechanism(spec, made, d0, d1, delta, allow_factory=False, query_sensitivity=query_sensitivity)
     if callable(obj):
         return obj
     raise CommandLineError(
-        f"TARGET {spec!r} is a {type(obj).__name__}, not a mechanism, a callable fn(data, rng, size=None) or a factory"
+        f"TARGET {spec!r} is {_a(type(obj).__name__)} object, not a mechanism, a callable fn(data, rng, size=None) or a "
+        "factory"
     )
 
 
@@ -235,7 +286,13 @@ def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str] | None:
 
 def _check_numbers(args: argparse.Namespace) -> None:
     """Claim and run options, checked with the project's messages (owner: the sub-command)."""
-    from dpaudit._validation import check_in_range, check_int, check_nonnegative, check_probability
+    from dpaudit._validation import (
+        check_in_range,
+        check_int,
+        check_nonnegative,
+        check_positive,
+        check_probability,
+    )
     from dpaudit.auditor.runner import MIN_TRIALS
 
     owner = f"dpaudit {args.command}"
@@ -244,8 +301,19 @@ def _check_numbers(args: argparse.Namespace) -> None:
             check_nonnegative(owner, "--epsilon", args.epsilon)
         if args.delta is not None:
             check_probability(owner, "--delta", args.delta)
-        if args.trials is not None:
+        if args.trials is not None and args.trials != "auto":
             check_int(owner, "--trials", args.trials, minimum=MIN_TRIALS)
+        if getattr(args, "query_sensitivity", None) is not None:
+            check_positive(owner, "--query-sensitivity", args.query_sensitivity)
+        for option, minimum in (("max_trials", MIN_TRIALS), ("max_stages", 1), ("first_trials", MIN_TRIALS)):
+            if getattr(args, option, None) is not None:
+                check_int(owner, "--" + option.replace("_", "-"), getattr(args, option), minimum=minimum)
+        if getattr(args, "max_time", None) is not None:
+            check_positive(owner, "--max-time", args.max_time, allow_inf=True)
+        if args.trials not in (None, "auto") and any(getattr(args, o, None) is not None for o in _BUDGET):
+            given = next(o for o in _BUDGET if getattr(args, o, None) is not None)
+            raise CommandLineError(f"--{given.replace('_', '-')} sets the budget of --trials auto; it cannot be "
+                                   f"given with --trials {args.trials}")
         check_in_range(owner, "--confidence", args.confidence, 0.0, 1.0, low_closed=False, high_closed=False)
         check_int(owner, "--seed", args.seed, minimum=0)
         check_int(owner, "--workers", args.workers, minimum=1)
@@ -253,6 +321,18 @@ def _check_numbers(args: argparse.Namespace) -> None:
             check_int(owner, "--block-size", args.block_size, minimum=1)
     except DPAuditError as exc:  # drop the "`dpaudit audit`: " prefix, printed once by the caller
         raise CommandLineError(str(exc).removeprefix(f"`{owner}`: ")) from exc
+
+
+_BUDGET = ("max_trials", "max_time", "max_stages", "first_trials")
+
+
+def _trials(args: argparse.Namespace, entry_trials: int | None) -> int | str:
+    """``--trials``; without it, a catalogue entry's own count (unless a budget option asks for stages), else auto."""
+    if args.trials is not None:
+        return args.trials
+    if entry_trials is not None and not any(getattr(args, o, None) is not None for o in _BUDGET):
+        return entry_trials
+    return "auto"
 
 
 def prepare_case(args: argparse.Namespace) -> AuditCase:
@@ -266,6 +346,9 @@ def prepare_case(args: argparse.Namespace) -> AuditCase:
     spec = args.target
     pair = _pair_from_args(args)
     if not _MODULE_TARGET.match(spec):
+        if getattr(args, "query_sensitivity", None) is not None:
+            raise CommandLineError("--query-sensitivity applies to a module:callable naming a diffprivlib mechanism or "
+                                   "an OpenDP measurement, not to a catalogue entry")
         entry = _catalogue_entry(spec)
         d0, d1, source = pair if pair is not None else (entry.d0, entry.d1, f"the catalogue entry's pair ({entry.name})")
         return replace(
@@ -274,15 +357,15 @@ def prepare_case(args: argparse.Namespace) -> AuditCase:
             d1=d1,
             epsilon=entry.epsilon if args.epsilon is None else args.epsilon,
             delta=entry.delta if args.delta is None else args.delta,
-            trials=entry.trials if args.trials is None else args.trials,
+            trials=_trials(args, entry.trials),
             note=source,
         )
     if pair is None:
         raise CommandLineError(f"TARGET {spec!r} needs a pair: give --d0 FILE --d1 FILE or --pair NAME")
     d0, d1, source = pair
-    mechanism = _as_mechanism(spec, _import_attribute(spec), d0, d1, args.delta)
+    mechanism = _as_mechanism(spec, _import_attribute(spec), d0, d1, args.delta,
+                              query_sensitivity=getattr(args, "query_sensitivity", None))
     if args.epsilon is None and not hasattr(mechanism, "claimed_guarantee"):
         raise CommandLineError(f"--epsilon is required: TARGET {spec!r} is a plain callable with no claimed_guarantee()")
-    trials = DEFAULT_TRIALS if args.trials is None else args.trials
-    return AuditCase(spec, mechanism, d0, d1, args.epsilon, args.delta, trials, broken=False, note=source,
+    return AuditCase(spec, mechanism, d0, d1, args.epsilon, args.delta, _trials(args, None), broken=False, note=source,
                      group="command line")

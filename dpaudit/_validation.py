@@ -1,6 +1,6 @@
 """The one place where argument errors are formatted.
 
-Every message follows one template (house style, convention 7)::
+Every message follows one template (convention 7 of ``docs/conventions.md``)::
 
     `<owner>`: `<name>` must be <constraint>; got <name>=<value!r>.
 
@@ -22,6 +22,7 @@ from dpaudit.errors import InvalidArgument
 __all__ = [
     "argument_error",
     "check_array",
+    "check_count",
     "check_finite_array",
     "check_in_range",
     "check_int",
@@ -115,6 +116,20 @@ def check_int(owner: str, name: str, value: Any, *, minimum: int | None = None, 
         bound = f"an integer <= {maximum}" if minimum is None else f"an integer in [{minimum}, {maximum}]"
         raise argument_error(owner, name, bound, value)
     return out
+
+
+def check_count(owner: str, name: str, value: Any, *, minimum: int | None = None) -> int:
+    """Return a count (trials, bytes) as an int; integral floats such as ``1e6`` are accepted.
+
+    Counts are often written in scientific notation (``trials=1e6``); a float is taken when it is
+    finite and a whole number, and refused otherwise (``1.5e0``, ``nan``), as are booleans and strings.
+    """
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, numbers.Integral)):
+        as_float = float(value)
+        if not (math.isfinite(as_float) and as_float.is_integer()):
+            raise argument_error(owner, name, "a whole number" + (f" >= {minimum}" if minimum is not None else ""), value)
+        value = int(as_float)
+    return check_int(owner, name, value, minimum=minimum)
 
 
 def check_one_of(owner: str, name: str, value: Any, allowed: tuple[Any, ...]) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit._table import clip, terminal_width
 from dpaudit.auditor import AuditCase, AuditResult
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.interfaces import Mechanism
@@ -66,6 +67,9 @@ def builtin_catalogue(*, userlevel: bool = True, literature: bool = True) -> lis
             entries += [replace(case, name=_readable(case.name)) for case in ghazi2025_audit_cases()]
             entries += ghazi2023_audit_cases()
             entries += lowy2024_audit_cases()
+            from dpaudit.userlevel.full_algorithms import full_algorithm_cases
+
+            entries += full_algorithm_cases()
     return entries
 
 
@@ -142,6 +146,15 @@ def _claim_text(result: AuditResult) -> str:
     return f"{result.claimed_epsilon:.3g}"
 
 
+def _demo_widths(width: int | None) -> tuple[int, int]:
+    """Widths of the name and relation columns: 48 and 27, narrower (cut with an ellipsis) on a narrow terminal."""
+    if width is None:
+        return 48, 27
+    room = width - (13 + 8 + 18 + 9 + 6 + 7)  # the fixed columns and the gaps between the seven
+    name = max(16, min(48, room - 27))
+    return name, max(10, min(27, room - name))
+
+
 def run_demo(
     seed: int = 0,
     scale: float = 1.0,
@@ -162,7 +175,9 @@ def run_demo(
     picked = [i for i, e in enumerate(everything) if not wanted or any(w in e.name.lower() or w in e.group.lower() for w in wanted)]
     chosen = [everything[i] for i in picked]
     seeds = [all_seeds[i] for i in picked]
-    header = f"{'mechanism':<48} {'claim':<13} {'relation':<27} {'eps >=':>8}  {'exact on pair':<18} {'verdict':<9} {'time':>6}"
+    name_w, relation_w = _demo_widths(terminal_width(out))
+    header = (f"{'mechanism':<{name_w}} {'claim':<13} {'relation':<{relation_w}} {'eps >=':>8}  {'exact on pair':<18} "
+              f"{'verdict':<9} {'time':>6}")
     rows: list[dict[str, Any]] = []
     if not as_json:
         print(f"dpaudit demo: {len(chosen)} catalogue entries, root seed {seed}, confidence 0.95", file=out)
@@ -183,7 +198,7 @@ def run_demo(
                      "bracket_verdict": result.bracket_verdict,
                      "seconds": result.total_seconds, "trials": result.trials})
         if not as_json:
-            print(f"{entry.name[:48]:<48} {_claim_text(result):<13} {str(relation)[:27]:<27} "
+            print(f"{clip(entry.name, name_w):<{name_w}} {_claim_text(result):<13} {clip(str(relation), relation_w):<{relation_w}} "
                   f"{result.epsilon_lower_bound:>8.3f}  {exact_on_pair(result):<18} {verdict:<9} {result.total_seconds:>5.1f}s",
                   file=out, flush=True)
     total = time.perf_counter() - started

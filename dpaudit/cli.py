@@ -21,9 +21,13 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any, NoReturn
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VIOLATION", "add_audit_options", "build_parser", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VIOLATION", "add_audit_options", "build_parser", "main", "trials_option"]
 
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
+#: The command line's budget for ``--trials auto`` (``audit()``'s own default has no time limit).
+DEFAULT_MAX_TRIALS = 10_000_000
+DEFAULT_MAX_SECONDS = 300.0
+_BUDGET_OPTIONS = ("max_trials", "max_time", "max_stages", "first_trials")
 
 _EXAMPLES = {
     "demo": "example:\n  dpaudit demo --only laplace,lyu --scale 0.1",
@@ -47,6 +51,16 @@ _EXAMPLES = {
     "prove": "example:\n  dpaudit prove --only levy",
     "bounds": "example:\n  dpaudit bounds | head -20",
 }
+
+
+def trials_option(text: str) -> int | str:
+    """``--trials``: a whole number (``100000``, ``100_000``, ``1e5``), or ``auto``."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return _count(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 100 or auto; got {text!r}") from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -79,20 +93,36 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     claim = parser.add_argument_group("the claim (default: the mechanism's claimed_guarantee())")
     claim.add_argument("--epsilon", type=float, help="claimed epsilon, >= 0 (required for a plain callable)")
     claim.add_argument("--delta", type=float, help="claimed delta, in [0, 1) (default: the claim's, else 0)")
+    claim.add_argument("--query-sensitivity", type=float, metavar="X",
+                       help="for a diffprivlib mechanism or an OpenDP measurement: the distance the query's answers "
+                       "really move, when it is not the sensitivity the mechanism was told (the claim is then audited "
+                       "at this distance)")
     run = parser.add_argument_group("the audit")
-    run.add_argument("--trials", type=int, help="trials per dataset, >= 100 (default: the entry's, else 100000)")
+    run.add_argument("--trials", type=trials_option, metavar="N|auto",
+                     help="trials per dataset, >= 100 (1e6 is fine), or auto: stages from 100000 trials growing sqrt(10)-fold, "
+                     "stopping once a violation is established or out of reach, or at the budget (default: a "
+                     "catalogue entry's own count, else auto)")
+    run.add_argument("--max-trials", type=_count, metavar="N",
+                     help=f"--trials auto: at most N trials per dataset (default {DEFAULT_MAX_TRIALS})")
+    run.add_argument("--max-time", type=float, metavar="SECONDS",
+                     help=f"--trials auto: no stage that cannot finish within SECONDS of the start (default "
+                     f"{DEFAULT_MAX_SECONDS:g}; the first stage always finishes). A stop on time depends on the "
+                     "machine's speed: the output says so and prints the command that redoes the same stages")
+    run.add_argument("--max-stages", type=int, metavar="K", help="--trials auto: at most K stages")
+    run.add_argument("--first-trials", type=_count, metavar="N",
+                     help="--trials auto: trials of the first stage (default 100000; smaller for a slow mechanism)")
     run.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
     run.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
     run.add_argument("--workers", type=int, default=1, help="processes drawing trials; results do not depend on it (default 1)")
     run.add_argument("--scheduler", metavar="ADDRESS", help="draw trials on this Dask cluster instead (tcp://host:port)")
     run.add_argument("--checkpoint", metavar="FILE", help="record finished blocks in this SQLite file; rerun to resume")
-    run.add_argument("--block-size", type=int, metavar="N",
+    run.add_argument("--block-size", type=_count, metavar="N",
                      help="trials per random-stream block, >= 1 (part of the seed; default: the mechanism's, else "
                      "chosen from the output size); a checkpoint records progress block by block")
     run.add_argument("--float-bits", action="store_true",
                      help="also attack the IEEE-754 bits of floating-point outputs (catches naive float samplers; "
                      "numpy's laplace and normal leak there too)")
-    run.add_argument("--spot-check", type=int, metavar="N",
+    run.add_argument("--spot-check", type=_count, metavar="N",
                      help="draw N more trials per dataset one call each and test that rows of one call are "
                      "independent, as the bound assumes (default 0: no check)")
     run.add_argument("--candidates", type=int, metavar="K",
@@ -104,7 +134,23 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     return run
 
 
+def _count(text: str) -> int:
+    """A count on the command line: ``100000``, ``100_000`` or ``1e5`` (a whole number)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number such as 100000 or 1e5, got {text!r}") from None
+    if not (math.isfinite(value) and value.is_integer()):
+        raise argparse.ArgumentTypeError(f"expected a whole number such as 100000 or 1e5, got {text!r}")
+    return int(value)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The ``dpaudit`` command line: its subcommands (demo, audit, prove, bounds, ...) and options."""
     parser = _Parser(prog="dpaudit", description="Audit and verify differential-privacy implementations.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -157,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``dpaudit`` with ``argv`` (default: the process's arguments); return the exit status."""
     try:
         return _dispatch(argv)
     except BrokenPipeError:  # e.g. `dpaudit bounds | head`: the reader left, which is not an error
@@ -250,9 +297,13 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _check_output(args: argparse.Namespace) -> None:
-    """``report --output``: refused before the audit when it cannot or must not be written."""
-    from dpaudit._cli_inputs import CommandLineError
+def _check_output(args: argparse.Namespace, mechanism: Any = None) -> None:
+    """``report --output``: refused before the audit when it cannot or must not be written.
+
+    Never the target's own source file (symlinks followed), even with ``--force``; called once before
+    the target is loaded (its file in the current directory) and once after (``mechanism``'s files).
+    """
+    from dpaudit._cli_inputs import CommandLineError, target_source_files
 
     out = Path(args.output)
     if out.is_dir():
@@ -264,6 +315,10 @@ def _check_output(args: argparse.Namespace) -> None:
                                 ("--checkpoint", args.checkpoint, "file")):
         if value is not None and _same_file(out, Path(value)):
             raise CommandLineError(f"--output {args.output!r} is the {option} {what}")
+    for source in target_source_files(args.target, mechanism):
+        if _same_file(out, source):
+            raise CommandLineError(f"--output {args.output!r} is the source file of TARGET {args.target!r} "
+                                   f"({str(source)!r}); --force never overwrites it: choose another --output")
     if out.exists() and not args.force:
         raise CommandLineError(f"--output {args.output!r} exists; pass --force to overwrite it")
     if not os.access(folder, os.W_OK):
@@ -275,7 +330,8 @@ def _print_result(args: argparse.Namespace, result: Any, note: str) -> None:
         if args.json:
             print(result.to_json(), flush=True)
         elif args.command == "audit":
-            print(f"{result.to_text()}\n  pair              : {note}", flush=True)
+            command = f"\n  command           : {reproduce_command(args, result)}" if result.stages else ""
+            print(f"{result.to_text()}\n  pair              : {note}{command}", flush=True)
     except BrokenPipeError:  # `| head` left early: the verdict still decides the exit status
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
@@ -288,7 +344,14 @@ def _run_audit(args: argparse.Namespace) -> int:
     if args.command == "report":
         _check_output(args)
     case = prepare_case(args)
+    if args.command == "report":
+        _check_output(args, case.mechanism)  # again, now that the target's files are known
+    args.resolved_trials = case.trials
     with _open_executor(args, case.mechanism) as executor:
+        if getattr(case.mechanism, "ignores_rng", False) and not args.json:  # said once the inputs are accepted
+            print(f"dpaudit {args.command}: note: {case.mechanism!r} is invoked once per trial and draws from its own "
+                  "random source: the audit is much slower than a vectorised numpy mechanism's (tens of times; "
+                  "--trials 1e4 is quicker) and --seed does not reproduce it", file=sys.stderr)
         result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
                             checkpoint=args.checkpoint, **_run_options(args), **_attack_options(args))
     if args.command == "report":
@@ -319,8 +382,16 @@ def _run_scores(args: argparse.Namespace) -> int:
 
 
 def _run_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Options that change the draws but not the attack (``--block-size``)."""
-    return {} if args.block_size is None else {"block_size": args.block_size}
+    """Options that change the draws but not the attack (``--block-size``), and the budget of ``--trials auto``."""
+    options: dict[str, Any] = {} if args.block_size is None else {"block_size": args.block_size}
+    if getattr(args, "resolved_trials", None) == "auto":
+        options["max_trials"] = DEFAULT_MAX_TRIALS if args.max_trials is None else args.max_trials
+        options["max_seconds"] = DEFAULT_MAX_SECONDS if args.max_time is None else args.max_time
+        if args.max_stages is not None:
+            options["max_stages"] = args.max_stages
+        if args.first_trials is not None:
+            options["first_trials"] = args.first_trials
+    return options
 
 
 def _attack_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -344,10 +415,18 @@ def reproduce_command(args: argparse.Namespace, result: Any) -> str:
                 words += [option, str(value)]
     if math.isfinite(result.claimed_epsilon):
         words += ["--epsilon", repr(result.claimed_epsilon)]
-    words += ["--delta", repr(result.delta), "--trials", str(result.trials),
-              "--confidence", repr(args.confidence), "--seed", str(args.seed)]
+    words += ["--delta", repr(result.delta)]
+    if getattr(result, "stages", ()):  # an adaptive audit: the same stages, whatever the machine's speed
+        words += ["--trials", "auto", "--max-trials", str(result.max_trials), "--max-stages", str(len(result.stages))]
+        if args.first_trials is not None:
+            words += ["--first-trials", str(args.first_trials)]
+    else:
+        words += ["--trials", str(result.trials)]
+    words += ["--confidence", repr(args.confidence), "--seed", str(args.seed)]
     if args.block_size is not None:
         words += ["--block-size", str(args.block_size)]
+    if getattr(args, "query_sensitivity", None) is not None:
+        words += ["--query-sensitivity", repr(args.query_sensitivity)]
     for name, value in _attack_options(args).items():
         words += [f"--{name.replace('_', '-')}"] + ([] if value is True else [repr(value)])
     if args.command == "report":

@@ -1,10 +1,20 @@
 """Exceptions and warnings raised by dpaudit.
 
-The hierarchy is small on purpose (house style, convention 7):
+The hierarchy is small on purpose (convention 7 of ``docs/conventions.md``):
 
 * :class:`DPAuditError` is the root of every exception dpaudit raises itself.
 * :class:`InvalidArgument` is a user mistake in an argument. It subclasses :class:`ValueError`
-  so that ``except ValueError`` keeps working.
+  so that ``except ValueError`` keeps working. :class:`ArgumentTypeError` (an argument of the wrong
+  type) and :class:`PathNotFound` (a path that does not exist) are kinds of it that also subclass
+  :class:`TypeError` and :class:`FileNotFoundError`.
+* :class:`UnknownName` is a lookup of a name (a check, a symbol, a fact) that is not registered; it
+  subclasses :class:`KeyError`.
+* :class:`CheckFailed` is a check dpaudit runs finding its subject wrong (a privacy assertion of
+  :mod:`dpaudit.testing`, a cross-check of two computations); it subclasses :class:`AssertionError`,
+  so that pytest reports it as a failed assertion.
+* :class:`EnclosureError` is a certified or exact computation that cannot give an answer (an
+  enclosure lost all precision, an integral does not converge); it subclasses
+  :class:`ArithmeticError`.
 * :class:`MechanismError` wraps a failure of a user-supplied mechanism (it raised, returned NaN,
   changed its output shape between calls).
 * :class:`CheckpointError` is raised when an audit checkpoint cannot be used: it was written by a
@@ -22,13 +32,18 @@ The hierarchy is small on purpose (house style, convention 7):
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentTypeError",
     "AuditMemoryError",
+    "CheckFailed",
     "CheckpointError",
     "DPAuditError",
+    "EnclosureError",
     "InvalidArgument",
     "MechanismError",
     "NotNeighborsError",
     "NothingToLearnWarning",
+    "PathNotFound",
+    "UnknownName",
     "UnsoundApproximationWarning",
     "UnsoundMechanismWarning",
 ]
@@ -43,6 +58,26 @@ class InvalidArgument(DPAuditError, ValueError):
 
     The message always names the argument, the allowed range and the value given.
     """
+
+
+class ArgumentTypeError(InvalidArgument, TypeError):
+    """An argument has the wrong type; it subclasses :class:`TypeError` too."""
+
+
+class PathNotFound(InvalidArgument, FileNotFoundError):
+    """A path given as an argument does not exist; it subclasses :class:`FileNotFoundError` too."""
+
+
+class UnknownName(DPAuditError, KeyError):
+    """A name looked up (a check, a symbol, a fact, an encoded result) is not registered."""
+
+
+class CheckFailed(DPAuditError, AssertionError):
+    """A check found its subject wrong: a privacy assertion, or two computations that disagree."""
+
+
+class EnclosureError(DPAuditError, ArithmeticError):
+    """A certified or exact computation cannot give an answer (lost precision, no convergence)."""
 
 
 class MechanismError(DPAuditError, RuntimeError):

@@ -1,6 +1,7 @@
 """Fail a test when a mechanism leaks: :func:`assert_private`, and dpaudit's pytest plugin.
 
-The plugin is registered by an entry point (``pytest11``), so installing dpaudit is enough::
+The plugin (:mod:`dpaudit.pytest_plugin`) is registered by an entry point (``pytest11``), so
+installing dpaudit is enough::
 
     def test_noisy_mean_is_private(assert_dp):          # the fixture
         assert_dp(noisy_mean, d0, d1, epsilon=1.0)
@@ -9,11 +10,16 @@ The plugin is registered by an entry point (``pytest11``), so installing dpaudit
         from dpaudit.testing import assert_private
         assert_private(noisy_mean, d0, d1, epsilon=1.0)
 
-The fixture uses the command-line options ``--dpaudit-trials N`` and ``--dpaudit-seed S`` (a nightly
-run with more trials, say) and otherwise the defaults below. ``-p no:dpaudit`` turns the plugin off.
+By default each pair is audited adaptively (``trials="auto"``, :mod:`dpaudit.auditor.adaptive`): in
+stages from 10^5 trials growing sqrt(10)-fold, stopping as soon as a leak is established or no leak
+is within reach, at most :data:`DEFAULT_MAX_TRIALS` trials. There is no time limit by default, so
+the verdict does not depend on the machine's speed. The fixture uses the command-line options
+``--dpaudit-trials N|auto``, ``--dpaudit-max-trials N``, ``--dpaudit-max-time SECONDS`` and
+``--dpaudit-seed S`` (a nightly run with a larger budget, say) and otherwise the defaults below.
+``-p no:dpaudit`` turns the plugin off.
 
-What a pass means: the audit found **no evidence** of a leak on the pairs given, with that many
-trials. It is not a proof of privacy. What a failure means: with confidence ``confidence`` the
+What a pass means: the audit found **no evidence** of a leak on the pairs given, with the trials it
+ran. It is not a proof of privacy. What a failure means: with confidence ``confidence`` the
 mechanism's epsilon exceeds the claim on one of the pairs; the message carries the evidence.
 
 The mechanism contract. :class:`MechanismContract` is a base for pytest test classes (in the manner
@@ -35,17 +41,18 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from dpaudit.auditor import AuditResult, audit
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import CheckFailed, InvalidArgument
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
+    "DEFAULT_MAX_TRIALS",
     "DEFAULT_SEED",
     "DEFAULT_TRIALS",
     "ContractCase",
@@ -59,9 +66,12 @@ __all__ = [
     "near_limit_variants",
 ]
 
-#: Trials per dataset: enough to flag a mechanism leaking twice its claimed epsilon = 1 on a scalar
-#: pair, and about a second of auditing for a vectorised scalar mechanism.
-DEFAULT_TRIALS = 100_000
+#: Trials per dataset: adaptive, in stages from 10^5 trials (enough to flag a mechanism leaking twice
+#: its claimed epsilon = 1 on a scalar pair in the first stage) up to :data:`DEFAULT_MAX_TRIALS`.
+DEFAULT_TRIALS: int | str = "auto"
+#: The adaptive audit's budget: a correct vectorised scalar mechanism at its tight claim takes about a
+#: second; a leak that needs more trials than this to show goes unseen (raise it for a nightly run).
+DEFAULT_MAX_TRIALS = 1_000_000
 #: Fixed, so a test's verdict is the same on every run.
 DEFAULT_SEED = 0
 #: A correct mechanism fails at most 1 - 0.999 = 0.1% of the time (over the choice of seed).
@@ -76,14 +86,16 @@ def assert_private(
     pairs: Sequence[tuple[Any, Any]] | None = None,
     epsilon: float | None = None,
     delta: float | None = None,
-    trials: int = DEFAULT_TRIALS,
+    trials: int | str = DEFAULT_TRIALS,
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
+    max_trials: int | None = None,
+    max_seconds: float | None = None,
     **audit_options: Any,
 ) -> list[AuditResult]:
     """Raise ``AssertionError`` with the evidence if an audit finds ``mechanism`` exceeds its claim.
 
-    What a pass means: no evidence of a leak was found on these pairs with this many trials; it is
+    What a pass means: no evidence of a leak was found on these pairs with the trials run; it is
     **not** a proof of privacy. A correct mechanism fails with probability at most
     ``1 - confidence`` over the choice of seed: 0.1% at the default 0.999. With the default fixed
     seed the verdict is deterministic: the same on every run and machine.
@@ -101,12 +113,16 @@ def assert_private(
     epsilon, delta : float, optional
         The claim; default: the mechanism's ``claimed_guarantee()`` (``epsilon`` is required for a
         plain callable) and its delta, else 0.
-    trials : int
-        Trials per dataset and pair (default :data:`DEFAULT_TRIALS`).
+    trials : int or "auto"
+        Trials per dataset and pair, or ``"auto"`` (the default): adaptive, up to ``max_trials``.
     seed : int
         Root seed (default :data:`DEFAULT_SEED`); several pairs get streams spawned from it.
     confidence : float
         In (0, 1); default :data:`DEFAULT_CONFIDENCE`.
+    max_trials, max_seconds : optional
+        The budget of ``trials="auto"`` per pair: trials per dataset (default
+        :data:`DEFAULT_MAX_TRIALS`) and seconds (default none: a time limit makes the verdict
+        depend on the machine's speed, which the failure message then says).
     **audit_options
         Passed to :func:`dpaudit.audit` (``executor``, ``candidates``, ...).
 
@@ -142,16 +158,23 @@ def assert_private(
     confidence = check_in_range("assert_private", "confidence", confidence, 0.0, 1.0, low_closed=False, high_closed=False)
     per_pair = 1.0 - (1.0 - confidence) / len(pairs)
     seeds: list[Any] = [seed] if len(pairs) == 1 else list(np.random.SeedSequence(seed).spawn(len(pairs)))
+    if trials == "auto":
+        audit_options["max_trials"] = DEFAULT_MAX_TRIALS if max_trials is None else max_trials
+    elif max_trials is not None:
+        audit_options["max_trials"] = max_trials  # refused by audit() with a fixed count, naming it
+    if max_seconds is not None:
+        audit_options["max_seconds"] = max_seconds
     results = []
     for index, ((a, b), child) in enumerate(zip(pairs, seeds, strict=True)):
         result = audit(mechanism, a, b, epsilon=epsilon, delta=delta, trials=trials, seed=child,
                        confidence=per_pair, **audit_options)
         if result.violation:
             where = "" if len(pairs) == 1 else f" on pair {index} of {len(pairs)}"
-            raise AssertionError(
+            ran = f"{result.trials} trials" + (f" in {len(result.stages)} stage(s)" if result.stages else "")
+            raise CheckFailed(
                 f"{result.mechanism} leaks{where}: epsilon >= {result.epsilon_lower_bound:.4f} exceeds the claimed "
                 f"{result.claimed_epsilon:g} at delta = {result.delta:g} (confidence {per_pair:g}; "
-                f"seed {seed}, {trials} trials)\n{result.to_text()}"
+                f"seed {seed}, {ran})\n{result.to_text()}"
             )
         results.append(result)
     return results
@@ -319,7 +342,7 @@ def check_extreme_inputs(case: ContractCase) -> None:
         try:
             out = _sample(case.mechanism, data, 3)
         except Exception as exc:
-            raise AssertionError(f"{case.name}: extreme data inside the domain ({_describe(data)}) raised "
+            raise CheckFailed(f"{case.name}: extreme data inside the domain ({_describe(data)}) raised "
                                  f"{type(exc).__name__}: {exc}") from exc
         _outputs_ok(case, out, 3, f"on extreme data inside the domain ({_describe(data)})")
     for data in near_limit_variants(case.data):
@@ -327,7 +350,7 @@ def check_extreme_inputs(case: ContractCase) -> None:
         if refused:
             continue
         if what != "accepted it":
-            raise AssertionError(f"{case.name}: data near the float limits ({_describe(data)}) must be refused with "
+            raise CheckFailed(f"{case.name}: data near the float limits ({_describe(data)}) must be refused with "
                                  f"InvalidArgument before any randomness is drawn, or give finite outputs; the mechanism {what}")
         _outputs_ok(case, _sample(case.mechanism, data, 3), 3, f"on data near the float limits ({_describe(data)})")
 
@@ -408,7 +431,7 @@ class MechanismContract:
     def _cases(cls) -> list[ContractCase]:
         if "_contract_cache" not in cls.__dict__:
             cls._contract_cache = list(cls().contract_cases())  # type: ignore[attr-defined]
-        return cls._contract_cache  # type: ignore[attr-defined, no-any-return]
+        return cls._contract_cache  # type: ignore[attr-defined]
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
         if "contract_case" in metafunc.fixturenames:
@@ -442,36 +465,3 @@ class MechanismContract:
     def test_returned_arrays_are_fresh(self, contract_case: ContractCase) -> None:
         self._unless_exempt(contract_case, "fresh")
         check_fresh_outputs(contract_case)
-
-
-# ---- the pytest plugin (loaded through the `pytest11` entry point) --------------------------------
-
-try:
-    import pytest
-except ImportError:  # pragma: no cover - assert_private works without pytest
-    pytest = None  # type: ignore[assignment]
-
-if pytest is not None:
-
-    def pytest_addoption(parser: pytest.Parser) -> None:
-        group = parser.getgroup("dpaudit", "dpaudit privacy assertions")
-        group.addoption("--dpaudit-trials", type=int, default=None, metavar="N",
-                        help=f"trials per dataset for the assert_dp fixture (default {DEFAULT_TRIALS})")
-        group.addoption("--dpaudit-seed", type=int, default=None, metavar="S",
-                        help=f"root seed for the assert_dp fixture (default {DEFAULT_SEED})")
-
-    @pytest.fixture
-    def assert_dp(request: pytest.FixtureRequest) -> Callable[..., list[AuditResult]]:
-        """:func:`dpaudit.testing.assert_private` with ``--dpaudit-trials`` / ``--dpaudit-seed`` applied."""
-        trials = request.config.getoption("--dpaudit-trials")
-        seed = request.config.getoption("--dpaudit-seed")
-
-        def check(mechanism: Any, d0: Any = None, d1: Any = None, **kwargs: Any) -> list[AuditResult]:
-            __tracebackhide__ = True
-            if trials is not None:
-                kwargs.setdefault("trials", trials)
-            if seed is not None:
-                kwargs.setdefault("seed", seed)
-            return assert_private(mechanism, d0, d1, **kwargs)
-
-        return check

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import base64
 import os
+import re
 import resource
 import sys
 import time
@@ -75,6 +76,39 @@ def execute(path: Path, *, small: bool = False, timeout: int = 1800) -> Any:
                                      resources={"metadata": {"path": str(path.parent)}})
     client.execute(env=env)
     return nb
+
+
+_TIMING_LINE = re.compile(r"^\s*time\s+:")
+_SECONDS = re.compile(r"\b\d+(?:\.\d+)?\s?s\b")
+
+
+def printed_text(nb: Any) -> list[str]:
+    """What a notebook's cells print (streams and plain-text results), one entry per output line.
+
+    Timings change from run to run and are masked: a line ``time : ...`` is dropped and every
+    ``<number>s`` becomes ``?s``. Figures' reprs (``<Figure size ...>``) and blank lines are dropped (the
+    images are compared by eye). Everything else, every number included, is kept as printed.
+    """
+    lines = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        texts: list[str] = []  # one stream may arrive in several pieces: join consecutive ones
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                if texts and texts[-1].startswith("\0stream"):
+                    texts[-1] += output.get("text", "")
+                else:
+                    texts.append("\0stream" + output.get("text", ""))
+            else:
+                text = output.get("data", {}).get("text/plain", "")
+                if not text.startswith("<Figure size"):
+                    texts.append(text)
+        for text in texts:
+            for line in text.removeprefix("\0stream").splitlines():
+                if line.strip() and not _TIMING_LINE.match(line):
+                    lines.append(f"[cell {index}] " + _SECONDS.sub("?s", line.rstrip()))
+    return lines
 
 
 def _cpu_seconds() -> float:

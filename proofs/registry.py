@@ -12,6 +12,7 @@ import functools
 
 from dpaudit.proofs import PAPER_ORDER
 
+from dpaudit.errors import UnknownName
 from dpaudit.verify.discovery import checks_in_package
 from dpaudit.verify.lemma import LemmaCheck
 
@@ -32,7 +33,7 @@ def get_check(name: str) -> LemmaCheck:
     for check in all_checks():
         if check.name == name:
             return check
-    raise KeyError(name)
+    raise UnknownName(name)
 
 
 def checks_for_paper(paper: str) -> tuple[LemmaCheck, ...]:

@@ -1,4 +1,4 @@
-"""Noise calibration. Every function rounds towards *more* noise (house style, convention 10).
+"""Noise calibration. Every function rounds towards *more* noise (convention 10 of ``docs/conventions.md``).
 
 A floating-point quotient such as ``sensitivity / epsilon`` may be rounded down by half an ulp;
 that would give slightly less noise than the formula asks for. Each function here checks the

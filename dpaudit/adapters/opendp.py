@@ -26,13 +26,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit._extras import require_extra
 from dpaudit._validation import argument_error, check_positive, check_probability
+from dpaudit.errors import InvalidArgument
 from dpaudit.guarantees import ApproxDP, Guarantee, PureDP
 from dpaudit.neighbors.relations import QueryDistance
 
@@ -108,6 +109,9 @@ class OpenDPMeasurement:
         dpaudit.audit(OpenDPMeasurement(laplace, d_in=1.0), 0.0, 1.0, trials=20_000).violation   # False
     """
 
+    #: OpenDP draws from the operating system's CSPRNG: the audit's seed does not reproduce its outputs
+    ignores_rng: ClassVar[bool] = True
+
     measurement: Any
     d_in: float | int
     delta: float | None = None
@@ -147,6 +151,8 @@ class OpenDPMeasurement:
                 return ApproxDP(float(epsilon), float(delta), relation)
             if measure in ("SmoothedMaxDivergence", "ZeroConcentratedDivergence"):
                 return self._profile_claim(measure, relation)
+        except InvalidArgument:
+            raise  # ours, already naming the argument to fix (a profile measurement without delta)
         except (TypeError, ValueError) as exc:
             raise argument_error(OWNER, "d_in", f"accepted by the measurement's privacy map ({exc})", self.d_in) from exc
         raise argument_error(
@@ -157,7 +163,8 @@ class OpenDPMeasurement:
 
     def _profile_claim(self, measure: str, relation: QueryDistance | None) -> Guarantee:
         if self.delta is None:
-            raise argument_error(OWNER, "delta", f"given for a {measure} measurement (a privacy profile)", None)
+            raise argument_error(OWNER, "delta", f"given for a {measure} measurement: its claim is an epsilon at a "
+                                 "delta you choose", None, fix="pass delta=... (on the command line, --delta D).")
         measurement = self.measurement
         if measure == "ZeroConcentratedDivergence":
             combinators = require_extra("opendp.combinators", "opendp")

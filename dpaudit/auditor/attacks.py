@@ -9,8 +9,9 @@ Every attack reduces an output to a real *score*; an *event* is ``{score > t}`` 
   scipy's L-BFGS on half of the selection split;
 * ``category``: the estimated log-likelihood ratio of each distinct output (or, for mixed
   outputs, of each pattern of atoms), for discrete outputs [DWWZK18 event search];
-* per-column families for vector outputs (:mod:`.columns`) and, when asked for, bit-level
-  families for floating-point outputs (:mod:`.bits`).
+* per-column families for vector outputs (:mod:`.columns`), the summed per-column
+  log-likelihood ratio of a transcript of releases (:mod:`.transcript_llr`) and, when asked for,
+  bit-level families for floating-point outputs (:mod:`.bits`).
 
 Threshold events on these scores are ranked in :mod:`.ranking`. Nothing here touches the
 estimation split.
@@ -36,6 +37,7 @@ from scipy import optimize, special
 from dpaudit.auditor.bits import bit_scores
 from dpaudit.auditor.columns import column_scores
 from dpaudit.auditor.features import OutputLayout, encode_rows
+from dpaudit.auditor.transcript_llr import transcript_scores
 
 __all__ = ["Score", "category_score", "fit_scores", "score_families"]
 
@@ -244,6 +246,7 @@ def score_families(layout: OutputLayout, *, float_bits: bool = False) -> dict[st
         fams.update(_vector_families(k, lambda x: np.asarray(x, dtype=float), "coordinate"))
     if k > 1 or layout.kind == "mixed":
         fams["columns"] = lambda a0, a1: column_scores(layout, a0, a1)
+        fams["transcript llr"] = lambda a0, a1: transcript_scores(layout, a0, a1)
     if float_bits:
         fams["float bits"] = lambda a0, a1: bit_scores(layout, a0, a1)
     return fams

@@ -89,10 +89,15 @@ def _separation(a0: NDArray[Any], a1: NDArray[Any], column: int) -> float:
 
 
 def bit_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Any]:
-    """The bit-level families for float outputs (nothing for integer or boolean outputs)."""
+    """The bit-level families for float outputs (nothing for integer or boolean outputs).
+
+    Float outputs that are all atoms (a ``"discrete"`` layout: e.g. only ``0.0`` and ``-0.0``) get
+    them too: equal reals with different bit patterns (the sign of zero) are one category for the
+    value families, but two for these, which read the IEEE-754 representation.
+    """
     from dpaudit.auditor.attacks import Score, category_score
 
-    if np.asarray(a0).dtype.kind != "f" or layout.kind == "discrete":
+    if np.asarray(a0).dtype.kind != "f":
         return []
     k = layout.n_columns
     columns = range(k) if k <= MAX_BIT_COLUMNS else np.argsort([-_separation(a0, a1, j) for j in range(k)])[:MAX_BIT_COLUMNS]

@@ -34,8 +34,8 @@ class AuditCase:
     epsilon, delta : float or None
         The claim audited against; ``None`` uses the mechanism's ``claimed_guarantee()``. A
         component of a larger algorithm is audited against its own share of the budget.
-    trials : int
-        Trials per dataset.
+    trials : int or "auto"
+        Trials per dataset (``"auto"``: an adaptive audit, :mod:`dpaudit.auditor.adaptive`).
     broken : bool
         Whether the mechanism is known to violate the claim (what a sound, powerful auditor reports).
     bug : str or None
@@ -55,7 +55,7 @@ class AuditCase:
     d1: Any
     epsilon: float | None
     delta: float | None
-    trials: int
+    trials: int | str
     broken: bool
     bug: str | None = None
     note: str = ""
@@ -68,5 +68,8 @@ class AuditCase:
         kwargs = {**self.options, **kwargs}
         kwargs.setdefault("epsilon", self.epsilon)
         kwargs.setdefault("delta", self.delta)
-        trials = kwargs.pop("trials", max(100, round(self.trials * scale)))
+        if "trials" in kwargs:
+            trials = kwargs.pop("trials")
+        else:
+            trials = self.trials if isinstance(self.trials, str) else max(100, round(self.trials * scale))
         return audit(self.mechanism, self.d0, self.d1, trials=trials, seed=seed, **kwargs)

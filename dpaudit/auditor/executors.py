@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -69,6 +70,19 @@ def _exit_with_parent(parent_alive: Connection) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="dpaudit-parent-watch", daemon=True).start()
+
+
+def main_file_missing() -> bool:
+    """Whether ``__main__`` names a file that does not exist (a program read from standard input).
+
+    Worker processes started by forkserver or spawn re-run such a ``__main__`` from its file before
+    their first task, so every one of them dies at once.
+    """
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None) is not None:  # python -m module
+        return False
+    path = getattr(main, "__file__", None)
+    return isinstance(path, str) and not os.path.isfile(path)
 
 
 @contextmanager
@@ -127,6 +141,11 @@ def make_executor(workers: int | None = None, scheduler: str | None = None, *,
         yield None
         return
     workers = check_int(OWNER, "workers", workers, minimum=1)
+    if main_file_missing():
+        raise argument_error(
+            OWNER, "workers", "None when the program was read from standard input: worker processes re-run "
+            f"__main__ from its file, and {sys.modules['__main__'].__file__!r} is none", workers,
+            fix="save the code in a .py file and run that, or use a Dask cluster (scheduler=...)")
     context = multiprocessing.get_context("forkserver")
     parent_alive, alive = context.Pipe(duplex=False)
     try:

@@ -126,9 +126,13 @@ def _data_digest(data: Any) -> str:
 
 
 def audit_fingerprint(
-    mechanism: Any, datasets: Sequence[Any], trials: int, streams: TrialStreams, claim: tuple[float, float] | None
+    mechanism: Any, datasets: Sequence[Any], trials: int | str, streams: TrialStreams, claim: tuple[float, float] | None
 ) -> dict[str, str]:
-    """Every field that determines an audit's draws (and its claim), as strings, for a checkpoint."""
+    """Every field that determines an audit's draws (and its claim), as strings, for a checkpoint.
+
+    ``trials`` is the fixed trial count, or for an adaptive audit the description of its stages
+    (:meth:`dpaudit.auditor.adaptive.Budget.describe`): which blocks it may draw.
+    """
     import dpaudit
 
     name, digest, covers = mechanism_fingerprint(mechanism)

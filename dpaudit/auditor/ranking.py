@@ -157,7 +157,9 @@ def _threshold_grid(s0: NDArray[np.float64], s1: NDArray[np.float64]) -> NDArray
     return finite if finite.size else np.zeros(1)
 
 
-def _fit_log_survival(n: int, t: NDArray[np.float64], c0: NDArray[np.int64], c1: NDArray[np.int64]) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None:
+def _fit_log_survival(
+    n: int, t: NDArray[np.float64], c0: NDArray[np.int64], c1: NDArray[np.int64]
+) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None:
     """``(log P[score > t], its standard error)`` on each side, from a joint fit of ``log(count / n)``.
 
     Both sides share the quadratic term (``a_j + b_j u + c u^2``, ``u`` the standardised ``t``): two
@@ -190,8 +192,11 @@ def _fit_log_survival(n: int, t: NDArray[np.float64], c0: NDArray[np.int64], c1:
         grad = surv[:, None] * x  # d S(t_i) / d coef
         mean = n * np.append(surv[:-1] - surv[1:], surv[-1])
         dmean = n * np.vstack([grad[:-1] - grad[1:], grad[-1:]])
-        info += (dmean / np.maximum(mean, 1e-300)[:, None]).T @ dmean
+        with np.errstate(over="ignore", invalid="ignore"):  # a fitted bin of ~0 mass: refused just below
+            info += (dmean / np.maximum(mean, 1e-300)[:, None]).T @ dmean
         fits.append(log_surv)
+    if not np.all(np.isfinite(info)):  # the fit gives some bin no mass: not a survival function there
+        return None
     try:
         cov = np.linalg.inv(info)
     except np.linalg.LinAlgError:

@@ -7,7 +7,9 @@ fields are added.
 Schema versions: 1, the audit's lower bound and its evidence; 2 adds the other side of the bracket
 (``epsilon_upper``, ``epsilon_computed_lower``, ``profile_kind``, ``profile_description``,
 ``profile_note``, ``profile_curve``, ``bracket_verdict``; the profile's time is in ``total_seconds``), computed by
-:mod:`dpaudit.exact.bracket` when the mechanism declares its structure.
+:mod:`dpaudit.exact.bracket` when the mechanism declares its structure; 3 adds the stages of an adaptive audit
+(``trials="auto"``: ``stages``, ``stop_reason``, ``max_trials``, ``max_seconds``, ``reproduce``; empty or
+``None`` for a fixed trial count, whose fields keep their meaning).
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ __all__ = [
     "CLAIM_ROUNDING",
     "LOOSE_FACTOR",
     "SCHEMA_VERSION",
+    "STOP_REASONS",
     "AuditResult",
     "EventEvidence",
+    "StageRecord",
     "bracket_verdict",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: A claim is refuted by computation only when the certified lower end exceeds it by more than this
 #: relative amount: the claim is itself a float (``ln(9/8)`` rounded), and a smaller excess is
@@ -49,6 +53,49 @@ BRACKET_VERDICTS = {
     "undecided": "the claim lies inside the computed bracket (or above an upper-bound-only figure's lower end)",
     "lower bound only": "no declared structure: only the audit's lower bound is known",
 }
+
+
+#: Why an adaptive audit (``trials="auto"``) stopped: the values of :attr:`AuditResult.stop_reason`.
+STOP_REASONS = {
+    "violation": "a stage's lower bound exceeded the claim: the violation is established",
+    "budget": "the last stage within max_trials was run",
+    "out of reach": "no evidence that a violation is within reach at max_trials: the GDP estimate, the bound "
+    "of the stage's event extrapolated to later stages, and the bound a fresh selection predicts for the last "
+    "stage are all at most the claim",
+    "stage limit": "max_stages stages were run",
+    "time": "max_seconds: the next stage could not finish in time (or was cut short, and its partial sample "
+    "discarded); a time-based stop depends on the machine's speed, so rerun with max_stages to reproduce it",
+}
+
+
+@dataclass(frozen=True)
+class StageRecord:
+    """One stage of an adaptive audit (``trials="auto"``).
+
+    Stage ``stage`` ends at ``trials`` trials per dataset. Its events were chosen on the first
+    ``selection_trials`` trials (all drawn by earlier stages) and counted on the ``estimation_trials``
+    trials ending at ``trials``, which no selection of this stage read; ``alpha`` is the error
+    probability spent on it (fixed in advance, whatever the budget). ``reach`` is the largest bound the
+    stage's event is predicted to give at a later stage within ``max_trials`` (from its fresh counts
+    taken as the truth; ``None`` without a later stage); ``predicted_at_budget`` the best bound a
+    selection on the next stage's selection rows predicts for the last stage within ``max_trials``,
+    computed only when the GDP estimate and the reach were both at most the claim.
+    ``decision`` is what followed: ``"continue"`` or one of :data:`STOP_REASONS`.
+    """
+
+    stage: int
+    trials: int
+    selection_trials: int
+    estimation_trials: int
+    alpha: float
+    epsilon_lower_bound: float
+    violation: bool
+    event: str
+    gdp_epsilon_estimate: float | None
+    reach: float | None
+    predicted_at_budget: float | None
+    seconds: float
+    decision: str
 
 
 @dataclass(frozen=True)
@@ -101,6 +148,21 @@ class AuditResult:
         The pair's privacy profile on a grid of epsilons (the truth lies between), for plots.
     bracket_verdict : str
         The two-sided verdict, one of :data:`BRACKET_VERDICTS` (see :func:`bracket_verdict`).
+    trials, selection_trials, estimation_trials : int
+        Trials drawn per dataset; the selection and estimation rows behind ``evidence`` (for an
+        adaptive audit, those of the stage whose bound is reported: ``trials`` is then more than
+        their sum).
+    stages : tuple of StageRecord
+        An adaptive audit's stages, in order (empty for a fixed trial count). The reported bound
+        is the largest of the stages' bounds; the stages' ``alpha`` sum to at most
+        ``1 - confidence`` (:mod:`dpaudit.auditor.adaptive`).
+    stop_reason : str or None
+        Why an adaptive audit stopped, one of :data:`STOP_REASONS`; ``"time"`` marks a stop that
+        depends on the machine's speed (``reproduce`` then gives the arguments that redo it).
+    max_trials, max_seconds : int or float or None
+        The adaptive audit's budget.
+    reproduce : str or None
+        The :func:`dpaudit.audit` arguments that reproduce an adaptive audit's result exactly.
     """
 
     mechanism: str
@@ -133,10 +195,20 @@ class AuditResult:
     profile_note: str | None = None
     profile_curve: tuple[tuple[float, float, float], ...] = ()
     bracket_verdict: str = "lower bound only"
+    stages: tuple[StageRecord, ...] = ()
+    stop_reason: str | None = None
+    max_trials: int | None = None
+    max_seconds: float | None = None
+    reproduce: str | None = None
 
     @property
     def verdict(self) -> str:
         return "VIOLATION" if self.violation else "no violation found"
+
+    @property
+    def time_limited(self) -> bool:
+        """The adaptive audit stopped on ``max_seconds``: where it stopped depends on the machine's speed."""
+        return self.stop_reason == "time"
 
     @property
     def refuted_by_computation(self) -> bool:
@@ -169,10 +241,10 @@ class AuditResult:
             f"  counts            : {ev.count_numerator} vs {ev.count_denominator} of {ev.n} fresh trials per dataset",
             f"  P[numerator]      : [{ev.p_numerator_interval[0]:.6g}, {ev.p_numerator_interval[1]:.6g}]",
             f"  P[denominator]    : [{ev.p_denominator_interval[0]:.6g}, {ev.p_denominator_interval[1]:.6g}]",
-            f"  trials            : {self.trials} per dataset ({self.selection_trials} selection, "
-            f"{self.estimation_trials} estimation; {self.candidates_evaluated} candidate(s) paid for)",
+            self._trials_line(),
             f"  outputs           : {self.output_kind}",
         ]
+        lines.extend(self._stage_lines())
         if self.gdp_mu_lower_bound is not None:
             eps = "n/a" if self.gdp_epsilon_estimate is None else f"{self.gdp_epsilon_estimate:.4f}"
             lines.append(
@@ -189,6 +261,33 @@ class AuditResult:
         lines.extend(self._bracket_lines())
         lines.extend(f"  note              : {note}" for note in self.notes)
         return "\n".join(lines)
+
+    def _trials_line(self) -> str:
+        split = (f"{self.selection_trials} selection, {self.estimation_trials} estimation; "
+                 f"{self.candidates_evaluated} candidate(s) paid for")
+        if not self.stages:
+            return f"  trials            : {self.trials} per dataset ({split})"
+        best = max(self.stages, key=lambda st: st.epsilon_lower_bound)
+        return (f"  trials            : {self.trials} per dataset in {len(self.stages)} stage(s) (trials=\"auto\"); "
+                f"the bound is stage {best.stage}'s ({split})")
+
+    def _stage_lines(self) -> list[str]:
+        if not self.stages:
+            return []
+        out = ["  stages            : stage    trials   alpha     bound  GDP est   reach  at max  then"]
+
+        def shown(value: float | None) -> str:
+            return "-" if value is None else f"{value:.3f}"
+
+        for st in self.stages:
+            out.append(f"                      {st.stage:5d} {st.trials:9d}  {st.alpha:.2e}  {st.epsilon_lower_bound:7.4f}  "
+                       f"{shown(st.gdp_epsilon_estimate):>7}  {shown(st.reach):>6}  {shown(st.predicted_at_budget):>6}  "
+                       f"{st.decision}")
+        budget = f"max_trials {self.max_trials}" + ("" if self.max_seconds is None else f", max_seconds {self.max_seconds:g}")
+        out.append(f"  stopped           : {self.stop_reason} ({STOP_REASONS.get(self.stop_reason or '', '?')}); {budget}")
+        if self.reproduce:
+            out.append(f"  reproduce         : {self.reproduce}")
+        return out
 
     def bracket_rows(self) -> list[tuple[str, str]]:
         """The two-sided part of the result as (label, text) rows, for reports."""

@@ -8,7 +8,7 @@ Procedure:
    split*, the rest the *estimation split*. Trials are i.i.d., so the splits are independent;
 3. on the selection split only: classify the outputs (:mod:`.features`), fit score functions
    (:mod:`.attacks`, :mod:`.columns`, :mod:`.bits`) and rank events ``{score > t}`` /
-   ``{score <= t}`` in both directions (:mod:`.ranking`), in the rounds of :mod:`.selection`;
+   ``{score <= t}`` in both directions (:mod:`~dpaudit.auditor.ranking`), in the rounds of :mod:`~dpaudit.auditor.selection`;
 4. on the estimation split: count the best ``candidates`` events, block by block as the blocks
    are drawn (:mod:`.streaming`: only the selection rows and one block are ever held); if ``m``
    events exist, each is evaluated at level ``alpha / m`` (Bonferroni over the events actually
@@ -41,16 +41,17 @@ from threadpoolctl import threadpool_limits
 from dpaudit._rng import TrialStreams
 from dpaudit._validation import (
     argument_error,
+    check_count,
     check_in_range,
     check_int,
     check_nonnegative,
     check_probability,
 )
 from dpaudit.accounting.conversions import gdp_epsilon
+from dpaudit.auditor.adaptive import Budget, run_stages
 from dpaudit.auditor.checkpoint import Checkpoint, audit_fingerprint, recorded_seed
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
 from dpaudit.auditor.independence import check_row_independence
-from dpaudit.auditor.ranking import Candidate
 from dpaudit.auditor.result import AuditResult, EventEvidence
 from dpaudit.auditor.sampling import (
     BlockSource,
@@ -58,19 +59,22 @@ from dpaudit.auditor.sampling import (
     as_sampler,
     blocks_in_flight,
     draw_block,
+    own_dataset,
 )
-from dpaudit.auditor.selection import SCALAR_FRACTION, choose_candidates, default_selection_fraction
-from dpaudit.auditor.stats import (
-    clopper_pearson_lower,
-    clopper_pearson_upper,
-    epsilon_lower_bound_from_counts,
-    gdp_mu_lower_bound_from_counts,
+from dpaudit.auditor.selection import (
+    LEARNED_FRACTION,
+    SCALAR_FRACTION,
+    choose_candidates,
+    default_selection_fraction,
 )
+from dpaudit.auditor.stats import gdp_mu_lower_bound_from_counts
 from dpaudit.auditor.streaming import (
     EventTally,
     available_memory,
     check_memory,
+    event_evidence,
     read_selection,
+    selection_size,
     tally_rows,
 )
 from dpaudit.errors import MechanismError, NothingToLearnWarning
@@ -89,7 +93,13 @@ def _as_dataset(value: Any, name: str) -> Any:
         raise argument_error(OWNER, name, "array-like", value) from exc
     if arr.dtype.kind in "fc" and np.isnan(arr).any():
         raise argument_error(OWNER, name, "free of NaN", value)
-    return value
+    # the audit's own snapshot: every call then gets a copy of it (see dpaudit.auditor.sampling), so
+    # the caller's object is never handed to the mechanism and is unchanged by the audit
+    try:
+        return own_dataset(value)
+    except Exception as exc:
+        raise argument_error(OWNER, name, "copyable with copy.deepcopy (each call of the mechanism gets its own copy)",
+                             value) from exc
 
 
 def _same_data(a: Any, b: Any) -> bool:
@@ -133,37 +143,23 @@ def _no_finite_claim(claim: Any, delta: float) -> Exception:
     )
 
 
-def _evidence(cand: Candidate, tally: EventTally, i: int, delta: float, alpha: float) -> EventEvidence:
-    """Candidate ``i`` of ``tally`` evaluated at level ``alpha``: its counts, intervals and bound."""
-    k_num, k_den = tally.numerator_denominator(i)
-    n = tally.rows[0]
-    value = epsilon_lower_bound_from_counts(k_num, k_den, n, delta, alpha)
-    per_limit = alpha / 2
-    return EventEvidence(
-        attack=cand.score.name,
-        event=cand.describe(),
-        numerator=f"d{cand.numerator}",
-        count_numerator=k_num,
-        count_denominator=k_den,
-        n=n,
-        p_numerator_interval=(float(clopper_pearson_lower(k_num, n, per_limit)), float(clopper_pearson_upper(k_num, n, per_limit))),
-        p_denominator_interval=(float(clopper_pearson_lower(k_den, n, per_limit)), float(clopper_pearson_upper(k_den, n, per_limit))),
-        value=value,
-    )
-
-
 BLOCK_NUMBERS = 1 << 23
 MAX_BLOCK_TRIALS = 1 << 20
 PROBE_STREAM = 2
 
 
-def _auto_block_size(sampler: Any, probe: NDArray[Any]) -> int:
-    """The mechanism's declared ``audit_block_size``, else one from the size of one output (the probe's)."""
+def _auto_block_size(sampler: Any, probe: NDArray[Any], first_stage: int | None = None) -> int:
+    """The mechanism's declared ``audit_block_size``, else one from the size of one output (the probe's),
+    and for an adaptive audit at most the power of two holding its first stage (``first_trials``, never
+    the budget: the blocks must not change with it)."""
     declared = getattr(sampler.target, "audit_block_size", None) if sampler.kind == "mechanism" else None
     if isinstance(declared, int) and declared >= 1:
         return declared
     per_output = max(1, int(np.prod(probe.shape[1:])))
-    return int(min(MAX_BLOCK_TRIALS, max(1 << 12, BLOCK_NUMBERS // per_output)))
+    size = min(MAX_BLOCK_TRIALS, max(1 << 12, BLOCK_NUMBERS // per_output))
+    if first_stage is not None:
+        size = min(size, max(1 << 12, 1 << (first_stage - 1).bit_length()))
+    return int(size)
 
 
 def _check_checkpoint_path(checkpoint: Any) -> Any:
@@ -177,8 +173,11 @@ def _check_checkpoint_path(checkpoint: Any) -> Any:
 
 def _check_executor(executor: Any) -> Any:
     if executor is not None and not callable(getattr(executor, "submit", None)):
+        entered = " (this is the context manager itself: pass the executor it yields)" if hasattr(executor, "__enter__") else ""
         raise argument_error(OWNER, "executor", "a concurrent.futures.Executor (with a submit() method), or None to "
-                             "run serially", executor, fix="build one with dpaudit.auditor.executors.make_executor.")
+                             "run serially", executor,
+                             fix=f"make_executor returns a context manager{entered}: `with "
+                                 "dpaudit.auditor.executors.make_executor(workers=2) as ex: audit(..., executor=ex)`.")
     return executor
 
 
@@ -189,7 +188,7 @@ def audit(
     *,
     epsilon: float | None = None,
     delta: float | None = None,
-    trials: int = 100_000,
+    trials: int | str = 100_000,
     confidence: float = 0.95,
     seed: Any = None,
     selection_fraction: float | None = None,
@@ -203,6 +202,10 @@ def audit(
     progress: bool = False,
     checkpoint: str | os.PathLike[str] | None = None,
     memory_limit: int | None = None,
+    max_trials: int | None = None,
+    max_seconds: float | None = None,
+    max_stages: int | None = None,
+    first_trials: int | None = None,
 ) -> AuditResult:
     """Lower-bound the epsilon of ``mechanism`` on the pair ``(d0, d1)``; flag it if above the claim.
 
@@ -227,8 +230,13 @@ def audit(
         The claimed delta, in [0, 1). Defaults to the mechanism's claimed delta, else 0. A GDP
         claim needs ``delta > 0`` (it promises no finite epsilon at 0); an (epsilon, delta) claim
         cannot be audited below its own delta.
-    trials : int
-        Outputs drawn per dataset, at least 100.
+    trials : int or "auto"
+        Outputs drawn per dataset, at least 100; or ``"auto"``: audit in stages, from ``first_trials``
+        growing sqrt(10)-fold per stage up to ``max_trials``, stopping as soon as a violation is
+        established, when no violation is within reach, or at the budget
+        (:mod:`dpaudit.auditor.adaptive` gives the schedule, the spending of ``1 - confidence`` over
+        the stages, and why the bound stays valid however the audit stops). The result's
+        ``stages`` and ``stop_reason`` say what happened.
     confidence : float
         In (0, 1). The false-alarm probability on a correct mechanism is at most
         ``1 - confidence``.
@@ -259,7 +267,8 @@ def audit(
         algorithms whose every trial runs an SGD loop declare 1024, so that long audits spread over
         workers and checkpoint block by block), else it is chosen from the size of one output (one
         probe call on a separate stream): about 2**23 output numbers per block, between 2**12 and
-        2**20 trials, so a scalar mechanism is drawn in one call per million trials.
+        2**20 trials, so a scalar mechanism is drawn in one call per million trials (with
+        ``trials="auto"``, at most the power of two at or above ``first_trials``).
     batch_size : int, optional
         Trials per dispatched task (rounded up to whole blocks). Does not change the results.
     executor : concurrent.futures.Executor, optional
@@ -286,6 +295,14 @@ def audit(
         probe call (the first call, of one trial) and again once the selection split's size is
         known, and an audit that cannot fit is refused with :class:`InvalidArgument`. Default:
         the memory available to this process (system, cgroup and address-space limits).
+
+    max_trials, max_seconds, max_stages, first_trials : optional
+        The budget of ``trials="auto"`` (given with a fixed ``trials``, they are refused): trials
+        per dataset (default 10**7), seconds (default none; a stage that cannot finish in time is
+        not run, or is discarded; the first stage always completes), stages, and the first
+        stage's trials (default 10**5). Stopping on ``max_seconds`` depends on the machine's
+        speed: the result says so, and its ``reproduce`` gives the arguments (``max_stages``)
+        that redo the same stages anywhere.
 
     Returns
     -------
@@ -319,7 +336,8 @@ def audit(
     """
     started = time.perf_counter()
     sampler = as_sampler(mechanism)
-    trials = check_int(OWNER, "trials", trials, minimum=MIN_TRIALS)
+    budget = Budget.from_arguments(OWNER, trials, MIN_TRIALS, first_trials, max_trials, max_seconds, max_stages)
+    trials = budget.max_trials if budget is not None else check_count(OWNER, "trials", trials, minimum=MIN_TRIALS)
     confidence = check_in_range(OWNER, "confidence", confidence, 0.0, 1.0, low_closed=False, high_closed=False)
     candidates = check_int(OWNER, "candidates", candidates, minimum=1)
     spot_check = check_int(OWNER, "spot_check", spot_check, minimum=0)
@@ -327,7 +345,7 @@ def audit(
         selection_fraction = check_in_range(OWNER, "selection_fraction", selection_fraction, 0.0, 1.0, low_closed=False, high_closed=False)
     executor, checkpoint = _check_executor(executor), _check_checkpoint_path(checkpoint)
     if memory_limit is not None:
-        memory_limit = check_int(OWNER, "memory_limit", memory_limit, minimum=1)
+        memory_limit = check_count(OWNER, "memory_limit", memory_limit, minimum=1)
     epsilon, delta, claim = _resolve_claim(sampler, epsilon, delta)
     d0, d1 = _as_dataset(d0, "d0"), _as_dataset(d1, "d1")
     notes: list[str] = []
@@ -336,6 +354,9 @@ def audit(
         notes.append("d0 and d1 are identical: nothing can be learned")
     elif check_neighbors and claim is not None and claim.relation is not None:
         claim.relation.check_neighbors(d0, d1, owner=OWNER)
+    if getattr(sampler.target, "ignores_rng", False):
+        notes.append("the mechanism ignores the rng it is given (its own random source), so the seed entropy "
+                     "above does not reproduce these outputs; the bound is valid all the same")
     if checkpoint is not None and seed is None:
         seed = recorded_seed(checkpoint, OWNER)
     streams = TrialStreams.from_seed(seed, block_size=1 if block_size is None else block_size, owner=OWNER)
@@ -345,38 +366,52 @@ def audit(
         raise MechanismError(f"the mechanism returned outputs with no entries (shape {(trials, *probe.shape[1:])}); "
                              "there is nothing to audit.")
     if block_size is None:
-        streams = TrialStreams(streams.entropy, _auto_block_size(sampler, probe))
+        streams = TrialStreams(streams.entropy, _auto_block_size(sampler, probe, None if budget is None else budget.first_trials))
     if batch_size is not None:
         batch_size = check_int(OWNER, "batch_size", batch_size, minimum=1)
     per_task = 1 if batch_size is None else -(-batch_size // streams.block_size)
     in_flight = blocks_in_flight(executor, per_task) + 1  # + the block straddling the split
     limit_source = "memory_limit" if memory_limit is not None else "the memory available"
     limit = memory_limit if memory_limit is not None else available_memory()
-    smallest_split = _selection_size(trials, SCALAR_FRACTION if selection_fraction is None else selection_fraction)
+    first = trials if budget is None else min(budget.first_trials, trials)
+    # the split known before the layout is: vector outputs always get LEARNED_FRACTION by default; a
+    # scalar may still (float_bits, mixed outputs), which the check once the layout is known catches
+    smallest_split = selection_size(first, _least_fraction(probe, selection_fraction))
     check_memory(probe, smallest_split, streams, in_flight, trials, limit, limit_source)
+    planned = trials if budget is None else budget.whole_blocks(streams.block_size)
 
     store = bar = None
     try:
         if checkpoint is not None:
-            store = Checkpoint(checkpoint, audit_fingerprint(sampler.target, [d0, d1], trials, streams, (epsilon, delta)),
+            drawn = trials if budget is None else budget.describe()
+            store = Checkpoint(checkpoint, audit_fingerprint(sampler.target, [d0, d1], drawn, streams, (epsilon, delta)),
                                OWNER)
         bar = _progress_bar(2 * trials, progress)
-        source = BlockSource(sampler, [d0, d1], streams, trials, batch_size=batch_size, executor=executor, store=store,
-                             progress=bar)
+        source = BlockSource(sampler, [d0, d1], streams, planned, batch_size=batch_size, executor=executor, store=store,
+                             progress=bar if budget is None else None)  # stages advance their own bar
         t_verify = time.perf_counter()
         if source.verify_recorded():
             source.seconds += time.perf_counter() - t_verify
         # the fits and scores below are small matrix products: one BLAS thread is faster, and on a
         # shared machine many times faster, than a pool of them
+        def fits(rows: int) -> None:
+            check_memory(probe, rows, streams, in_flight, trials, limit, limit_source)
+
         with threadpool_limits(1, user_api="blas"):
-            result = _select_and_estimate(
-                sampler, source, notes, started=started, epsilon=epsilon, delta=delta, confidence=confidence,
-                trials=trials, candidates=candidates, selection_fraction=selection_fraction, float_bits=float_bits,
-                spot_check=spot_check, fits=lambda rows: check_memory(probe, rows, streams, in_flight, trials, limit,
-                                                                        limit_source),
-            )
+            if budget is None:
+                result = _select_and_estimate(
+                    sampler, source, notes, started=started, epsilon=epsilon, delta=delta, confidence=confidence,
+                    trials=trials, candidates=candidates, selection_fraction=selection_fraction, float_bits=float_bits,
+                    spot_check=spot_check, fits=fits)
+            else:
+                result = run_stages(
+                    sampler, source, notes, started=started, epsilon=epsilon, delta=delta, confidence=confidence,
+                    first_trials=budget.first_trials, max_trials=budget.max_trials, max_seconds=budget.max_seconds,
+                    max_stages=budget.max_stages, candidates=candidates, selection_fraction=selection_fraction,
+                    float_bits=float_bits, spot_check=spot_check, fits=fits, row_values=int(probe[0].size), progress=bar)
         if store is not None:
-            notes.append(store.describe(source.loaded, 2 * len(source.plan)))
+            used = len(source.plan) if budget is None else len(list(source.plan.covering(0, result.trials)))
+            notes.append(store.describe(source.loaded, 2 * used))
     finally:
         if bar is not None:
             bar.close()
@@ -400,13 +435,13 @@ def _select_and_estimate(
     split's size is known, before the rest of the split is drawn.
     """
     # the layout is read from rows every possible selection split contains, never estimation rows
-    n_sel_min = _selection_size(trials, SCALAR_FRACTION if selection_fraction is None else selection_fraction)
+    n_sel_min = selection_size(trials, SCALAR_FRACTION if selection_fraction is None else selection_fraction)
     found: dict[str, Any] = {}
 
     def size_of_split(heads: list[NDArray[Any]]) -> int:
         layout = detect_layout(flatten_outputs(heads[0]), flatten_outputs(heads[1]))
         fraction = default_selection_fraction(layout, float_bits) if selection_fraction is None else selection_fraction
-        found.update(layout=layout, n_sel=_selection_size(trials, fraction))
+        found.update(layout=layout, n_sel=selection_size(trials, fraction))
         fits(found["n_sel"])
         return int(found["n_sel"])
 
@@ -433,7 +468,7 @@ def _select_and_estimate(
     tally_rows(source, tally, split.tail_stop, trials)  # the rest, block by block as it is drawn
     if chosen:
         # Bonferroni over the events actually evaluated (fixed by the selection split)
-        evaluated = [_evidence(c, tally, i, delta, alpha / len(chosen)) for i, c in enumerate(chosen)]
+        evaluated = [event_evidence(c, tally, i, delta, alpha / len(chosen)) for i, c in enumerate(chosen)]
         best = max(evaluated, key=lambda ev: ev.value)
     else:
         best = EventEvidence("none", "no event separates the outputs", "d0", 0, 0, n_est, (0.0, 1.0), (0.0, 1.0), 0.0)
@@ -441,7 +476,7 @@ def _select_and_estimate(
     gdp_mu = gdp_eps = None
     gdp_ev = None
     if gdp_cands:
-        gdp_ev = _evidence(gdp_cands[0], tally, len(chosen), delta, alpha)
+        gdp_ev = event_evidence(gdp_cands[0], tally, len(chosen), delta, alpha)
         gdp_mu = gdp_mu_lower_bound_from_counts(gdp_ev.count_numerator, gdp_ev.count_denominator, n_est, alpha)
         gdp_eps = gdp_epsilon(gdp_mu, delta) if delta > 0 and math.isfinite(gdp_mu) else None
     if spot_check and chosen:
@@ -476,6 +511,8 @@ def _select_and_estimate(
     )
 
 
-def _selection_size(trials: int, fraction: float) -> int:
-    """Selection rows for ``fraction`` of ``trials``: at least 2, leaving at least 1 for estimation."""
-    return min(max(2, round(fraction * trials)), trials - 1)
+def _least_fraction(probe: NDArray[Any], selection_fraction: float | None) -> float:
+    """The smallest selection fraction the audit can use, knowing one output (``probe``) only."""
+    if selection_fraction is not None:
+        return selection_fraction
+    return LEARNED_FRACTION if probe[0].size > 1 else SCALAR_FRACTION

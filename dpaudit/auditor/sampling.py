@@ -6,9 +6,17 @@ The same property makes faults safe: a block that is drawn again (resumed from a
 rerun by Dask after its worker died) gets the identical draws, and a block that cannot be drawn
 stops the audit with a :class:`MechanismError` naming it and its seed, never a smaller sample.
 
-Every block is validated and **copied** the moment it is drawn (:func:`draw_block`): the audit owns
-its outputs, so a mechanism that returns a view of a buffer it reuses cannot change outputs already
-drawn, and a serial audit sees what a parallel one (whose blocks arrive pickled) sees.
+Every block is validated and **copied** the moment it is drawn (:func:`draw_block`), and a looped
+``fn(data, rng)`` has each call's output copied before the next call: the audit owns its outputs, so
+a mechanism that returns a view of a buffer it reuses cannot change outputs already drawn, and a
+serial audit sees what a parallel one (whose blocks arrive pickled) sees.
+
+Every call also gets **its own copy of the dataset** (:func:`own_dataset`), never the caller's
+object: a mechanism that writes to its input (``data /= 2``, ``rng.shuffle(data)``) cannot change
+the caller's arrays, nor the pair later calls are audited on, so every call runs on the stated pair.
+A copy rather than a read-only view, because writing to one's own input is legitimate Python (a
+mechanism that shuffles or normalises in place is correct if each call's output has the claimed law);
+the price is one copy of the dataset per call (per block, or per trial for a looped ``fn(data, rng)``).
 
 :class:`BlockSource` hands blocks over one at a time, as they finish, with a bounded number of
 tasks in flight on an executor; the audit keeps only what it needs of each
@@ -17,12 +25,14 @@ tasks in flight on an executor; the audit keeps only what it needs of each
 
 from __future__ import annotations
 
+import copy
 import inspect
 import os
 import pickle
 import secrets
+import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, wait
 from dataclasses import dataclass
 from typing import Any
@@ -32,11 +42,12 @@ from numpy.typing import NDArray
 
 from dpaudit._rng import TrialStreams
 from dpaudit.auditor.checkpoint import REDRAW_PER_DATASET, Checkpoint
+from dpaudit.auditor.executors import main_file_missing
 from dpaudit.auditor.streaming import BlockPlan
 from dpaudit.errors import AuditMemoryError, MechanismError
 from dpaudit.guarantees import Guarantee
 
-__all__ = ["Arrival", "BlockSource", "Sampler", "as_sampler", "blocks_in_flight", "draw_block", "draw_outputs"]
+__all__ = ["Arrival", "BlockSource", "Sampler", "as_sampler", "blocks_in_flight", "draw_block", "draw_outputs", "own_dataset"]
 
 
 @dataclass(frozen=True)
@@ -47,12 +58,15 @@ class Sampler:
     kind: str  # "mechanism", "callable-size" or "callable-looped"
     target: Any
 
-    def draw(self, data: Any, size: int, rng: np.random.Generator) -> Any:
+    def draw(self, data: Any, size: int, rng: np.random.Generator, where: str = "") -> Any:
+        """``size`` outputs on a fresh copy of ``data`` (a fresh copy per call when looped); ``where``
+        names the block in error messages."""
         if self.kind == "mechanism":
-            return self.target.sample(data, size, rng=rng)
+            return self.target.sample(own_dataset(data), size, rng=rng)
         if self.kind == "callable-size":
-            return self.target(data, rng, size=size)
-        return np.stack([np.asarray(self.target(data, rng)) for _ in range(size)])
+            return self.target(own_dataset(data), rng, size=size)
+        # one call per trial: each output is copied before the next call (which may reuse its buffer)
+        return np.stack([_owned_output(self.target(own_dataset(data), rng), f"from one call {where}".rstrip()) for _ in range(size)])
 
     def claimed_guarantee(self) -> Guarantee | None:
         if self.kind == "mechanism":
@@ -84,9 +98,40 @@ def as_sampler(mechanism: Any) -> Sampler:
     )
 
 
+def own_dataset(data: Any) -> Any:
+    """A copy of ``data`` for one call of the mechanism, which may write to it (see the module docstring)."""
+    if isinstance(data, np.ndarray) and type(data) is np.ndarray:
+        return data.copy()
+    return copy.deepcopy(data)
+
+
+def _refuse_subclass(out: Any, where: str) -> None:
+    """Refuse arrays whose meaning is not their data alone: copying them to a plain array would
+    silently drop what a consumer sees (a masked array's mask, np.matrix's forced 2-D shape)."""
+    if isinstance(out, np.ma.MaskedArray):
+        raise MechanismError(
+            f"the mechanism returned a numpy masked array {where}: its mask is part of the release and would be "
+            "dropped. To fix: return the mask as outputs too, e.g. np.column_stack([np.ma.getdata(out), "
+            "np.ma.getmaskarray(out)]) (one value column and one 0/1 mask column), or fill the masked entries "
+            "(out.filled(value)) if that is what is released."
+        )
+    if isinstance(out, np.ndarray) and type(out) is not np.ndarray and not isinstance(out, np.memmap):
+        raise MechanismError(
+            f"the mechanism returned an ndarray subclass {type(out).__module__}.{type(out).__qualname__} {where}; "
+            "only its data would be audited, not what the subclass adds. To fix: return np.asarray(out) if the "
+            "data is the whole release, or the extra state as output columns."
+        )
+
+
+def _owned_output(out: Any, where: str) -> NDArray[Any]:
+    """``out`` copied into a C-ordered array the audit owns (the mechanism may reuse its buffer)."""
+    _refuse_subclass(out, where)
+    return np.array(out, order="C")  # a copy, even of an array
+
+
 def _validate_block(out: Any, size: int, where: str) -> NDArray[Any]:
     """``out`` checked, and copied into a C-ordered array the audit owns (see the module docstring)."""
-    arr = np.array(out, order="C")  # a copy, even of an array: the mechanism may reuse its buffer
+    arr = _owned_output(out, where)
     if arr.dtype.kind not in "biuf":
         raise MechanismError(f"the mechanism returned non-numeric outputs (dtype {arr.dtype}) {where}.")
     if arr.ndim == 0 or arr.shape[0] != size:
@@ -104,8 +149,11 @@ def _validate_block(out: Any, size: int, where: str) -> NDArray[Any]:
 
 
 def _replay(streams: TrialStreams, stream: int, block: int) -> str:
+    first = block * streams.block_size
     return (f" To replay it: seed entropy {streams.entropy}, block size {streams.block_size}, stream {stream}, "
-            f"block {block}, i.e. TrialStreams({streams.entropy}, {streams.block_size}).block_generator({stream}, {block}).")
+            f"block {block}: call the mechanism on d{stream} with size={streams.block_size} (trials {first} onwards) "
+            f"and rng=numpy.random.default_rng(numpy.random.SeedSequence({streams.entropy}, "
+            f"spawn_key=({stream}, {block}))).")
 
 
 def _named(exc: MechanismError, streams: TrialStreams, stream: int, block: int) -> MechanismError:
@@ -127,7 +175,7 @@ def draw_block(
     """
     where = where or f"on d{stream} (block {block})"
     try:
-        out = sampler.draw(data, size, streams.block_generator(stream, block))
+        out = sampler.draw(data, size, streams.block_generator(stream, block), where)
         return _validate_block(out, size, where)
     except MechanismError as exc:
         raise _named(exc, streams, stream, block) from exc
@@ -163,12 +211,26 @@ def _executor_failure(exc: Exception, task: _Task, unfinished: int) -> Mechanism
     target = task[0].target
     if isinstance(exc, pickle.PicklingError) or "pickle" in text:
         message += " A mechanism sent to worker processes must be picklable (defined at module level)."
+    elif main_file_missing():
+        message += (
+            " The cause: this program was read from standard input, and worker processes started by forkserver "
+            "or spawn re-run __main__ from its file, which does not exist, so each worker dies at start. Save the "
+            "code in a .py file and run that, or use a Dask cluster (`scheduler=`)."
+        )
+    elif "__main__" in (getattr(target, "__module__", None), type(target).__module__) and \
+            not getattr(sys.modules.get("__main__"), "__file__", None):
+        message += (
+            " The cause: the mechanism is defined in __main__, and this __main__ (a notebook, `python -c` or an "
+            "interactive session) has no file that worker processes can import it from, so each worker dies "
+            "receiving it. Define the mechanism in a module (a .py file) and import it, or use a Dask cluster "
+            "(`scheduler=`), which sends functions by value."
+        )
     else:
         if "__main__" in (getattr(target, "__module__", None), type(target).__module__):
             message += (
-                " The mechanism is defined in __main__: from a notebook, `python -c` or an interactive session, "
-                "worker processes started by forkserver or spawn cannot import it and die receiving it (define it "
-                "in a module, or use a Dask cluster, which sends functions by value)."
+                " The mechanism is defined in __main__: worker processes started by forkserver or spawn re-import "
+                "your script to find it, so it must not run the audit at import (guard it with "
+                "`if __name__ == \"__main__\":`)."
             )
         message += (
             f" A worker may have died (a crash, a kill, out of memory) running this task{others}; no partial "
@@ -292,7 +354,7 @@ class BlockSource:
             self._check(got[key])
         return got
 
-    def stream(self, blocks: Sequence[int]) -> Iterator[Arrival]:
+    def stream(self, blocks: Sequence[int]) -> Generator[Arrival, None, None]:
         """``blocks`` on every dataset, one at a time as they are loaded or finish drawing."""
         for arrival in self._timed(self._arrivals(blocks)):
             self._check(arrival)

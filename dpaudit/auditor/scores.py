@@ -3,14 +3,14 @@
 A user who has run a mechanism on two neighbouring datasets ``d0``, ``d1`` many times and reduced
 each output to a score (the loss of a membership-inference attack, a likelihood ratio, a
 distinguisher's logit) gets the auditor's bound from those scores alone, with the same procedure
-as :func:`dpaudit.audit` (:mod:`.runner`):
+as :func:`dpaudit.audit` (:mod:`~dpaudit.auditor.runner`):
 
 1. each sample is put in a random order drawn from the seed (independent of the values, so a
    sorted file is as good as a fresh one) and split: the first ``selection_fraction`` of the
    smaller sample, and as many rows of the larger, are the *selection split*, the rest the
    *estimation split*;
 2. on the selection split only, thresholds ``{score > t}`` / ``{score <= t}`` are ranked in both
-   directions (:mod:`.selection`, :mod:`.ranking`; vector scores get the fitted families of
+   directions (:mod:`~dpaudit.auditor.selection`, :mod:`~dpaudit.auditor.ranking`; vector scores get the fitted families of
    :mod:`.attacks`);
 3. the best ``candidates`` events are evaluated on the estimation split, each at level
    ``alpha / candidates`` (Bonferroni over the events actually evaluated), with one-sided

@@ -17,7 +17,7 @@ How the selection split is spent:
   the cheap screen keeps many families affordable (a logistic fit on 10^5 rows costs seconds).
 
 Whatever happens here depends on selection rows only, so the events handed to the estimation
-split are fixed before it is read: the validity argument of :mod:`.runner` is untouched.
+split are fixed before it is read: the validity argument of :mod:`~dpaudit.auditor.runner` is untouched.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Exact binomial confidence limits and the epsilon bounds built on them.
 
 Shared by the auditor and by the statistical tests, so that product bounds and test thresholds
-cannot drift apart (house style, section 8 notes).
+cannot drift apart (convention 8 of ``docs/conventions.md``).
 
 References
 ----------

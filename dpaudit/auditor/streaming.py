@@ -34,6 +34,12 @@ from dpaudit._rng import TrialStreams
 from dpaudit._validation import argument_error
 from dpaudit.auditor.features import flatten_outputs
 from dpaudit.auditor.ranking import Candidate
+from dpaudit.auditor.result import EventEvidence
+from dpaudit.auditor.stats import (
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    epsilon_lower_bound_from_counts,
+)
 
 if TYPE_CHECKING:
     from dpaudit.auditor.sampling import BlockSource
@@ -45,7 +51,9 @@ __all__ = [
     "available_memory",
     "check_memory",
     "estimated_audit_bytes",
+    "event_evidence",
     "read_selection",
+    "selection_size",
     "tally_rows",
 ]
 
@@ -137,6 +145,30 @@ class EventTally:
         """Candidate ``i``'s counts as (numerator dataset's, denominator dataset's)."""
         c0, c1 = (int(v) for v in self.counts[i])
         return (c0, c1) if self.candidates[i].numerator == 0 else (c1, c0)
+
+
+def event_evidence(cand: Candidate, tally: EventTally, i: int, delta: float, alpha: float) -> EventEvidence:
+    """Candidate ``i`` of ``tally`` evaluated at level ``alpha``: its counts, intervals and bound."""
+    k_num, k_den = tally.numerator_denominator(i)
+    n = tally.rows[0]
+    value = epsilon_lower_bound_from_counts(k_num, k_den, n, delta, alpha)
+    per_limit = alpha / 2
+    return EventEvidence(
+        attack=cand.score.name,
+        event=cand.describe(),
+        numerator=f"d{cand.numerator}",
+        count_numerator=k_num,
+        count_denominator=k_den,
+        n=n,
+        p_numerator_interval=(float(clopper_pearson_lower(k_num, n, per_limit)), float(clopper_pearson_upper(k_num, n, per_limit))),
+        p_denominator_interval=(float(clopper_pearson_lower(k_den, n, per_limit)), float(clopper_pearson_upper(k_den, n, per_limit))),
+        value=value,
+    )
+
+
+def selection_size(trials: int, fraction: float) -> int:
+    """Selection rows for ``fraction`` of ``trials``: at least 2, leaving at least 1 for estimation."""
+    return min(max(2, round(fraction * trials)), trials - 1)
 
 
 def tally_rows(source: BlockSource, tally: EventTally, start: int, stop: int) -> EventTally:

@@ -2,7 +2,7 @@
 
 Each closed form is a sympy expression with its citation; each check compares it with
 :mod:`dpaudit.accounting` numerically and checks the privacy claim symbolically where sympy can
-and numerically at random points always (house style, conventions 8 and 11).
+and numerically at random points always (conventions 8 and 11 of ``docs/conventions.md``).
 
 References
 ----------
@@ -30,6 +30,7 @@ from dpaudit._validation import check_nonnegative, check_positive, check_probabi
 from dpaudit.bounds.checks import DIGITS, check_identity, check_inequality, random_points
 from dpaudit.bounds.symbols import Delta, T, delta, epsilon, mu_gdp, sigma, x
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict, combine_verdicts
+from dpaudit.errors import CheckFailed
 from dpaudit.verify.decide import decide_nonneg, decide_positive
 
 __all__ = [
@@ -312,7 +313,7 @@ def _exact_gaussian_violation(sigma_expr: sp.Expr, sens_expr: sp.Expr, eps_expr:
             # cross-check the mpmath curve against dpaudit.accounting's scipy implementation
             acc = accounting.analytic_gaussian_delta(float(eps_v), float(sig_v), float(sens_v))
             if exact > mpmath.mpf(10) ** -250 and abs(acc - float(exact)) > 1e-7 * float(exact) + 1e-300:
-                raise AssertionError(f"mpmath and accounting disagree on the Gaussian curve at {pt}: "
+                raise CheckFailed(f"mpmath and accounting disagree on the Gaussian curve at {pt}: "
                                      f"{float(exact)} vs {acc}")
             worst = max(worst, float(exact / dl_v))
             if exact > dl_v * (1 + mpmath.mpf(10) ** -20):

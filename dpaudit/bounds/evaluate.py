@@ -3,7 +3,7 @@
 :func:`evaluate` lambdifies a bound (or any expression in the canonical symbols) and evaluates it
 at given parameter values. Every value is checked against the domain declared for its symbol in
 :mod:`dpaudit.bounds.symbols`; missing, unknown or out-of-domain parameters raise
-:class:`~dpaudit.errors.InvalidArgument` with the standard message (house style, convention 7).
+:class:`~dpaudit.errors.InvalidArgument` with the standard message (convention 7 of ``docs/conventions.md``).
 """
 
 from __future__ import annotations

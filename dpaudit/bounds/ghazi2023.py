@@ -1,6 +1,7 @@
 """Ghazi, Kamath, Kumar, Meka, Manurangsi, Zhang. *On User-Level Private Convex Optimization*. ICML 2023.
 
-Bibliography key ``GKKMMZ23``; source ``shared/papers/002_7f8c09ebd957802b.txt``.
+Bibliography key ``GKKMMZ23``; read from the ICML 2023 version (main text and appendices);
+page-by-page notes in ``docs/papers/ghazi2023.md``.
 
 Symbols: the paper's Lipschitz constant G is ``L``, its failure probability beta is ``gamma``
 (``beta`` is smoothness everywhere in dpaudit), its diameter R is ``R``. Its ERM/SCO rates are
@@ -164,7 +165,7 @@ PAPER = Paper(
     key=KEY,
     short="Ghazi et al. 2023",
     title="On User-Level Private Convex Optimization (ICML 2023)",
-    source="002_7f8c09ebd957802b.txt",
+    source="ICML 2023 (PMLR 202), main text and appendices",
     theorems=(ALG1, THM31, THM41, THM43, THM51, THM53, THMD7),
 )
 

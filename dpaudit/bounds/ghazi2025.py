@@ -1,6 +1,6 @@
 """Ghazi, Kumar, Liu, Manurangsi. *Linear-Time User-Level DP-SCO via Robust Statistics*. arXiv:2502.08889, 2025.
 
-Bibliography key ``GKLM25``; source ``shared/papers/000_43d41aec8c211f42.txt`` (rendering 000; its
+Bibliography key ``GKLM25``; read from the version of 14 February 2025 (its
 numbering is used).
 
 Geometry differs from the other papers: losses are ``G``-Lipschitz w.r.t. l1 (``||grad f||_inf <= G``,
@@ -113,7 +113,7 @@ PAPER = Paper(
     key=KEY,
     short="Ghazi et al. 2025",
     title="Linear-Time User-Level DP-SCO via Robust Statistics (arXiv:2502.08889)",
-    source="000_43d41aec8c211f42.txt",
+    source="arXiv version of 14 February 2025",
     theorems=(THM31, THM41, ALG5),
 )
 

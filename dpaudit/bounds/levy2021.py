@@ -1,6 +1,6 @@
 """Levy, Sun, Amin, Kale, Kulesza, Mohri, Suresh. *Learning with User-Level Privacy*. NeurIPS 2021.
 
-Bibliography key ``LSAKKMS21``; source ``shared/papers/004_63f169ed78de1a8f.txt`` (main text only:
+Bibliography key ``LSAKKMS21``; read from the NeurIPS 2021 main text (main text only:
 the appendix is not in the source, so results that need it are marked as reconstructions).
 
 Symbols (see :mod:`dpaudit.bounds.symbols`): the paper's Lipschitz constant G is ``L``, its
@@ -72,7 +72,7 @@ KEY = "LSAKKMS21"
 G_tilde = sigma_sg * sp.sqrt(d)
 """G~ = sigma sqrt(d) [LSAKKMS21, Section 2, A4]."""
 G_under = sp.Min(L, G_tilde)
-"""G_ = min(G, G~) [LSAKKMS21, Section 2]."""
+"""``G_ = min(G, G~)`` [LSAKKMS21, Section 2]."""
 
 
 def _cite(location: str, equation: str = "") -> Citation:
@@ -83,7 +83,7 @@ def _cite(location: str, equation: str = "") -> Citation:
 LAPLACE_SCALE_ALG1 = 8 * tau / (n * epsilon)
 """Laplace scale of Alg 1, line 2: Lap(8 tau/(n eps)) [LSAKKMS21, Alg 1]."""
 CLIPPED_MEAN_SENSITIVITY = 4 * tau / n
-"""Replace-one sensitivity (b - a)/n of the mean clipped to [a, b], |b - a| = 4 tau [LSAKKMS21, Alg 1, Thm 1]."""
+"""Replace-one sensitivity ``(b - a)/n`` of the mean clipped to ``[a, b]``, ``|b - a| = 4 tau`` [LSAKKMS21, Alg 1, Thm 1]."""
 
 THM1 = Theorem(
     key="levy2021.thm1",
@@ -225,7 +225,7 @@ PAPER = Paper(
     key=KEY,
     short="Levy et al. 2021",
     title="Learning with User-Level Privacy (NeurIPS 2021)",
-    source="004_63f169ed78de1a8f.txt",
+    source="NeurIPS 2021, main text",
     theorems=(THM1, THM2, COR1, THM3, COR2, THM4, THM5),
 )
 

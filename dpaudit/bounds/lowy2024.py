@@ -1,6 +1,6 @@
 """Lowy, Liu, Asi. *Faster Algorithms for User-Level Private Stochastic Convex Optimization*. 2024.
 
-Bibliography key ``LLA24``; source ``shared/papers/003_cd7565a8c40e3efe.txt`` (the paper's Table 1
+Bibliography key ``LLA24``; read from the 2024 arXiv text (the paper's Table 1
 is not in the text; the comparison is rebuilt from the theorems).
 
 Symbols: Lipschitz ``L``, diameter ``R``, smoothness ``beta``, phase exponents ``p``, ``q``,
@@ -162,7 +162,7 @@ PAPER = Paper(
     key=KEY,
     short="Lowy, Liu, Asi 2024",
     title="Faster Algorithms for User-Level Private Stochastic Convex Optimization (2024)",
-    source="003_cd7565a8c40e3efe.txt",
+    source="2024 arXiv text",
     theorems=(THM21, THM32, THM41, REMARK36, LEMMA_A6),
 )
 

@@ -90,20 +90,38 @@ def _witness_point(dom: Dominance, rate: Rate, scale: float) -> dict[sp.Symbol, 
     return out
 
 
-def _numeric_vector(mono: Monomial, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[Fraction] | None:
+def _numeric_vector(mono: Monomial, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[sp.Expr] | None:
+    """The monomial's log-space exponent vector (``direction * exponent`` per variable), exactly: rationals stay
+    rationals and an irrational closed form (``sqrt(2)``) stays itself, never a rounded float (a rational within
+    1e-18 of ``sqrt(2)`` would make ``n**sqrt(2)`` and ``n**(768398401/543339720)`` "the same rate"). None if an
+    exponent has a free symbol."""
     out = []
     for v, s in zip(variables, directions, strict=True):
         e = sp.sympify(mono.exponent(v))
-        if not e.is_Rational:
-            if e.is_number:
-                out.append(Fraction(str(sp.Rational(sp.N(e, 30)).limit_denominator(10**9))) * s)
-                continue
+        if not e.is_number or e.has(sp.Float):
             return None
-        out.append(Fraction(int(e.p), int(e.q)) * s)
+        out.append(e * s)
     return out
 
 
-def _dominance(a: Rate, b: Rate, ignore_logs: bool, cvecs: list[list[Fraction]]) -> Dominance:
+def _sign(e: Any) -> int | None:
+    """The sign of a closed-form number, decided by the verification kernel (exact for rationals, arb balls
+    otherwise); None when undecided."""
+    from dpaudit.verify.decide import exact_sign
+
+    return exact_sign(sp.sympify(e))
+
+
+def _at_most(lhs: Any, rhs: Any) -> bool:
+    """``lhs <= rhs`` certainly (False when undecided)."""
+    return _sign(sp.sympify(rhs) - sp.sympify(lhs)) in (0, 1)
+
+
+def _q(w: Fraction) -> sp.Rational:
+    return sp.Rational(w.numerator, w.denominator)
+
+
+def _dominance(a: Rate, b: Rate, ignore_logs: bool, cvecs: list[list[sp.Expr]]) -> Dominance:
     variables, directions = a.variables, a.directions
     bvecs = [_numeric_vector(t, variables, directions) for t in b.terms]
     certificates = []
@@ -139,14 +157,15 @@ def _dominance(a: Rate, b: Rate, ignore_logs: bool, cvecs: list[list[Fraction]])
     return Dominance(Verdict.PROVED, tuple(certificates))
 
 
-def _certificate(avec: list[Fraction], bvecs: list[list[Fraction]], cvecs: list[list[Fraction]]) -> list[Fraction] | None:
+def _certificate(avec: list[sp.Expr], bvecs: list[list[sp.Expr]], cvecs: list[list[sp.Expr]]) -> list[Fraction] | None:
     """Exact lambda (convex weights) with ``avec + C^T mu <= sum lambda_j bvec_j`` for some mu >= 0, or None.
 
     By Farkas' lemma this is equivalent to ``<avec, y> <= max_j <bvec_j, y>`` for every y >= 0 with
-    ``C y >= 0`` (the regime cone). The LP is solved in floats and the certificate re-checked exactly.
+    ``C y >= 0`` (the regime cone). The LP is solved in floats (a guess only); the certificate is re-checked
+    exactly by the verification kernel, entry by entry (irrational exponents included).
     """
     for j, bv in enumerate(bvecs):  # single-term dominance on the orthant first (exact)
-        if all(x <= y for x, y in zip(avec, bv, strict=True)):
+        if all(_at_most(x, y) for x, y in zip(avec, bv, strict=True)):
             return [Fraction(int(i == j)) for i in range(len(bvecs))]
     nv, nb, nc = len(avec), len(bvecs), len(cvecs)
     if nb == 1 and nc == 0:
@@ -167,15 +186,18 @@ def _certificate(avec: list[Fraction], bvecs: list[list[Fraction]], cvecs: list[
         if total == 0:
             continue
         lam = [w / total for w in lam]
-        if all(avec[v] + sum(mu[c] * cvecs[c][v] for c in range(nc)) <= sum(lam[j] * bvecs[j][v] for j in range(nb))
-               for v in range(nv)):
+        if all(_at_most(avec[v] + sum(_q(mu[c]) * cvecs[c][v] for c in range(nc)),
+                        sum(_q(lam[j]) * bvecs[j][v] for j in range(nb))) for v in range(nv)):
             return lam
     return None
 
 
-def _witness(avec: list[Fraction], bvecs: list[list[Fraction]], cvecs: list[list[Fraction]]
+def _witness(avec: list[sp.Expr], bvecs: list[list[sp.Expr]], cvecs: list[list[sp.Expr]]
              ) -> tuple[list[Fraction] | None, float]:
-    """A direction y >= 0 in the regime cone (C y >= 0), sum y = 1, maximising min_j <a - b_j, y>."""
+    """A direction y >= 0 in the regime cone (C y >= 0), sum y = 1, maximising min_j <a - b_j, y>.
+
+    The LP (floats) only proposes y; the cone condition and a positive margin are re-checked exactly by the
+    verification kernel."""
     nv = len(avec)
     cost = np.zeros(nv + 1)
     cost[-1] = -1.0  # variables y_1..y_nv, t; maximise t
@@ -191,16 +213,16 @@ def _witness(avec: list[Fraction], bvecs: list[list[Fraction]], cvecs: list[list
     y = [Fraction(float(v)).limit_denominator(10**6) if v > 1e-12 else Fraction(0) for v in res.x[:nv]]
     total = sum(y)
     y = [v / total for v in y]
-    if any(sum(cv[v] * y[v] for v in range(nv)) < 0 for cv in cvecs):
+    if not all(_at_most(0, sum(cv[v] * _q(y[v]) for v in range(nv))) for cv in cvecs):
         return None, 0.0
-    margin = min(sum((avec[v] - bv[v]) * y[v] for v in range(nv)) for bv in bvecs)
-    if margin <= 0:
-        return None, 0.0
-    return y, float(margin)
+    margins = [sp.Add(*((avec[v] - bv[v]) * _q(y[v]) for v in range(nv))) for bv in bvecs]
+    if not all(_sign(m) == 1 for m in margins):
+        return None, 0.0  # the margin is not certainly positive
+    return y, min(float(m) for m in margins)
 
 
 def regime_vectors(constraints: Sequence[Any], variables: Sequence[sp.Symbol], directions: Sequence[int]
-                   ) -> list[list[Fraction]]:
+                   ) -> list[list[sp.Expr]]:
     """Turn asymptotic regime constraints into linear constraints ``<c, y> >= 0`` in log space.
 
     Each constraint is a sympy relation between two expressions whose ratio is (up to constants and

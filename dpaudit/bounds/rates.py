@@ -39,13 +39,14 @@ from dpaudit._validation import argument_error
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import Verdict
+from dpaudit.errors import DPAuditError
 
 __all__ = ["Monomial", "Rate", "RateError", "canonical_log_argument", "leading_rate"]
 
 _OWNER = "leading_rate"
 
 
-class RateError(ValueError):
+class RateError(DPAuditError, ValueError):
     """The expression has no representation as a maximum of monomials in the rate variables.
 
     Raised, with the offending sub-expression, for exponentials of a rate variable, exponents that
@@ -203,6 +204,24 @@ def _gt0(expr: Any) -> bool:
     return bool(expr.is_number and not expr.has(sp.Float) and exact_sign(expr) == 1)
 
 
+def _certain_sign(expr: Any) -> int | None:
+    """The sign (-1, 0 or 1) of ``expr`` for every value of its symbols, decided by the verification kernel
+    (exact arithmetic or arb balls for a number; Z3 / interval arithmetic with the symbols' assumptions otherwise);
+    None when undecided. sympy's own ``is_positive`` / ``is_negative`` are never consulted."""
+    from dpaudit.verify.decide import decide_positive, exact_sign
+
+    expr = sp.sympify(expr)
+    if expr.has(sp.Float):
+        return None
+    if expr.is_number:
+        return exact_sign(expr)
+    if decide_positive(expr) is Verdict.PROVED:
+        return 1
+    if decide_positive(-expr) is Verdict.PROVED:
+        return -1
+    return None
+
+
 def _poly_dominates(a: Monomial, b: Monomial, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> bool:
     return all(_ge0((a.exponent(v) - b.exponent(v)) * s) is True
                for v, s in zip(variables, directions, strict=True))
@@ -290,7 +309,7 @@ def canonical_log_argument(arg: sp.Expr) -> sp.Expr:
     keep: dict[sp.Symbol, int] = {}
     for f in factors:
         if f.is_number:
-            if f.is_positive:
+            if _certain_sign(f) == 1:
                 continue
             return arg
         if isinstance(f, sp.exp) or (isinstance(f, sp.Pow) and f.base == sp.E):
@@ -302,8 +321,8 @@ def canonical_log_argument(arg: sp.Expr) -> sp.Expr:
         if not isinstance(base, sp.Symbol) or not ex.is_number or ex == 0:
             return arg
         direction = _direction_of(base)
-        sign = 1 if ex > 0 else -1
-        if direction == 0 or sign * direction < 0:
+        sign = _certain_sign(ex)
+        if direction == 0 or sign is None or sign * direction < 0:
             return arg
         keep[base] = sign
     if not keep:
@@ -371,7 +390,7 @@ class _Tropical:
             pruned = self.pruned(bterms)
             if len(pruned) == 1:
                 return [pruned[0].power(ex)]
-            if ex.is_positive:
+            if _certain_sign(ex) == 1:
                 return [t.power(ex) for t in pruned]
             raise RateError(f"negative power of a sum with several dominant terms (a minimum, not a maximum): {expr}")
         if isinstance(expr, (sp.ceiling, sp.floor)):
@@ -383,8 +402,10 @@ class _Tropical:
 
     def add(self, groups: list[list[Monomial]], expr: sp.Expr) -> list[Monomial]:
         allterms = _merge([t for g in groups for t in g], ignore_logs=False)
-        positive = [t for t in allterms if t.coefficient.is_negative is not True]
-        negative = [t for t in allterms if t.coefficient.is_negative is True]
+        signs = [_certain_sign(t.coefficient) for t in allterms]
+        # a term of undecided sign counts on both sides: it may be added (an upper rate) and must be dominated
+        positive = [t for t, sign in zip(allterms, signs, strict=True) if sign != -1]
+        negative = [t for t, sign in zip(allterms, signs, strict=True) if sign in (-1, None)]
         for neg in negative:
             flipped = Monomial(-neg.coefficient, neg.exponents, neg.logs)
             ok = any(_dominates(pos, flipped, self.variables, self.directions, False)

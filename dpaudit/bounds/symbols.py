@@ -2,13 +2,13 @@
 
 Every module of :mod:`dpaudit.bounds` imports its symbols from here, so that ``n`` in one paper's
 theorem is the same sympy object as ``n`` in another's and expressions can be compared, added
-and substituted across papers (house style, convention 11).
+and substituted across papers (convention 11 of ``docs/conventions.md``).
 
 Each symbol is declared together with its *domain* (the values the mathematics allows), a
 *typical range* (where the numerical cross-checks draw their random points) and, for the rate
 variables, a *direction*: ``+1`` for quantities that grow (n, m, d), ``-1`` for quantities that
 shrink (epsilon, delta). Validation (:func:`dpaudit.bounds.evaluate`) and random test points are
-derived from that single declaration (house style, convention 6).
+derived from that single declaration (convention 6 of ``docs/conventions.md``).
 
 Naming across papers
 --------------------
@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import sympy as sp
+
+from dpaudit.errors import UnknownName
 
 __all__ = [
     "RATE_VARIABLES",
@@ -226,5 +228,5 @@ def symbol_info(symbol: sp.Symbol | str) -> SymbolInfo:
     name = symbol if isinstance(symbol, str) else symbol.name
     info = _REGISTRY.get(name)
     if info is None or (not isinstance(symbol, str) and info.symbol != symbol):
-        raise KeyError(f"{name!r} is not a canonical dpaudit.bounds symbol")
+        raise UnknownName(f"{name!r} is not a canonical dpaudit.bounds symbol")
     return info

@@ -9,7 +9,7 @@ bound's citation. Nothing in the table is typed by hand.
 Normalisation (l2 rows): Lipschitz constant L = 1, diameter R = 1, strong convexity mu = 1, smoothness
 beta = L/R = 1. Levy et al.'s rates also depend on the sub-Gaussian parameter sigma of the gradients;
 gradients bounded by L are L-sub-Gaussian (Hoeffding's lemma: each projection lies in an interval of
-length 2L), so sigma = L, G~ = L sqrt(d) and G_ = min(L, L sqrt(d)) = L. The l_inf row of Ghazi et
+length 2L), so ``sigma = L``, ``G~ = L sqrt(d)`` and ``G_ = min(L, L sqrt(d)) = L``. The l_inf row of Ghazi et
 al. 2025 keeps its own geometry (G = D = 1: l1-Lipschitz constant and l_inf radius); in l2 constants
 its problem has L R = 2 G D d, so its rates are not directly comparable with the l2 rows and it is
 compared with its own lower bound.
@@ -24,6 +24,7 @@ from types import MappingProxyType
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
+from dpaudit._table import render, terminal_width
 from dpaudit.bounds import ghazi2023, ghazi2025, levy2021, lowy2024
 from dpaudit.bounds.rate_comparison import compare_rates
 from dpaudit.bounds.rate_format import format_monomial
@@ -234,21 +235,17 @@ def build_table(entries: Sequence[TableEntry] = ENTRIES) -> list[TableRow]:
 _HEADERS = ("paper", "result", "excess risk", "vs lower bound", "gradient evaluations", "citation")
 
 
-def render_table(rows: Sequence[TableRow]) -> str:
-    """Plain-text table, grouped by problem, followed by each row's normalisation."""
+def render_table(rows: Sequence[TableRow], *, width: int | None = None) -> str:
+    """Plain-text table, grouped by problem, followed by each row's normalisation.
+
+    ``width`` fits each group's table to that many characters (long cells wrap); ``None`` leaves it unlimited.
+    """
     cells = [(r.paper, r.result, f"{r.kind}({r.risk})", r.versus_lower, r.gradients, r.citation) for r in rows]
-    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(_HEADERS)]
-
-    def line(values: Sequence[str]) -> str:
-        return "  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip()
-
-    out = []
-    problem = None
-    for r, c in zip(rows, cells, strict=True):
-        if r.problem != problem:
-            problem = r.problem
-            out += ["", f"== {problem} ==", line(_HEADERS), line(["-" * w for w in widths])]
-        out.append(line(c))
+    out: list[str] = []
+    problems = list(dict.fromkeys(r.problem for r in rows))
+    for problem in problems:
+        mine = [c for r, c in zip(rows, cells, strict=True) if r.problem == problem]
+        out += ["", f"== {problem} ==", *render(_HEADERS, mine, width=width, sized_by=cells)]
     out += ["", "Normalisation (rates in n, m, d, ε with n, m, d >= 1 and ε <= 1; log factors dropped for Õ/Ω̃):"]
     groups: dict[str, list[str]] = {}
     for r in rows:
@@ -262,5 +259,5 @@ def render_table(rows: Sequence[TableRow]) -> str:
 
 def main() -> int:
     """Print the comparison table (entry point of ``dpaudit bounds``). Returns 0."""
-    print(render_table(build_table()))
+    print(render_table(build_table(), width=terminal_width()))
     return 0

@@ -5,7 +5,7 @@ noise scale, a privacy parameter), with the parameter settings the result assume
 whether it is exact or asymptotic, and where it is stated. A :class:`Theorem` groups the bounds of
 one numbered result; a :class:`Paper` groups the theorems of one paper.
 
-The objects are plain data (house style, convention 5): checks in the paper modules read them and
+The objects are plain data (convention 5 of ``docs/conventions.md``): checks in the paper modules read them and
 never mutate them. To test that a check can fail, build a mutated copy with
 :meth:`Bound.with_expression` and pass it to the check.
 """
@@ -19,6 +19,8 @@ from types import MappingProxyType
 from typing import Any
 
 import sympy as sp
+
+from dpaudit.errors import ArgumentTypeError, InvalidArgument, UnknownName
 
 __all__ = [
     "Bound",
@@ -51,7 +53,7 @@ class Citation:
 
     def __post_init__(self) -> None:
         if not self.paper or not self.location:
-            raise ValueError("a Citation needs both a paper key and a location")
+            raise InvalidArgument("a Citation needs both a paper key and a location")
 
     def __str__(self) -> str:
         parts = [self.paper, self.location] + ([self.equation] if self.equation else [])
@@ -149,7 +151,7 @@ def _freeze_settings(settings: Mapping[sp.Symbol, Any] | None) -> Mapping[sp.Sym
     out = {}
     for key, value in (settings or {}).items():
         if not isinstance(key, sp.Symbol):
-            raise TypeError(f"setting keys must be sympy Symbols; got {key!r}")
+            raise ArgumentTypeError(f"setting keys must be sympy Symbols; got {key!r}")
         out[key] = sp.sympify(value)
     return MappingProxyType(out)
 
@@ -260,7 +262,7 @@ class Theorem:
         """
         found = [b for b in self.bounds if b.quantity is quantity]
         if len(found) != 1:
-            raise KeyError(f"{self.key} states {len(found)} bounds on {quantity.name}")
+            raise UnknownName(f"{self.key} states {len(found)} bounds on {quantity.name}")
         return found[0]
 
 
@@ -277,7 +279,7 @@ class Paper:
     title : str
         Full title.
     source : str
-        File under ``shared/papers/`` the encoding was read from.
+        The text the encoding was read from (the paper and its version).
     theorems : tuple of Theorem
         Encoded results.
     """
@@ -295,4 +297,4 @@ class Paper:
         for t in self.theorems:
             if t.key == key:
                 return t
-        raise KeyError(f"{self.short} has no encoded result {key!r}")
+        raise UnknownName(f"{self.short} has no encoded result {key!r}")

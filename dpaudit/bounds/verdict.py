@@ -1,4 +1,4 @@
-"""Three-valued verdicts for symbolic checks (house style, convention 11).
+"""Three-valued verdicts for symbolic checks (convention 11 of ``docs/conventions.md``).
 
 The types live in :mod:`dpaudit.verify.verdict` (one rule for the bounds and the proofs); this
 module keeps the names :mod:`dpaudit.bounds` has always exported.

@@ -21,6 +21,11 @@ What is covered (each with its source in its module):
   RAPPOR's bits, histograms with finite-support noise;
 * sparse vector and AboveThreshold variants (:mod:`.threshold`): conditioned on the threshold noise
   and integrated exactly (the integrand is an exponential polynomial);
+* outputs with a continuous part, cut into cells with certified ranges of the likelihood ratio
+  (:mod:`.cells`): Lyu et al.'s Alg. 3, which releases the noisy answer (:mod:`.released_values`);
+  numerical sparse vector (:mod:`.numerical_svt`); the noisy maximum's value, alone or with its index
+  (:mod:`.noisy_max`); Laplace laws of two scales and Mironov's snapping over the reals
+  (:mod:`.laplace_variants`);
 * composition along a transcript (:mod:`.composition`): steps, possibly adaptive.
 
 Composing a transcript (the API other parts use to express an algorithm's release on its
@@ -38,6 +43,7 @@ worst-case pair)::
     ('exact', True)
 """
 
+from dpaudit.exact.cells import CellProfile, Cells
 from dpaudit.exact.closed_forms import (
     GaussianProfile,
     IdenticalProfile,
@@ -61,6 +67,9 @@ from dpaudit.exact.composition import (
 )
 from dpaudit.exact.enclosure import Enclosure
 from dpaudit.exact.finite import FiniteProfile, product
+from dpaudit.exact.laplace_variants import LaplaceScalesProfile, snapping_profile
+from dpaudit.exact.noisy_max import noisy_max_value_profile
+from dpaudit.exact.numerical_svt import numerical_svt_profile
 from dpaudit.exact.pld import PLDProfile
 from dpaudit.exact.profile import (
     EXACT,
@@ -69,6 +78,7 @@ from dpaudit.exact.profile import (
     PrivacyProfile,
     ProfileUnavailable,
 )
+from dpaudit.exact.released_values import released_value_profile
 from dpaudit.exact.selection import report_noisy_max_profile
 from dpaudit.exact.threshold import ThresholdSpec, threshold_profile
 
@@ -77,6 +87,8 @@ __all__ = [
     "UPPER_BOUND",
     "AboveThresholdStep",
     "Adaptive",
+    "CellProfile",
+    "Cells",
     "DPStep",
     "DiscreteLaplaceStep",
     "Enclosure",
@@ -86,6 +98,7 @@ __all__ = [
     "GaussianStep",
     "IdenticalProfile",
     "LaplaceProfile",
+    "LaplaceScalesProfile",
     "LaplaceStep",
     "PLDProfile",
     "PrivacyProfile",
@@ -97,9 +110,13 @@ __all__ = [
     "compose",
     "discrete_laplace_profile",
     "exponential_mechanism_profile",
+    "noisy_max_value_profile",
+    "numerical_svt_profile",
     "product",
     "randomized_response_profile",
+    "released_value_profile",
     "report_noisy_max_profile",
+    "snapping_profile",
     "threshold_profile",
     "truncated_discrete_laplace_profile",
 ]

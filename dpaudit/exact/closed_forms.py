@@ -276,7 +276,8 @@ def randomized_response_profile(keep: float, k: int, differing: int) -> FinitePr
     for _ in range(differing):
         ps = [a * b for a in ps for b in one_p]
         qs = [a * b for a in qs for b in one_q]
-    return finite_from_fractions(ps, qs, description=f"randomized response, k = {k}, keep {float(p):.6g}, {differing} entr{'y' if differing == 1 else 'ies'} differ")
+    entries = f"{differing} entr{'y' if differing == 1 else 'ies'} differ"
+    return finite_from_fractions(ps, qs, description=f"randomized response, k = {k}, keep {float(p):.6g}, {entries}")
 
 
 def exponential_mechanism_profile(u0: Sequence[float], u1: Sequence[float], epsilon: float, sensitivity: float) -> FiniteProfile:

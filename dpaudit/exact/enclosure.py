@@ -33,6 +33,8 @@ import numpy as np
 from flint import arb, ctx, fmpq
 from numpy.typing import NDArray
 
+from dpaudit.errors import EnclosureError
+
 __all__ = [
     "PRECISION",
     "Enclosure",
@@ -101,7 +103,7 @@ def arb_of(value: float | int | Fraction) -> arb:
 def arb_bounds(x: arb) -> Enclosure:
     """Float bounds of an Arb ball, one float outward of its endpoints."""
     if not x.is_finite():
-        raise ArithmeticError(f"an Arb ball is not finite ({x}); the computation lost all precision")
+        raise EnclosureError(f"an Arb ball is not finite ({x}); the computation lost all precision")
     low, high = x.lower(), x.upper()  # exact points
     lo, hi = float(low), float(high)
     while arb(lo) > low:
@@ -146,7 +148,7 @@ def _gamma(n: int) -> float:
     """``gamma_n = n u / (1 - n u)`` rounded up [Hig02, Lemma 3.1], doubled for the final multiply."""
     nu = n * _U
     if nu >= 0.01:
-        raise ArithmeticError(f"too many terms ({n}) for the float summation bound")
+        raise EnclosureError(f"too many terms ({n}) for the float summation bound")
     return up(2.0 * nu / (1.0 - nu))
 
 

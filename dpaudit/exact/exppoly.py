@@ -14,14 +14,16 @@ Arb's rigorous rounding.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
 from flint import arb
 
+from dpaudit.errors import EnclosureError
 from dpaudit.exact.enclosure import arb_of
 
-__all__ = ["ExpPoly", "interior_point"]
+__all__ = ["ExpPoly", "Primitive", "interior_point"]
 
 Key = tuple[int, ...]
 
@@ -85,19 +87,19 @@ def _rate(scales: Sequence[float], key: Key) -> arb:
 def _integral_of_exp(scales: Sequence[float], key: Key, low: float | None, high: float | None) -> arb:
     if _is_zero_rate(scales, key):
         if low is None or high is None:
-            raise ArithmeticError("a constant term on an infinite interval: the integrand does not decay")
+            raise EnclosureError("a constant term on an infinite interval: the integrand does not decay")
         return arb_of(high) - arb_of(low)
     lam = _rate(scales, key)
     positive = sum(Fraction(k) / Fraction(b) for k, b in zip(key, scales, strict=True)) > 0
     if high is None:
         if positive:
-            raise ArithmeticError("a growing term on [a, inf): the integrand does not decay")
+            raise EnclosureError("a growing term on [a, inf): the integrand does not decay")
         upper = arb(0)
     else:
         upper = (lam * arb_of(high)).exp()
     if low is None:
         if not positive:
-            raise ArithmeticError("a growing term on (-inf, b]: the integrand does not decay")
+            raise EnclosureError("a growing term on (-inf, b]: the integrand does not decay")
         lower = arb(0)
     else:
         lower = (lam * arb_of(low)).exp()
@@ -111,3 +113,31 @@ def interior_point(lo: float | None, hi: float | None) -> float:
     if hi is None:
         return lo + 1.0
     return 0.5 * (lo + hi)
+
+
+class Primitive:
+    """An antiderivative of an :class:`ExpPoly`, ``sum_k c_k e^{lambda_k r} / lambda_k`` (``c_0 r`` for a zero rate),
+    to evaluate at many points (one exponential per term and point)."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, poly: ExpPoly) -> None:
+        self.terms: list[tuple[arb | None, arb, int]] = []  # (rate or None for 0, coefficient / rate, sign of the rate)
+        for key, c in poly.terms.items():
+            if _is_zero_rate(poly.scales, key):
+                self.terms.append((None, c, 0))
+            else:
+                positive = sum(Fraction(k) / Fraction(b) for k, b in zip(key, poly.scales, strict=True)) > 0
+                lam = _rate(poly.scales, key)
+                self.terms.append((lam, c / lam, 1 if positive else -1))
+
+    def at(self, x: float) -> arb:
+        """The antiderivative at ``x`` (``-inf``/``+inf``: its limit, 0 for the decaying terms)."""
+        total = arb(0)
+        for lam, c, sign in self.terms:
+            if math.isinf(x):
+                if sign == 0 or (sign > 0) == (x > 0):
+                    raise EnclosureError("the integrand does not decay at this infinite end")
+                continue
+            total += c * arb_of(x) if lam is None else c * (lam * arb_of(x)).exp()
+        return total

@@ -52,7 +52,7 @@ from dpaudit.exact.enclosure import (
 )
 from dpaudit.exact.profile import EXACT, PrivacyProfile, exp_bounds
 
-__all__ = ["DEFAULT_RESOLUTION", "GridMeasure", "LossDistribution", "PLDProfile", "grid_step"]
+__all__ = ["DEFAULT_RESOLUTION", "GridMeasure", "LossDistribution", "PLDProfile", "bin_masses", "grid_step"]
 
 #: Default grid step of privacy losses (rounded down to a power of two): 2^-12 = 2.4e-4.
 DEFAULT_RESOLUTION = 2.0**-12
@@ -157,9 +157,9 @@ class LossDistribution:
     def from_atoms(cls, loss_lo: NDArray[np.float64], loss_hi: NDArray[np.float64], mass_lo: NDArray[np.float64],
                    mass_hi: NDArray[np.float64], infinite: Enclosure, step: float) -> LossDistribution:
         """From atoms whose losses lie in ``[loss_lo, loss_hi]`` and masses in ``[mass_lo, mass_hi]``."""
-        upper = _bin(np.ceil(loss_hi / step), mass_hi, infinite.hi, upper=True)
+        upper = bin_masses(np.ceil(loss_hi / step), mass_hi, infinite.hi, upper=True)
         keep = np.isfinite(loss_lo) & (mass_lo > 0)
-        lower = _bin(np.floor(loss_lo[keep] / step), mass_lo[keep], infinite.lo, upper=False)
+        lower = bin_masses(np.floor(loss_lo[keep] / step), mass_lo[keep], infinite.lo, upper=False)
         return cls(step, upper, lower)
 
     @classmethod
@@ -198,7 +198,8 @@ class LossDistribution:
                                 _convolve(self.lower, other.lower, upper=False))
 
 
-def _bin(index: NDArray[np.float64], mass: NDArray[np.float64], infinite: float, *, upper: bool) -> GridMeasure:
+def bin_masses(index: NDArray[np.float64], mass: NDArray[np.float64], infinite: float, *, upper: bool) -> GridMeasure:
+    """Masses at the grid indices ``index`` (summed, rounded outward: up for an upper measure), plus ``infinite``."""
     if index.size == 0:
         return GridMeasure(0, np.zeros(1), infinite)
     k = index.astype(np.int64)

@@ -1,6 +1,6 @@
 """Shared machinery for mechanisms: the base class and small helpers.
 
-A mechanism is a frozen dataclass of its parameters (house style, convention 3) with
+A mechanism is a frozen dataclass of its parameters (convention 3 of ``docs/conventions.md``) with
 
 * ``sample(data, size, *, rng)``: ``size`` independent outputs stacked on axis 0;
 * ``claimed_guarantee()``: what it promises, bound to a neighbour relation;

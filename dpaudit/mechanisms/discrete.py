@@ -128,7 +128,7 @@ class TruncatedDiscreteLaplaceMechanism(MechanismBase):
     """Release ``f(D) + R - kappa`` with ``R ~ TDLap(epsilon, delta)`` for an integer query.
 
     For integer queries with ``|f(D) - f(D')| <= 1``: adjacent masses differ by a factor of at most
-    ``e^epsilon`` (properties T2/T3 of the paper-002 note) and the one output that only one of
+    ``e^epsilon`` (properties T2/T3 of ``docs/papers/ghazi2023.md``) and the one output that only one of
     the two datasets can produce has mass ``exp(-epsilon kappa)/Z <= delta`` (T1), so the release
     is (epsilon, delta)-DP. [GKKMMZ23, Def 3.4] defines the distribution; the mechanism form is
     the standard truncated-noise argument.

@@ -116,6 +116,21 @@ class SparseVectorLyu3(_LyuSVT):
         codes = svt_codes(above, self.cutoff, TOP)
         return np.where(codes == TOP, noisy, 0.0)
 
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law over the reals: which queries are released and their values, given the threshold noise.
+
+        Cells of the released values with certified ratio ranges (:mod:`dpaudit.exact.released_values`);
+        finite on any fixed pair, growing without bound with the ⊥ answers before a release. Raises
+        :class:`~dpaudit.exact.ProfileUnavailable` for a cutoff above 2 (a higher-dimensional law).
+        """
+        from dpaudit.exact.pairs import paired_arrays
+        from dpaudit.exact.released_values import released_value_profile
+        from dpaudit.exact.threshold import ThresholdSpec
+
+        q0, q1 = paired_arrays("SparseVectorLyu3.privacy_profile", d0, d1, ndim=1)
+        spec = ThresholdSpec(self.threshold, self.threshold_scale, self.query_scale, self.cutoff, "above")
+        return released_value_profile(spec, q0.tolist(), q1.tolist(), description=f"[LSL17] Alg. 3 (releases the noisy value), c = {self.cutoff}")
+
 
 @dataclass(frozen=True)
 class SparseVectorLyu4(_LyuSVT):
@@ -210,6 +225,14 @@ class NoisyMaxWithValue(UnsafeMechanism):
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(1.0, "linf"))
 
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law over the reals: the index and the value of the maximum (:mod:`dpaudit.exact.noisy_max`)."""
+        from dpaudit.exact.noisy_max import noisy_max_value_profile
+        from dpaudit.exact.pairs import paired_arrays
+
+        q0, q1 = paired_arrays("NoisyMaxWithValue.privacy_profile", d0, d1, ndim=1)
+        return noisy_max_value_profile(q0.tolist(), q1.tolist(), laplace_scale(2.0, self.epsilon), "laplace", with_index=True)
+
 
 @dataclass(frozen=True)
 class NoisyMaxValue(UnsafeMechanism):
@@ -240,6 +263,18 @@ class NoisyMaxValue(UnsafeMechanism):
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(1.0, "linf"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law over the reals: the value of the maximum (:mod:`dpaudit.exact.noisy_max`).
+
+        With exponential noise a shift gives maxima that only one dataset can produce: the profile's
+        delta then stays positive at every epsilon.
+        """
+        from dpaudit.exact.noisy_max import noisy_max_value_profile
+        from dpaudit.exact.pairs import paired_arrays
+
+        q0, q1 = paired_arrays("NoisyMaxValue.privacy_profile", d0, d1, ndim=1)
+        return noisy_max_value_profile(q0.tolist(), q1.tolist(), laplace_scale(2.0, self.epsilon), self.noise)
 
 
 @dataclass(frozen=True)
@@ -323,7 +358,7 @@ class UserMeanItemLevelSensitivity(UnsafeMechanism):
     Data ``(n_users, m_items)``. Replacing one item moves the mean of all ``n m`` items by at most
     ``2 bound / (n m)``, and the Laplace scale is set from that; replacing a *user* moves it by
     ``2 bound / n``, ``m`` times more, so the user-level guarantee is only ``m epsilon``
-    (anchors note, bug 19).
+    (item-level instead of user-level sensitivity; ``docs/papers/levy2021.md``, B6).
     """
 
     epsilon: float
@@ -365,7 +400,7 @@ class WinsorizedMeanDataRange(UnsafeMechanism):
 
     The clip range is read from the private data, so it is not a constant of the mechanism: on a
     dataset whose values are all equal the noise vanishes and the output is the exact mean
-    (anchors note, bug 18; paper-004 note, B5).
+    (``docs/papers/levy2021.md``, B5).
     """
 
     epsilon: float
@@ -394,10 +429,12 @@ class WinsorizedMeanDataRange(UnsafeMechanism):
         """The true law: Laplace with a data-dependent scale, or a point mass when the data are constant.
 
         A point mass against a continuous law (or two different points) are singular: one law has
-        all its mass where the other has none. Two different positive scales are not covered.
+        all its mass where the other has none. Two different positive scales: the two-scale Laplace
+        pair (:class:`dpaudit.exact.laplace_variants.LaplaceScalesProfile`).
         """
-        from dpaudit.exact import IdenticalProfile, ProfileUnavailable
+        from dpaudit.exact import IdenticalProfile
         from dpaudit.exact.finite import finite_from_fractions
+        from dpaudit.exact.laplace_variants import LaplaceScalesProfile
 
         owner = "WinsorizedMeanDataRange.privacy_profile"
         (c0, s0), (c1, s1) = (self._law(check_finite_array(owner, n, d, ndim=1)) for n, d in (("d0", d0), ("d1", d1)))
@@ -408,7 +445,7 @@ class WinsorizedMeanDataRange(UnsafeMechanism):
         if s0 == 0 or s1 == 0:
             one, zero = Fraction(1), Fraction(0)
             return finite_from_fractions([one, zero], [zero, one], description="point mass against a different law (singular pair)")
-        raise ProfileUnavailable(f"{owner}: Laplace laws of different scales ({s0:g}, {s1:g}) are not covered")
+        return LaplaceScalesProfile(c0, s0, c1, s1)
 
 
 @dataclass(frozen=True)
@@ -431,19 +468,39 @@ class MeanTrueCount(UnsafeMechanism):
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         x = check_finite_array("MeanTrueCount.sample", "data", data, ndim=1)
         size = check_size("MeanTrueCount.sample", size)
-        total = float(np.clip(x, -self.bound, self.bound).sum())
-        noisy = total + rng.laplace(0.0, laplace_scale(self.bound, self.epsilon), size=size)
+        noisy = self._total(x) + rng.laplace(0.0, laplace_scale(self.bound, self.epsilon), size=size)
         return noisy / max(x.shape[0], 1)
+
+    def _total(self, x: NDArray[np.float64]) -> float:
+        return float(np.clip(x, -self.bound, self.bound).sum())
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, ItemAddRemove())
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law over the reals: ``(S + Lap(b)) / n = Lap(S / n, b / n)`` with the private count ``n``.
+
+        Counts that differ give Laplace laws of different scales: the one with the smaller count has
+        heavier tails, so its loss grows without bound there (not DP for any epsilon at delta = 0).
+        """
+        from dpaudit.exact import LaplaceProfile
+        from dpaudit.exact.laplace_variants import LaplaceScalesProfile
+
+        owner = "MeanTrueCount.privacy_profile"
+        x0, x1 = (check_finite_array(owner, n, d, ndim=1) for n, d in (("d0", d0), ("d1", d1)))
+        scale = laplace_scale(self.bound, self.epsilon)
+        (t0, n0), (t1, n1) = ((Fraction(self._total(x)), max(x.shape[0], 1)) for x in (x0, x1))
+        if n0 == n1:  # one scale: the shift over the scale is (t1 - t0) / b whatever n
+            return LaplaceProfile(abs(t1 - t0), scale)
+        return LaplaceScalesProfile(t0 / n0, Fraction(scale) / n0, t1 / n1, Fraction(scale) / n1,
+                                    description=f"mean over the true count: Laplace scales b/{n0} and b/{n1}, b = {scale:g}")
 
 
 @dataclass(frozen=True)
 class AboveThresholdUnderscaled(UnsafeMechanism):
     """AboveThreshold with sensitivity-1 noise scales fed queries of sensitivity 2.
 
-    The paper-000 note's pitfall P1 (Ghazi et al. 2025, Alg. 3): the concentration scores change by
+    The ``docs/papers/ghazi2025.md`` pitfall P1 (Ghazi et al. 2025, Alg. 3): the concentration scores change by
     up to 2 between neighbours, but Alg. 4's ``Lap(2/eps)`` / ``Lap(4/eps)`` assume 1. Mirrored
     form (halts on a low query), as in [GKLM25, Alg. 4]; claimed epsilon-DP for sensitivity 2.
     """

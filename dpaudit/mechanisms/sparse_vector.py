@@ -131,7 +131,7 @@ class AboveThreshold(MechanismBase):
     ``nu_i ~ Lap(4s/eps)``; answer ⊥ and halt at the first ``q_i + nu_i < T_hat``, else ⊤.
 
     Both papers state it for sensitivity-1 queries; ``sensitivity`` scales both noises (the
-    paper-000 note's pitfall P1 is a sensitivity-2 query fed to the sensitivity-1 scales).
+    ``docs/papers/ghazi2025.md`` pitfall P1 is a sensitivity-2 query fed to the sensitivity-1 scales).
     """
 
     epsilon: float
@@ -200,6 +200,6 @@ class AboveThreshold(MechanismBase):
         """The exact law of the answers on both query vectors (``T - Lap`` has the law of ``T + Lap``)."""
         from dpaudit.exact.threshold import ThresholdSpec
 
-        halt_on = "above" if self.variant == "lowy2024" else "below"
+        halt_on: Literal["above", "below"] = "above" if self.variant == "lowy2024" else "below"
         spec = ThresholdSpec(self.threshold, self.threshold_scale, self.query_scale, 1, halt_on)
         return threshold_pair_profile(type(self).__name__, spec, d0, d1, f"AboveThreshold ({self.variant})")

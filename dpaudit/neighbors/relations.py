@@ -1,6 +1,6 @@
 """Neighbouring relations: what exactly changes between two neighbouring datasets.
 
-Shapes (SPEC, data model):
+Shapes (the data model of ``docs/conventions.md``):
 
 * item-level datasets are arrays of shape ``(n, ...)``: one row per item (record);
 * user-level datasets are arrays of shape ``(n_users, m_items, ...)``: one slice per user,

@@ -137,7 +137,11 @@ def audit_canaries(
     delta : float
         The claimed delta, in ``[0, 1)``.
     confidence : float
-        In ``(0, 1)``; the bound and the f-DP estimate each hold with this probability.
+        In ``(0, 1)``; ``epsilon_lower_bound`` holds with at least this probability. So does
+        ``gdp_mu_lower_bound`` as a test of GDP claims (a mu-GDP mechanism with a smaller mu
+        produces it with at most ``1 - confidence``), but ``gdp_epsilon_estimate`` is **not** a bound:
+        it assumes the trade-off curve is Gaussian, and for other mechanisms (randomized response,
+        Laplace) it can exceed the true epsilon far more often than ``1 - confidence``.
     guesses : sequence of (k_plus, k_minus), optional
         Guess plans, all paid for (default :func:`default_plans`).
     seed : optional

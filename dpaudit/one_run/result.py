@@ -93,8 +93,8 @@ class OneRunResult:
             f"  plans paid for    : {len(self.plans)} (each at level {(1 - self.confidence) / len(self.plans):.3g})",
         ]
         eps = "n/a" if self.gdp_epsilon_estimate is None else f"{self.gdp_epsilon_estimate:.4f}"
-        lines.append(f"  f-DP estimate     : mu >= {self.gdp_mu_lower_bound:.4f}, epsilon ~ {eps} "
-                     "(Mahloujifar et al. 2024 with a Gaussian trade-off curve; not the verdict)")
+        lines.append(f"  GDP fit           : a mu-GDP claim needs mu >= {self.gdp_mu_lower_bound:.4f}; epsilon estimate {eps} "
+                     "(not a bound: assumes a Gaussian trade-off curve, Mahloujifar et al. 2024; not the verdict)")
         if self.seed_entropy is not None:
             lines.append(f"  seed entropy      : {self.seed_entropy}")
         if self.run_seconds is not None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpaudit._extras import require_extra
-from dpaudit._validation import argument_error, check_int
+from dpaudit._validation import argument_error, check_count
 from dpaudit.auditor.result import AuditResult
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def audits_over_trials(mechanism: Any, d0: Any, d1: Any, trials: Sequence[int], 
     owner = "audits_over_trials"
     if isinstance(trials, (str, bytes)) or not isinstance(trials, Sequence) or not trials:
         raise argument_error(owner, "trials", "a non-empty sequence of trial counts", trials)
-    counts = [check_int(owner, "trials", t, minimum=1) for t in trials]
+    counts = [check_count(owner, "trials", t, minimum=1) for t in trials]
     if "trials" in audit_options or "seed" in audit_options:
         raise argument_error(owner, "audit_options", "options other than trials and seed (given separately)",
                              sorted(audit_options))

@@ -542,6 +542,7 @@ def plot_bounds_panels(curves: Sequence[BoundCurve], sweeps: Mapping[str, ArrayL
         ax.set_visible(False)
     fig.legend([*handles.values(), *_band_key()], [*handles.keys(), _BAND], loc="outside lower center",
                ncols=2 if cols > 1 else 1, fontsize=7, frameon=False)
-    fig.suptitle(title if title is not None else f"each panel varies one parameter;\nthe others at {_fixed_text(fixed)}" if len(panels) < 2 else f"each panel varies one parameter; the others at {_fixed_text(fixed)}",
-                 fontsize=10)
+    separator = ";\n" if len(panels) < 2 else "; "
+    default = f"each panel varies one parameter{separator}the others at {_fixed_text(fixed)}"
+    fig.suptitle(title if title is not None else default, fontsize=10)
     return fig

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit._extras import require_extra
-from dpaudit._validation import argument_error, check_int
+from dpaudit._validation import argument_error, check_count, check_int
 from dpaudit.plotting.bound_curves import BoundCurve, curve_values, parameter_grid
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def measure(mechanisms: Sequence[tuple[str, Callable[[float], Any]]], values: Se
     grid = [float(v) for v in values]
     if not grid:
         raise argument_error(owner, "values", "a non-empty sequence", values)
-    trials = check_int(owner, "trials", trials, minimum=1)
+    trials = check_count(owner, "trials", trials, minimum=1)
     datasets = check_int(owner, "datasets", datasets, minimum=1)
     if not isinstance(rng, np.random.Generator):
         raise argument_error(owner, "rng", "a numpy.random.Generator", rng)

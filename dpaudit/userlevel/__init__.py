@@ -16,6 +16,9 @@ where                     what
 :mod:`.baselines`         naive user-level baselines: clipped user means, group privacy (shared)
 :mod:`.comparison`        utility across papers on one instance with a known optimum
 :mod:`.conditions`        stated preconditions evaluated for a configuration (shared)
+:mod:`.transcript`        threat models (``observe``), transcript step records, worst pairs (shared);
+                          ``.transcript_profile``: a record's certified profile on its pair
+:mod:`.full_algorithms`   the full algorithms on their worst pairs: catalogue group, benchmark, outcomes
 ========================  ==================================================================
 
 Imports flow one way: the shared modules import no paper package, each paper package imports only

@@ -37,6 +37,7 @@ from scipy import stats
 
 from dpaudit._validation import (
     argument_error,
+    check_count,
     check_finite_array,
     check_int,
     check_positive,
@@ -156,7 +157,7 @@ def plot_excess_risk_comparison(
     owner = "plot_excess_risk_comparison"
     ns = [check_int(owner, "n_values", v, minimum=2) for v in n_values]
     m = check_int(owner, "m_items", m_items, minimum=1)
-    trials = check_int(owner, "trials", trials, minimum=2)
+    trials = check_count(owner, "trials", trials, minimum=2)
     datasets = check_int(owner, "datasets", datasets, minimum=1)
     if levy_factory is None:
         levy_factory = _default_levy
@@ -331,7 +332,7 @@ def plot_error_vs_m(
     owner = "plot_error_vs_m"
     ms = [check_int(owner, "m_values", v, minimum=1) for v in m_values]
     n = check_int(owner, "n_users", n_users, minimum=2)
-    trials = check_int(owner, "trials", trials, minimum=2)
+    trials = check_count(owner, "trials", trials, minimum=2)
     check_positive(owner, "extrapolate_to", extrapolate_to)
     mechs = default_mean_estimators(problem, epsilon, delta)
     series = {k: _Series(k) for k in mechs}

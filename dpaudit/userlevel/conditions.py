@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dpaudit.errors import InvalidArgument
+
 __all__ = ["Condition", "evaluate_condition"]
 
 #: Relative slack of a comparison: both sides are computed in floating point.
@@ -51,7 +53,7 @@ def evaluate_condition(name: str, citation: str, value: float, relation: str, bo
     True
     """
     if relation not in ("<=", ">="):
-        raise ValueError(f"`evaluate_condition`: `relation` must be '<=' or '>='; got relation={relation!r}.")
+        raise InvalidArgument(f"`evaluate_condition`: `relation` must be '<=' or '>='; got relation={relation!r}.")
     tol = RELATIVE_SLACK * max(abs(value), abs(bound))
     holds = value <= bound + tol if relation == "<=" else value >= bound - tol
     return Condition(name, citation, float(value), relation, float(bound), bool(holds), enforced)

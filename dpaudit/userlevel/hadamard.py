@@ -8,7 +8,7 @@ so ``||U v||_inf = O(||v||_2 sqrt(log(d n / gamma) / d))`` with high probability
 drawn by the caller from its own generator, independently of the data.
 
 ``H`` exists (in Sylvester form) only for ``d = 2^k``; :func:`pad_to_power_of_two` zero-pads other
-dimensions to ``d' = 2^ceil(log2 d)``, which preserves every l2 norm [paper_004 note, ALG-2, PROP].
+dimensions to ``d' = 2^ceil(log2 d)``, which preserves every l2 norm [``docs/papers/levy2021.md``, ALG-2, PROP].
 
 The transform is computed in ``O(d log d)`` per vector with ``log2 d`` butterfly passes, each one
 numpy operation over *all* leading axes at once (trials, users), and never builds the dense matrix.

@@ -4,10 +4,10 @@ Algorithm 2 of [GKLM25] clips the mean of ``B`` per-user gradients, coordinate b
 l_inf ball around a *robust statistic* of the same gradients. The privacy proof needs the statistic
 to satisfy [GKLM25, Assumption 3.3]:
 
-(i)  break point: if more than ``B/2`` points lie in ``B_inf(X', rho)`` then ``X_rs`` does too;
+(i) break point: if more than ``B/2`` points lie in ``B_inf(X', rho)`` then ``X_rs`` does too;
 (ii) 1-Lipschitz: moving every point by at most ``Delta`` in l_inf moves ``X_rs`` by at most ``Delta``;
 (iii) affine equivariance: ``rs(a X + b) = a rs(X) + b`` for real ``a`` (of either sign) and a
-     (coordinate-wise) shift ``b``.
+      (coordinate-wise) shift ``b``.
 
 Remark 3.4 of the paper says the coordinate-wise median *and the trimmed mean* satisfy it. That is
 true for the median and false for a generic trimmed mean with respect to (i): with ``B = 10``,

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from dpaudit.errors import InvalidArgument
 from dpaudit.verify.decide import plain
 from dpaudit.verify.verdict import Premise, Verdict
 
@@ -93,7 +94,7 @@ class _Record:
 
     def __init__(self, key: str) -> None:
         if not isinstance(key, str) or not key:
-            raise ValueError(f"Proof key must be a non-empty string (use the check's name), got {key!r}")
+            raise InvalidArgument(f"Proof key must be a non-empty string (use the check's name), got {key!r}")
         self.key = key
         self.rng: np.random.Generator = rng_for(key)
         self._steps: list[Step] = []

@@ -28,6 +28,7 @@ import sympy as sp
 from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis import strategies as st
 
+from dpaudit.errors import CheckFailed
 from dpaudit.verify._record import Step, _Record
 from dpaudit.verify.decide import plain
 from dpaudit.verify.verdict import Verdict
@@ -40,7 +41,7 @@ __all__ = ["NUMERIC_RTOL", "CrossChecks", "Violation", "finite_floats", "st", "v
 NUMERIC_RTOL: float = 4096 * float(np.finfo(float).eps)
 
 
-class Violation(AssertionError):
+class Violation(CheckFailed):
     """Raised by a property test when the property fails; carries the offending values."""
 
     def __init__(self, message: str, **values: Any) -> None:

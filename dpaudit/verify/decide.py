@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from dpaudit.errors import ArgumentTypeError
 from dpaudit.verify.kernel import Decision, decide, number_sign
 from dpaudit.verify.verdict import Verdict
 
@@ -121,7 +122,7 @@ def decide_nonneg(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
 
 
 def decide_positive(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
-    """Is ``expr > 0`` for every value allowed by its symbols' assumptions? (as :func:`decide_nonneg`, strictly)
+    """Is ``expr > 0`` for every value allowed by its symbols' assumptions (as :func:`decide_nonneg`, strictly)?
 
     Examples
     --------
@@ -181,12 +182,12 @@ def exact_sign(value: Any) -> int | None:
         If ``value`` is a float or contains a float, or has free symbols.
     """
     if isinstance(value, (float, np.floating)):
-        raise TypeError(f"exact_sign needs an exact number, got the float {value!r}; use sympy.Rational or a closed form")
+        raise ArgumentTypeError(f"exact_sign needs an exact number, got the float {value!r}; use sympy.Rational or a closed form")
     value = sp.sympify(value)
     if value.free_symbols:
-        raise TypeError(f"exact_sign needs a number, got an expression in {sorted(map(str, value.free_symbols))}")
+        raise ArgumentTypeError(f"exact_sign needs a number, got an expression in {sorted(map(str, value.free_symbols))}")
     if value.has(sp.Float):
-        raise TypeError(f"exact_sign needs an exact number, got {value} which contains a float; use sympy.Rational")
+        raise ArgumentTypeError(f"exact_sign needs an exact number, got {value} which contains a float; use sympy.Rational")
     return number_sign(value)
 
 

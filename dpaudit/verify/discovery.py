@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 
+from dpaudit.errors import ArgumentTypeError, InvalidArgument, PathNotFound, UnknownName
 from dpaudit.verify.lemma import LemmaCheck
 
 __all__ = ["checks_in_module", "checks_in_package", "checks_in_path", "unique_checks"]
@@ -51,10 +52,10 @@ def checks_in_module(module: ModuleType, *, required: bool = True) -> tuple[Lemm
         found.append(module.CHECK)
     found.extend(getattr(module, "CHECKS", ()))
     if not found and required:
-        raise LookupError(f"{module.__name__} defines neither CHECK nor CHECKS")
+        raise UnknownName(f"{module.__name__} defines neither CHECK nor CHECKS")
     for check in found:
         if not isinstance(check, LemmaCheck):
-            raise TypeError(f"{module.__name__}: {check!r} is not a dpaudit.verify.LemmaCheck")
+            raise ArgumentTypeError(f"{module.__name__}: {check!r} is not a dpaudit.verify.LemmaCheck")
     return tuple(found)
 
 
@@ -96,7 +97,7 @@ def checks_in_path(path: str | Path) -> tuple[LemmaCheck, ...]:
     """
     root = Path(path).resolve()
     if not root.exists():
-        raise FileNotFoundError(f"dpaudit prove --path: {path} does not exist")
+        raise PathNotFound(f"dpaudit prove --path: {path} does not exist")
     tag = hashlib.sha256(str(root).encode()).hexdigest()[:10]
     checks: list[LemmaCheck] = []
     for file in _module_files(root):
@@ -127,9 +128,9 @@ def unique_checks(checks: Iterable[LemmaCheck]) -> tuple[LemmaCheck, ...]:
     seen: dict[str, LemmaCheck] = {}
     for check in checks:
         if check.name in seen:
-            raise ValueError(f"duplicate check name {check.name!r}")
+            raise InvalidArgument(f"duplicate check name {check.name!r}")
         seen[check.name] = check
     for check in checks:
         if check.sibling is not None and check.sibling not in seen:
-            raise ValueError(f"{check.name!r} names a sibling {check.sibling!r} that is not registered")
+            raise InvalidArgument(f"{check.name!r} names a sibling {check.sibling!r} that is not registered")
     return checks

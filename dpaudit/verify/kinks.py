@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from dpaudit.errors import DPAuditError
 from dpaudit.verify.decide import exact_sign
 
 __all__ = ["KINKS", "CaseSplitError", "Ranks", "branched_terms", "has_kinks", "kink_comparisons", "resolve_kinks", "term_pair"]
@@ -37,7 +38,7 @@ MAX_CELLS = 400
 _MAX_PIECES = 64
 
 
-class CaseSplitError(ValueError):
+class CaseSplitError(DPAuditError, ValueError):
     """The kinks of an expression are not comparisons between terms (symbols or numbers), or too many."""
 
 

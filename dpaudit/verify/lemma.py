@@ -27,7 +27,7 @@ from typing import Any
 
 import sympy as sp
 
-from dpaudit.errors import DPAuditError
+from dpaudit.errors import ArgumentTypeError, DPAuditError, InvalidArgument, UnknownName
 from dpaudit.verify.verdict import CheckResult, Verdict, certified
 
 __all__ = ["ROLES", "CircularDependency", "EstablishedFact", "Fact", "FactInstance", "LemmaCheck"]
@@ -76,7 +76,7 @@ class Fact:
 
     def __post_init__(self) -> None:
         if not isinstance(self.relation, sp.core.relational.Relational):
-            raise TypeError(f"Fact {self.name!r}: relation must be a sympy relation such as a <= b, got {self.relation!r}")
+            raise ArgumentTypeError(f"Fact {self.name!r}: relation must be a sympy relation such as a <= b, got {self.relation!r}")
 
 
 @dataclass(frozen=True)
@@ -195,24 +195,24 @@ class LemmaCheck:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or any(ch.isspace() for ch in self.name):
-            raise ValueError(f"LemmaCheck.name must be a non-empty identifier without spaces, got {self.name!r}")
+            raise InvalidArgument(f"LemmaCheck.name must be a non-empty identifier without spaces, got {self.name!r}")
         if not isinstance(self.source, str) or not self.source.strip():
-            raise ValueError(f"LemmaCheck {self.name!r}: source must say where the statement comes from")
+            raise InvalidArgument(f"LemmaCheck {self.name!r}: source must say where the statement comes from")
         if not isinstance(self.statement, str) or not self.statement.strip():
-            raise ValueError(f"LemmaCheck {self.name!r}: statement must state what is checked")
+            raise InvalidArgument(f"LemmaCheck {self.name!r}: statement must state what is checked")
         if not isinstance(self.expected, Verdict):
-            raise TypeError(f"LemmaCheck {self.name!r}: expected must be a Verdict, got {self.expected!r}")
+            raise ArgumentTypeError(f"LemmaCheck {self.name!r}: expected must be a Verdict, got {self.expected!r}")
         if not callable(self.check):
-            raise TypeError(f"LemmaCheck {self.name!r}: check must be a callable returning a CheckResult")
+            raise ArgumentTypeError(f"LemmaCheck {self.name!r}: check must be a callable returning a CheckResult")
         if isinstance(self.papers, str) or any(not isinstance(p, str) or not p for p in self.papers):
-            raise ValueError(f"LemmaCheck {self.name!r}: papers must be a tuple of paper keys (possibly empty), got {self.papers!r}")
+            raise InvalidArgument(f"LemmaCheck {self.name!r}: papers must be a tuple of paper keys (possibly empty), got {self.papers!r}")
         if self.role not in ROLES:
-            raise ValueError(f"LemmaCheck {self.name!r}: role must be one of {ROLES}, got {self.role!r}")
+            raise InvalidArgument(f"LemmaCheck {self.name!r}: role must be one of {ROLES}, got {self.role!r}")
         if self.timeout is not None and not self.timeout > 0:
-            raise ValueError(f"LemmaCheck {self.name!r}: timeout must be a positive number of seconds or None, got {self.timeout!r}")
+            raise InvalidArgument(f"LemmaCheck {self.name!r}: timeout must be a positive number of seconds or None, got {self.timeout!r}")
         names = [f.name for f in self.facts]
         if len(names) != len(set(names)):
-            raise ValueError(f"LemmaCheck {self.name!r}: fact names must be unique, got {names}")
+            raise InvalidArgument(f"LemmaCheck {self.name!r}: fact names must be unique, got {names}")
 
     def fact(self, name: str, subs: Mapping[Any, Any] | None = None) -> FactInstance:
         """The fact ``name`` of this check, with its symbols replaced by ``subs`` (all at once).
@@ -226,7 +226,7 @@ class LemmaCheck:
             if fact.name == name:
                 relation = fact.relation.subs(dict(subs or {}), simultaneous=True)
                 return FactInstance(self, fact, relation, dict(subs or {}))
-        raise KeyError(f"{self.name} declares no fact {name!r} (it declares {[f.name for f in self.facts]})")
+        raise UnknownName(f"{self.name} declares no fact {name!r} (it declares {[f.name for f in self.facts]})")
 
     def run(self) -> CheckResult:
         """Run the check; the result carries this check's statement and source.
@@ -247,7 +247,7 @@ class LemmaCheck:
         finally:
             running.pop()
         if not isinstance(result, CheckResult):
-            raise TypeError(f"{self.name}: check returned {type(result).__name__}, not a CheckResult")
+            raise ArgumentTypeError(f"{self.name}: check returned {type(result).__name__}, not a CheckResult")
         if result.verdict is not Verdict.UNDECIDED and not certified(result):
             # PROVED and DISPROVED come only from the kernel: a result built by hand (or a verdict changed after the
             # kernel issued it, or one combined with combine_verdicts) is not one

@@ -60,6 +60,7 @@ from dpaudit.verify.decide import decision, exact_floats, exact_sign
 from dpaudit.verify.kernel import NotSmooth, c1_conditions
 from dpaudit.verify.piecewise import CaseSplitError, case_split, has_kinks
 from dpaudit.verify.proof import Proof
+from dpaudit.verify.radial import by_radial
 from dpaudit.verify.refute import as_fraction, refute_lipschitz
 from dpaudit.verify.regions import le, lt
 from dpaudit.verify.search import DEFAULT_BUDGET, search_pairs
@@ -211,13 +212,26 @@ def _norm_word(p: float) -> str:
     return "inf" if p == math.inf else str(int(p))
 
 
+def _shown_constant(L: sp.Expr) -> str:
+    """``L`` for a person: a constant given as a float prints as that float (``0.9``), not as its exact
+    binary value ``8106479329266893/9007199254740992``, which is what is checked."""
+    if isinstance(L, sp.Rational) and not isinstance(L, sp.Integer):
+        q = int(L.q)
+        if q > 2**20 and q & (q - 1) == 0:  # a dyadic rational with a long denominator: a float's value
+            shown = repr(float(L))
+            if sp.Rational(float(L)) == L and sp.Rational(shown) != L:
+                return f"{shown} (the float's exact binary value)"
+    return str(L)
+
+
 # -- numerical maps ----------------------------------------------------------------------------
 
 
 def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.ndarray | None, high: np.ndarray | None,
                seed: int | None, budget: int, tol: Fraction) -> CheckResult:
     where = f"R^{dim}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
-    claim = f"||f(x) - f(y)||_{_norm_word(p)} <= {L} ||x - y||_{_norm_word(p)} for all x, y in {where} (f = {getattr(f, '__name__', repr(f))})"
+    claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {where} "
+             f"(f = {getattr(f, '__name__', repr(f))})")
     key = f"{_SOURCE}/callable/{dim}/{p}/{L}"
     proof = Proof(key)
     proof.given(claim)
@@ -331,7 +345,7 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     region = f"R^{len(xs)}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
     if assumed:  # the symbols' own assumptions restrict the domain: the claim says so
         region += " with " + ", ".join(map(str, assumed))
-    claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {L} ||x - y||_{_norm_word(p)} for all x, y in {region}"
+    claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {region}"
              f" with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
     key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
     proof = Proof(key)
@@ -342,7 +356,7 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     reason = ""
     split: list[tuple[sp.Expr, list[Any]]] = []
     try:
-        if not _by_kernel(proof, exprs, xs, to_y, L, p, pair_domain):
+        if not _by_kernel(proof, exprs, xs, to_y, L, p, pair_domain) and not _by_radial(proof, exprs, xs, to_y, L, p, low, where):
             smooth = _c1_conditions(exprs)
             if smooth is not None:
                 _by_gradient(proof, exprs, xs, L, p, hypotheses + assumed, low, high, smooth)
@@ -457,6 +471,16 @@ def _by_kernel(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Ma
     return True
 
 
+def _by_radial(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Mapping[sp.Symbol, sp.Symbol],
+               L: sp.Expr, p: float, low: np.ndarray | None, where: list[Any]) -> bool:
+    """A radial map ``x G(||x||)`` in l2 on all of R^n (or ``where`` conditions on the norm): the pair residual reduced to
+    ``(||x||, ||y||, <x, y>)`` (:mod:`dpaudit.verify.radial`); True if proved."""
+    residuals = _pair_residuals(exprs, xs, to_y, L, p)
+    if p != 2 or low is not None or len(residuals) != 1:
+        return False
+    return by_radial(proof, exprs, xs, dict(to_y), L, residuals[0][1], where)
+
+
 def _step(proof: Proof, label: str, residual: sp.Expr, hypotheses: list[Any]) -> None:
     """A proof step ``residual >= 0``; a residual that is already a number (a constant Jacobian, a map equal to its
     own bound) is a fact about that number, decided exactly."""
@@ -475,7 +499,7 @@ def _c1_conditions(exprs: list[sp.Expr]) -> list[Any] | None:
 
 
 def _convex(hypotheses: list[Any], xs: list[sp.Symbol]) -> bool:
-    """Is the set of inputs cut out by the hypotheses convex? (each an inequality or equation linear in the inputs)"""
+    """Is the set of inputs cut out by the hypotheses convex (each an inequality or equation linear in the inputs)?"""
     for h in hypotheses:
         if not (h.free_symbols & set(xs)):
             continue

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from dpaudit.errors import ArgumentTypeError, InvalidArgument
 from dpaudit.verify._record import Step
 from dpaudit.verify.crosscheck import CrossChecks
 from dpaudit.verify.decide import (
@@ -84,8 +85,8 @@ def _exact_truth(owner: str, holds: Any) -> bool:
         truth = _condition_holds(owner, holds)
         if truth or _condition_holds(owner, holds.negated):
             return truth
-        raise TypeError(f"{owner}: the kernel cannot certify {holds} either way")
-    raise TypeError(f"{owner}: an exact fact must be a Python bool or a sympy boolean computed exactly "
+        raise ArgumentTypeError(f"{owner}: the kernel cannot certify {holds} either way")
+    raise ArgumentTypeError(f"{owner}: an exact fact must be a Python bool or a sympy boolean computed exactly "
                     f"(rationals, sympy), got {type(holds).__name__}; a numpy comparison is floating-point: "
                     "use Proof.instance or numeric_le for finite-instance checks")
 
@@ -255,7 +256,7 @@ class Proof(CrossChecks):
         certificates = dict(certificates or {})
         unknown = set(certificates) - {r.name for r in regions}
         if unknown:
-            raise ValueError(f"cases {label!r}: certificates for unknown regions {sorted(unknown)}")
+            raise InvalidArgument(f"cases {label!r}: certificates for unknown regions {sorted(unknown)}")
         self._note_symbols(sp.sympify(residual))
         self._note_domain(domain)
         covered, cover_note, orderings_seen = coverage(regions, domain)
@@ -360,11 +361,11 @@ class Proof(CrossChecks):
         truth = _exact_truth(f"Proof.exact({label!r})", holds)
         if not truth:
             if counterexample is None:
-                raise ValueError(f"Proof.exact({label!r}) failed: an exact step that fails must name its "
+                raise InvalidArgument(f"Proof.exact({label!r}) failed: an exact step that fails must name its "
                                  "counterexample (pass counterexample=)")
             shown = counterexample() if callable(counterexample) else counterexample
             if _has_float(shown):
-                raise TypeError(f"Proof.exact({label!r}) failed at a point given with floats ({dict(shown)}): a float "
+                raise ArgumentTypeError(f"Proof.exact({label!r}) failed at a point given with floats ({dict(shown)}): a float "
                                 "comparison is not exact; give the point in rationals, or use a cross-check")
             self._record_counterexample(f"exact: {label}", shown)
             return self._add(Step("proof", "exact", label, Verdict.DISPROVED, cases, note or "fails"))
@@ -405,7 +406,7 @@ class Proof(CrossChecks):
             own symbols): recorded as established when the step is PROVED.
         """
         if not premises:
-            raise ValueError(f"depends {label!r}: name the facts the goal follows from")
+            raise InvalidArgument(f"depends {label!r}: name the facts the goal follows from")
         notes = []
         verdicts = []
         relations: list[Any] = []
@@ -604,7 +605,7 @@ def _goal_sides(goal: Any) -> tuple[sp.Expr, sp.Expr, str]:
         return sp.sympify(goal.lhs), sp.sympify(goal.rhs), "le"
     if isinstance(goal, (sp.GreaterThan, sp.StrictGreaterThan)):
         return sp.sympify(goal.rhs), sp.sympify(goal.lhs), "le"
-    raise TypeError(f"the goal must be a sympy relation such as a <= b, got {goal!r}")
+    raise ArgumentTypeError(f"the goal must be a sympy relation such as a <= b, got {goal!r}")
 
 
 def _smooth_everywhere(expr: sp.Expr, var: sp.Symbol, order: int = 1) -> bool:

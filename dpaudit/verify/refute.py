@@ -120,7 +120,8 @@ def _holds_exactly(relation: Any) -> bool:
     return s < 0 or (s == 0 and not strict)
 
 
-def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
+def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs: list[sp.Expr], xs: list[sp.Symbol],
+            ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
             p: float, low: np.ndarray | None, high: np.ndarray | None, where: list[Any], pair_domain: list[Any],
             rng: np.random.Generator, budget: int | None, tol: Fraction) -> dict[str, Any]:
     """Look for an exact counterexample pair: points of the cells that were not proved, then a numerical
@@ -140,9 +141,12 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
         for residual, cells in split:
             for cell in cells:
                 for point in cell_points(cell, [*xs, *ys, *params], rng, count=2):
-                    if residual.xreplace(point).free_symbols:
+                    try:
+                        value = residual.xreplace(point)
+                    except (ValueError, TypeError):  # sympy refuses the point (Min(1, zoo) at a division by 0): no pair here
                         continue
-                    value = residual.xreplace(point)
+                    if value.free_symbols:
+                        continue
                     if value.is_number and exact_sign(value) == -1:
                         pv = {s: point[s] for s in params}
                         if _try_pair(proof, exprs, xs, ys, params, L, p, [point[v] for v in xs], [point[v] for v in ys], pv,

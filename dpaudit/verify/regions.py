@@ -40,6 +40,7 @@ from typing import Any
 
 import sympy as sp
 
+from dpaudit.errors import ArgumentTypeError, InvalidArgument
 from dpaudit.verify.decide import decide_nonneg, decide_positive, decide_zero
 from dpaudit.verify.verdict import Verdict
 
@@ -75,7 +76,7 @@ def _atom(condition: Any) -> _Atom:
     elif isinstance(condition, (sp.GreaterThan, sp.StrictGreaterThan)):
         lo, hi = condition.rhs, condition.lhs
     else:
-        raise TypeError(f"a region condition must be a sympy relation such as x <= a, got {condition!r} "
+        raise ArgumentTypeError(f"a region condition must be a sympy relation such as x <= a, got {condition!r} "
                         "(a condition that sympy already evaluated to True/False says nothing about a region)")
     kind = "lt" if isinstance(condition, (sp.StrictLessThan, sp.StrictGreaterThan)) else "le"
     return sp.sympify(lo), sp.sympify(hi), kind
@@ -100,17 +101,17 @@ def _parametrise(name: str, conditions: Sequence[Any], sub: dict[sp.Symbol, sp.E
         lo_now, hi_now = lo.subs(sub), hi.subs(sub)
         gap = _integer_gap(lo, hi, kind)
         diff = sp.expand(hi_now - lo_now)
-        if skip_implied and kind != "eq" and sp.simplify(diff - gap).is_nonnegative is True:
+        if skip_implied and kind != "eq" and _implied(diff - gap):
             continue
         target = _solvable_symbol(lo, hi, diff, sub)
         if target is None:
-            if kind != "eq" and sp.simplify(diff - gap).is_nonnegative is True:
+            if kind != "eq" and _implied(diff - gap):
                 continue  # implied by the earlier conditions and the symbols' assumptions: no restriction
             closed = _close_interval(lo, hi, kind, sub, inv)
             if closed is not None:
                 sub, inv = closed
                 continue
-            raise ValueError(f"region {name!r}: cannot parametrise {cond} (no symbol left to solve for with a "
+            raise InvalidArgument(f"region {name!r}: cannot parametrise {cond} (no symbol left to solve for with a "
                              "numeric coefficient); pass substitution= and inverse= to Region(...)")
         coeff = diff.coeff(target)
         rest = sp.expand(diff - coeff * target)
@@ -125,6 +126,12 @@ def _parametrise(name: str, conditions: Sequence[Any], sub: dict[sp.Symbol, sp.E
         sub = {k: v.subs(target, value) for k, v in sub.items()}
         sub[target] = value
     return sub, inv
+
+
+def _implied(gap: sp.Expr) -> bool:
+    """``gap >= 0`` for every value of the slacks and symbols (under their assumptions), proved by the kernel
+    (sympy's ``is_nonnegative`` is never consulted: it rests on a low-precision evalf)."""
+    return decide_nonneg(gap) is Verdict.PROVED
 
 
 def _close_interval(lo: sp.Expr, hi: sp.Expr, kind: str, sub: dict[sp.Symbol, sp.Expr],
@@ -244,7 +251,7 @@ class Region:
         """
         terms = [sp.sympify(t) for t in terms]
         if len(terms) < 2:
-            raise ValueError(f"region {name!r}: a chain needs at least two terms")
+            raise InvalidArgument(f"region {name!r}: a chain needs at least two terms")
 
         def rel(i: int) -> Any:  # terms[i] <= terms[i + 1]
             strict_i = i < len(strict) and strict[i]
@@ -302,7 +309,7 @@ class Region:
         return out
 
     def with_conditions(self, *conditions: Any) -> Region:
-        """This region intersected with ``conditions`` (parametrised after the region's own)."""
+        """Return this region intersected with ``conditions`` (parametrised after the region's own)."""
         sub, inv = _parametrise(self.name, conditions, dict(self.substitution), dict(self.inverse))
         return Region(self.name, (*self.conditions, *conditions), sub, inv)
 

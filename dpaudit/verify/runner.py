@@ -40,6 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
+from dpaudit._table import render, terminal_width
 from dpaudit.verify.discovery import checks_in_path, unique_checks
 from dpaudit.verify.lemma import LemmaCheck
 from dpaudit.verify.verdict import CheckResult, Verdict
@@ -179,23 +180,18 @@ def _premises_cell(result: CheckResult) -> str:
     return "; ".join(parts) or "-"
 
 
-def format_table(rows: Sequence[Row], *, paper_order: Sequence[str] = ()) -> str:
-    """The fixed-width table followed by per-verdict and per-paper counts, improvements and mismatches."""
+def format_table(rows: Sequence[Row], *, paper_order: Sequence[str] = (), width: int | None = None) -> str:
+    """The table followed by per-verdict and per-paper counts, improvements and mismatches.
+
+    ``width`` fits the table to that many characters (long cells wrap); ``None`` leaves it unlimited.
+    """
     cells = [COLUMNS] + [
         (row.check.name, row.check.source, row.result.method if row.result else "-",
          str(row.result.cases) if row.result else "-", row.verdict_text,
          _premises_cell(row.result) if row.result else "-", f"{row.seconds:.2f}s")
         for row in rows
     ]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
-    right = {3, 6}
-
-    def fmt(line: Sequence[str]) -> str:
-        return "  ".join(v.rjust(w) if i in right else v.ljust(w)
-                         for i, (v, w) in enumerate(zip(line, widths, strict=True))).rstrip()
-
-    out = [fmt(cells[0]), "  ".join("-" * w for w in widths)]
-    out.extend(fmt(line) for line in cells[1:])
+    out = render(cells[0], cells[1:], right=(3, 6), width=width)
     out.append("")
     verdicts = _counts(rows)
     out.append("verdicts: " + ", ".join(f"{verdicts.get(v, 0)} {v}" for v in ("proved", "disproved", "undecided", "error")))
@@ -330,7 +326,7 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
         print("dpaudit prove: nothing to run (--no-builtin without --path)", file=out)
         return 2
     rows = run_checks(selected, timeout=args.timeout)
-    print(format_table(rows, paper_order=paper_order), file=out)
+    print(format_table(rows, paper_order=paper_order, width=terminal_width(out)), file=out)
     if args.premises:
         print("", file=out)
         print(format_premises(rows), file=out)

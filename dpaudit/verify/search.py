@@ -42,6 +42,7 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 from scipy.optimize import minimize
 
+from dpaudit.errors import InvalidArgument
 from dpaudit.verify._hypothesis import no_local_constants
 
 __all__ = ["DEFAULT_BUDGET", "PairSearch", "as_vector", "exceeds", "norm_of", "search_pairs"]
@@ -183,7 +184,7 @@ class PairSearch:
             self.nonfinite += 1
             return 0.0
         if fx.shape != fy.shape:
-            raise ValueError(f"f returned outputs of different shapes {fx.shape} and {fy.shape}")
+            raise InvalidArgument(f"f returned outputs of different shapes {fx.shape} and {fy.shape}")
         L = float(self.constant)
         dx = norm_of(x - y, self.norm)
         if dx == 0.0:

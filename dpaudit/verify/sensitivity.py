@@ -54,6 +54,7 @@ from dpaudit._validation import (
     check_nonnegative,
     check_positive,
 )
+from dpaudit.errors import InvalidArgument
 from dpaudit.neighbors import (
     ItemAddRemove,
     ItemReplace,
@@ -121,7 +122,7 @@ class _Search:
             self.nonfinite += 1
             return 0.0
         if q.shape != self.q_base.shape:
-            raise ValueError(f"the query returned outputs of different shapes {self.q_base.shape} and {q.shape}")
+            raise InvalidArgument(f"the query returned outputs of different shapes {self.q_base.shape} and {q.shape}")
         with np.errstate(all="ignore"):
             dist = norm_of(q - self.q_base, self.norm)
         if not np.isfinite(dist):

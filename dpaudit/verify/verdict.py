@@ -32,6 +32,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dpaudit.errors import InvalidArgument
+
 __all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "combine_results", "combine_verdicts", "verdict_from_sympy"]
 
 
@@ -143,9 +145,9 @@ class Premise:
 
     def __post_init__(self) -> None:
         if self.kind not in ("cited", "assumed", "fact"):
-            raise ValueError(f"Premise.kind must be 'cited', 'assumed' or 'fact', got {self.kind!r}")
+            raise InvalidArgument(f"Premise.kind must be 'cited', 'assumed' or 'fact', got {self.kind!r}")
         if not self.key.strip():
-            raise ValueError("Premise.key must be a non-empty short name")
+            raise InvalidArgument("Premise.key must be a non-empty short name")
 
     def __str__(self) -> str:
         return self.key

@@ -52,7 +52,8 @@ def _corrected() -> CheckResult:
                "stays private; it is continuous in sigma, so the boundary c^2 = 2 ln(1.25/delta) of [DR14] Thm A.1 (stated for "
                "c^2 > 2 ln(1.25/delta)) is private too")
     d = sp.Symbol("delta", positive=True)
-    proof.nonneg("Lowy et al. 2024 Def A.5: 2 ln(2/delta) - 2 ln(1.25/delta) >= 0", sp.expand_log(2 * sp.log(2 / d) - 2 * sp.log(sp.Rational(5, 4) / d), force=True))
+    proof.nonneg("Lowy et al. 2024 Def A.5: 2 ln(2/delta) - 2 ln(1.25/delta) >= 0",
+                 sp.expand_log(2 * sp.log(2 / d) - 2 * sp.log(sp.Rational(5, 4) / d), force=True))
     db = sp.Symbol("deltabar", positive=True)
     proof.monotone_nonneg("Ghazi et al. 2023 Alg 1 l.4: (2 sqrt(ln(2/db)))^2 - 2 ln(1.25/db) >= 0 for db <= 1",
                           (4 * sp.log(2 / db) - 2 * sp.log(sp.Rational(5, 4) / db)).subs(db, 1 / sp.Symbol("z")),

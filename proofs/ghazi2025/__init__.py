@@ -1,4 +1,5 @@
 """Ghazi, Kumar, Liu, Manurangsi. Linear-Time User-Level DP-SCO via Robust Statistics. 2025.
 
-Lemma catalogue: ``notes/paper_000_robust_stats.md`` sections 2.7, 2.8, 4 and 5, and its errata summary.
+Lemma catalogue: the theorems and lemmas of Ghazi et al. (2025); readings A1-A14 as listed in
+``docs/papers/ghazi2025.md``.
 """

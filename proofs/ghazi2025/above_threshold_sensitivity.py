@@ -20,7 +20,7 @@ _STREAMS = ((5, -10.0), (10, -20.0), (20, -30.0))  # T queries at `base` below t
 
 
 def _worst(b_th: float, b_q: float, nu: float) -> tuple[float, float, dict[str, object]]:
-    best = (0.0, 0.0, {})
+    best: tuple[float, float, dict[str, object]] = (0.0, 0.0, {})
     for k, base in _STREAMS:
         s = [nu + base] * k
         s2 = [nu + base + 2] * (k - 1) + [nu + base - 2]

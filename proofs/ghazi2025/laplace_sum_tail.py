@@ -13,6 +13,7 @@ NAME = "ghazi2025/laplace_sum_tail"
 
 
 def closed_form(t: float, b1: float, b2: float) -> float:
+    """``P(X + Y > t)`` for independent ``X ~ Lap(b1)``, ``Y ~ Lap(b2)``, ``b1 != b2``, ``t >= 0`` (floats)."""
     return (b1**2 * np.exp(-t / b1) - b2**2 * np.exp(-t / b2)) / (2 * (b1**2 - b2**2))
 
 

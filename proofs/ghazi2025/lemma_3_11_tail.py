@@ -49,7 +49,8 @@ CHECKS = (
     LemmaCheck(
         name=PRINTED,
         source="Ghazi et al. 2025, proof of Lemma 3.11 ('<= 1 - omega/nm', then 'd_TV <= omega'); note section 4 Lem3.11-pf",
-        statement="(as printed) If each of the n users' deviation events has probability <= 1 - omega/(nm), all users are within the radius except with probability <= omega.",
+        statement=("(as printed) If each of the n users' deviation events has probability <= 1 - omega/(nm), "
+                   "all users are within the radius except with probability <= omega."),
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
         check=_printed,

@@ -47,7 +47,8 @@ def _run() -> CheckResult:
                    BOX.fact("linf", {PROJ_GAP: out, INPUT_GAP: est})], establishes="no growth")
     proof.assume("induction over t", "a gap that does not grow in one step does not grow over any number of steps")
     rng = proof.rng
-    ratios, where = [], []
+    ratios: list[float] = []
+    where: list[str] = []
     for trial in range(60):
         d, b, steps = int(rng.integers(1, 5)), int(rng.integers(4, 9)), 8
         hess = [[_dd_hessian(rng, d) for _ in range(b)] for _ in range(steps)]

@@ -21,6 +21,7 @@ _DRV = "[DR14] Thm 3.20 (advanced composition, as used for Thm 2): d adaptive ep
 
 
 def total(eps: sp.Expr, delta: sp.Expr, d: sp.Expr) -> sp.Expr:
+    """Epsilon of ``d`` steps at ``eps' = eps / sqrt(8 d ln(1/delta))`` each under [DR14] Thm 3.20."""
     lg = sp.log(1 / delta)
     ep = eps / sp.sqrt(8 * d * lg)
     return ep * sp.sqrt(2 * d * lg) + d * ep * (sp.exp(ep) - 1)

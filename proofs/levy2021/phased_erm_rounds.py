@@ -25,7 +25,8 @@ def _run() -> CheckResult:
     gap = reg(ys) - reg(xs) - sum(g * (yi - xi) for g, yi, xi in zip(grad, ys, xs, strict=True))
     proof.zero("regulariser (lambda_t/2)||theta - theta_hat||^2 has Bregman gap exactly (lambda_t/2)||y - x||^2 (d = 3)",
                gap - lam / 2 * sum((yi - xi) ** 2 for yi, xi in zip(ys, xs, strict=True)))
-    proof.assume("convex plus strongly convex", "objective (7) = L + regulariser; adding the convex L's non-negative Bregman gap gives lambda_t-strong convexity")
+    proof.assume("convex plus strongly convex",
+                 "objective (7) = L + regulariser; adding the convex L's non-negative Bregman gap gives lambda_t-strong convexity")
     rng = proof.rng
     nn = rng.integers(1, 10**7, 2000)
     used = np.array([sum(int(k) >> s for s in range(1, int(k).bit_length() + 1)) for k in nn])

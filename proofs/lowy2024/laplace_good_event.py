@@ -14,6 +14,7 @@ _TAIL = "P(|Lap(b)| >= t) = exp(-t/b) for t >= 0; the bad event of E_i and E'_i 
 
 
 def bad_event(c_c: sp.Expr, n: sp.Expr, m: sp.Expr, eps: sp.Expr, delta: sp.Expr) -> sp.Expr:
+    """Probability of the bad event of ``E_i`` and ``E'_i``: two tails ``exp(-t/b)``, ``t = 2C/15``, ``b = 20/eps``."""
     big_c = c_c * sp.log(20 * n * m * sp.exp(eps) / delta) / eps
     return 2 * sp.exp(-(2 * big_c / 15) / (20 / eps))
 

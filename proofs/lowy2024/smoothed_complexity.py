@@ -40,7 +40,8 @@ def _corrected() -> CheckResult:
     proof.zero("T K m = eps^{5/4} n^{11/8} m^{5/4} + ell n^{3/4} m^{3/2}/sqrt(eps)", sp.simplify(CALLS - main - OMITTED))
     s = sp.Symbol("s", nonnegative=True)  # eps = 10 - s
     proof.nonneg("eps <= 10, written eps = 10 - s", (10 - eps).subs(eps, 10 - s))
-    proof.zero("... since main = eps * (mn n^{3/8} m^{1/4} eps^{1/4})", main - eps * (m * n * n ** sp.Rational(3, 8) * m ** sp.Rational(1, 4) * eps ** sp.Rational(1, 4)))
+    proof.zero("... since main = eps * (mn n^{3/8} m^{1/4} eps^{1/4})",
+               main - eps * (m * n * n ** sp.Rational(3, 8) * m ** sp.Rational(1, 4) * eps ** sp.Rational(1, 4)))
     proof.nonneg("claimed >= mn n^{3/8} m^{1/4} eps^{1/4}", CLAIMED - m * n * n ** sp.Rational(3, 8) * m ** sp.Rational(1, 4) * eps ** sp.Rational(1, 4))
     return proof.result()
 

@@ -12,7 +12,8 @@ NAME = "lowy2024/subsampling_amplification_conservative"
 
 def _run() -> CheckResult:
     proof = Proof(NAME)
-    proof.cite("[BBG18] amplification by subsampling", "sampling M of N without replacement amplifies eps-DP to log(1 + (M/N)(e^eps - 1)) (Balle, Barthe, Gaboardi 2018)")
+    proof.cite("[BBG18] amplification by subsampling",
+               "sampling M of N without replacement amplifies eps-DP to log(1 + (M/N)(e^eps - 1)) (Balle, Barthe, Gaboardi 2018)")
     x = sp.Symbol("x", nonnegative=True)  # x = (M/N)(e^eps - 1) >= 0
     proof.monotone_nonneg("x - log(1 + x) >= 0 for x >= 0", x - sp.log(1 + x), x, 0)
     rng = proof.rng

@@ -103,5 +103,6 @@ def test_random_points_validates_its_arguments():
         random_points([n], 0, 3)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgument, match=re.escape("`random_points`: `count` must be an integer >= 0; got count=-1.")):
         random_points([n], np.random.default_rng(0), -1)
-    with pytest.raises(InvalidArgument, match=re.escape("`random_points`: `symbols` must be canonical dpaudit.bounds symbols or positive/real symbols; got symbols='z'.")):
+    with pytest.raises(InvalidArgument, match=re.escape("`random_points`: `symbols` must be canonical dpaudit.bounds symbols or "
+                                                        "positive/real symbols; got symbols='z'.")):
         random_points([sp.Symbol("z")], np.random.default_rng(0), 1)

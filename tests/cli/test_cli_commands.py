@@ -97,7 +97,7 @@ BAD_INPUTS = [
     (["audit", "dpaudit.mechanisms:NoSuch", "--pair", "query-l1"], "'dpaudit.mechanisms' has no attribute 'NoSuch'"),
     (["audit", "dpaudit.mechanisms:LaplaceMechanism", "--pair", "query-l1"], "is a class; point at an instance"),
     (["audit", "dpaudit.mechanisms:LaplaceMechanism"], "needs a pair: give --d0 FILE --d1 FILE or --pair NAME"),
-    (["audit", "numpy:pi", "--pair", "query-l1"], "is a float, not a mechanism"),
+    (["audit", "numpy:pi", "--pair", "query-l1"], "is a float object, not a mechanism"),
     # not neighbours under the mechanism's relation: the auditor's own message, on one line
     (["audit", "Laplace", "--pair", "query-l2", "--shape", "2"], "the datasets are not neighbours under l1 query distance <= 1: l1 distance 1.41421 exceeds"),
 ]

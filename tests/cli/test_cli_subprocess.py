@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import struct
 import subprocess
 import sys
@@ -118,8 +119,11 @@ def _run_on_a_terminal(folder: Path, *args: str) -> tuple[int, str]:
 
 def test_a_progress_bar_on_a_terminal_only(project):
     code, screen = _run_on_a_terminal(project, "audit", "mymod:good", "--d0", "d0.npy", "--d1", "d1.npy",
-                                      "--epsilon", "1")
-    assert code == 0 and "sampling: 100%" in screen and "trial" in screen, screen
+                                      "--epsilon", "1", "--trials", "100000")
+    assert code == 0 and "sampling: 100%" in screen and "trial" in screen, screen  # a fixed count: one bar
+    code, screen = _run_on_a_terminal(project, "audit", "mymod:good", "--d0", "d0.npy", "--d1", "d1.npy",
+                                      "--epsilon", "0.97", "--delta", "1e-6", "--trials", "auto")
+    assert code == 1 and re.search(r"stage 1/\d+: 100%", screen) and re.search(r"stage 2/\d+:", screen), screen
     code, screen = _run_on_a_terminal(project, "audit", "mymod:good", "--d0", "d0.npy", "--d1", "d1.npy",
                                       "--epsilon", "1", "--json")
     assert code == 0 and "sampling:" not in screen and "%|" not in screen, screen

@@ -19,7 +19,7 @@ import pytest
 
 from dpaudit import InvalidArgument
 from dpaudit.mechanisms import LaplaceMechanism
-from dpaudit.testing import DEFAULT_CONFIDENCE, DEFAULT_TRIALS, assert_private
+from dpaudit.testing import DEFAULT_CONFIDENCE, DEFAULT_MAX_TRIALS, DEFAULT_TRIALS, assert_private
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -31,8 +31,20 @@ def half_noise(data, rng, size=None):
 
 def test_a_correct_mechanism_passes_and_returns_its_audit():
     [result] = assert_private(LaplaceMechanism(1.0), 0.0, 1.0)
-    assert not result.violation and result.trials == DEFAULT_TRIALS and result.confidence == DEFAULT_CONFIDENCE
+    assert DEFAULT_TRIALS == "auto" and result.stages and result.stop_reason in {"out of reach", "budget"}
+    assert not result.violation and result.confidence == DEFAULT_CONFIDENCE
+    assert result.max_trials == DEFAULT_MAX_TRIALS and result.trials <= DEFAULT_MAX_TRIALS
+    assert result.max_seconds is None  # no time limit by default: the verdict does not depend on the machine
     assert 0.9 < result.epsilon_lower_bound <= 1.0  # the pair is tight: the bound comes close
+
+
+def test_the_adaptive_budget_is_passed_on_and_refused_with_a_fixed_count():
+    [result] = assert_private(LaplaceMechanism(1.0), 0.0, 1.0, max_trials=5_000, max_seconds=60.0, first_trials=1_000)
+    assert result.max_trials == 5_000 and result.max_seconds == 60.0 and result.stages[0].trials == 1_000
+    [fixed] = assert_private(LaplaceMechanism(1.0), 0.0, 1.0, trials=2_000)
+    assert fixed.trials == 2_000 and fixed.stages == ()
+    with pytest.raises(InvalidArgument, match="`max_trials` must be left out with a fixed trial count"):
+        assert_private(LaplaceMechanism(1.0), 0.0, 1.0, trials=2_000, max_trials=5_000)
 
 
 def test_a_leak_fails_with_the_evidence_and_the_same_message_every_run():
@@ -82,7 +94,8 @@ def half_noise(data, rng, size=None):
 
 
 def test_correct_with_the_fixture(assert_dp):
-    assert_dp(laplace, 0.0, 1.0, epsilon=1.0)
+    [result] = assert_dp(laplace, 0.0, 1.0, epsilon=1.0)
+    print("BUDGET", result.max_trials, result.max_seconds, result.seed_entropy, len(result.stages))
 
 
 def test_leaky_with_the_fixture(assert_dp):
@@ -127,10 +140,30 @@ def test_the_plugin_in_a_user_project_run_with_this_environment(tmp_path):
     project = _user_project(tmp_path)
     _check_user_run(_pytest(sys.executable, project))
     helped = _pytest(sys.executable, project, "--help")
-    assert "--dpaudit-trials=N" in helped.stdout and "--dpaudit-seed=S" in helped.stdout
+    assert "--dpaudit-trials=N|auto" in helped.stdout and "--dpaudit-seed=S" in helped.stdout
+    assert f"(default {DEFAULT_TRIALS})" in " ".join(helped.stdout.split())  # help text is wrapped
+    assert "--dpaudit-max-trials=N" in helped.stdout and "--dpaudit-max-time=SECONDS" in helped.stdout
+    budget = _pytest(sys.executable, project, "-s", "-k", "correct", "--dpaudit-max-trials", "5000",
+                     "--dpaudit-max-time", "30", "--dpaudit-seed", "7")
+    assert budget.returncode == 0 and "BUDGET 5000 30.0 7 " in budget.stdout, budget.stdout[-3000:]
     # the fixture's options reach the audit: 100 trials cannot show the leak
     few = _pytest(sys.executable, project, "--dpaudit-trials", "100", "-k", "fixture")
     assert few.returncode == 0, few.stdout[-3000:]
+
+
+def test_the_plugin_loads_nothing_heavy_until_the_fixture_is_used():
+    """pytest imports the plugin into every session: it must not import the auditor, numpy, scipy or sympy."""
+    probe = ("import sys, pytest, dpaudit.pytest_plugin; "
+             "print(sorted(m for m in ('numpy', 'scipy', 'sympy', 'dpaudit.auditor', 'dpaudit.testing') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", f"the pytest plugin imported {loaded}"
+
+
+def test_the_plugin_help_shows_the_real_defaults():
+    from dpaudit.pytest_plugin import _DEFAULTS_SHOWN
+    from dpaudit.testing import DEFAULT_MAX_TRIALS, DEFAULT_SEED
+
+    assert _DEFAULTS_SHOWN == {"trials": DEFAULT_TRIALS, "max_trials": DEFAULT_MAX_TRIALS, "seed": DEFAULT_SEED}
 
 
 def _fresh_environment(tmp_path: Path) -> Path:
@@ -153,7 +186,7 @@ def test_the_plugin_in_a_project_that_installs_dpaudit(tmp_path):
     """pip-install dpaudit (no dependencies, no build isolation: offline) into a fresh environment."""
     source = tmp_path / "dpaudit-source"
     source.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):  # setup.py maps proofs/ to dpaudit.proofs
+    for name in ("pyproject.toml", "README.md"):  # pyproject.toml maps proofs/ to dpaudit.proofs
         shutil.copy(REPO / name, source / name)
     for package in ("dpaudit", "proofs"):
         shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))

@@ -174,6 +174,12 @@ def _wrapped(mechanism: Any) -> list[Any]:
     return [m for m in inner if hasattr(m, "sample") and hasattr(m, "claimed_guarantee") and not isinstance(m, type)]
 
 
+#: The catalogue group of the papers' full algorithms on their worst-case pairs (dpaudit.userlevel.full_algorithms):
+#: a class of theirs that has a builder is checked on the builder's smaller case (the worst pairs hold up to
+#: 884 users x 3000 items).
+FULL_ALGORITHMS_GROUP = "full algorithms"
+
+
 def catalogue_cases(classes: dict[str, type]) -> dict[str, ContractCase]:
     """One case per class from the catalogue: a correct audit case if there is one, else a broken one."""
     from dpaudit.catalogue import builtin_catalogue
@@ -187,6 +193,8 @@ def catalogue_cases(classes: dict[str, type]) -> dict[str, ContractCase]:
         nested = [(m, isinstance(m, UnsafeMechanism), None, None) for m in _wrapped(entry.mechanism)]
         for mechanism, broken, epsilon, delta in top + nested:
             name = qualified(type(mechanism))
+            if entry.group == FULL_ALGORITHMS_GROUP and name in BUILDERS:
+                continue
             if name not in classes or (name in cases and not cases[name].unsound):
                 continue
             if name in cases and broken:
@@ -231,7 +239,8 @@ def _huber_users(n: int) -> tuple[np.ndarray, np.ndarray]:
     return d0, _replace_user(d0, 0, [[3.0, 1.0], [3.0, 1.0]])
 
 
-def _ghazi2023(cls_name: str) -> ContractCase:
+def _ghazi2023(cls_name: str, variant: type | None = None) -> ContractCase:
+    """A case of the algorithm ``cls_name`` (or of ``variant``, a broken subclass of it) on a small mean problem."""
     from dpaudit.userlevel.ghazi2023 import phased, strongly_convex
     from dpaudit.userlevel.ghazi2023.utility import MeanProblem
 
@@ -239,12 +248,15 @@ def _ghazi2023(cls_name: str) -> ContractCase:
            "StronglyConvexERM": strongly_convex.StronglyConvexERM,
            "StronglyConvexSCO": strongly_convex.StronglyConvexSCO}[cls_name]
     problem = MeanProblem(l2=1.0 if "Strongly" in cls_name else 0.0)
-    mechanism = cls(problem.erm(), 1.0, 0.5)
+    if variant is not None:
+        assert issubclass(variant, cls), (variant, cls)
+        cls = variant
+    mechanism = _quiet(lambda: cls(problem.erm(), 1.0, 0.5))
     n = mechanism.min_users(20) if hasattr(mechanism, "min_users") else 64
     d0 = problem.sample(n, 20, np.random.default_rng(0))
     bound = problem.erm().label_bound  # the declared domain's labels: the neighbour's user sits at its edge
     d1 = _replace_user(d0, 0, np.column_stack([np.ones(20), np.full(20, -bound)]))
-    return _case(qualified(cls), mechanism, d0, d1)
+    return _case(qualified(cls), mechanism, d0, d1, broken=variant is not None)
 
 
 def _builders() -> dict[str, Callable[[], ContractCase]]:
@@ -338,7 +350,41 @@ def _builders() -> dict[str, Callable[[], ContractCase]]:
     }
 
 
-BUILDERS = _builders()
+def _full_variant_builders() -> dict[str, Callable[[], ContractCase]]:
+    """The broken full-algorithm classes (dpaudit.userlevel.full_algorithms) the catalogue's demo leaves out.
+
+    Each is built on its paper's worst-case pair (or, for Ghazi et al. 2023's, the small mean problem of
+    :func:`_ghazi2023`: the golden pairs hold tens of megabytes), as a broken case: its flaw is what it is for.
+    """
+    from dpaudit.userlevel.ghazi2023 import faulty_full as g23
+    from dpaudit.userlevel.levy2021 import faulty_full as levy_full
+    from dpaudit.userlevel.levy2021.worst_pairs import alg3_worst_pair
+    from dpaudit.userlevel.lowy2024 import faulty as lowy_faulty
+    from dpaudit.userlevel.lowy2024.worst_pairs import alg2_worst_pair
+
+    def on_pair(build_pair: Callable[[], Any]) -> Callable[[], ContractCase]:
+        def build() -> ContractCase:
+            wp = _quiet(build_pair)
+            return _case(qualified(type(wp.mechanism)), wp.mechanism, wp.d0, wp.d1, broken=True)
+        return build
+
+    out: dict[str, Callable[[], ContractCase]] = {}
+    for bug in levy_full.ALG3_BUGS:
+        cls = levy_full.alg3_with_bug(bug)
+        out[qualified(cls)] = on_pair(lambda cls=cls: alg3_worst_pair(cls=cls))
+    for cls in (lowy_faulty.RedrawnThresholdMinibatchSGD, lowy_faulty.WithReplacementMinibatchSGD):
+        out[qualified(cls)] = on_pair(lambda cls=cls: alg2_worst_pair(cls=cls))
+    for bug in g23.FULL_VARIANTS:
+        for algorithm in ("PhasedSCO", "StronglyConvexSCO"):
+            cls = g23.full_variant(algorithm, bug)
+            out[qualified(cls)] = lambda algorithm=algorithm, cls=cls: _ghazi2023(algorithm, cls)
+    # the 1-D components inside B2 (PrivateRange at eps) and B3 (weights without /2)
+    for cls in (levy_full._RangeNoHalf1D, levy_full._RangeFullBudget1D):
+        out[qualified(cls)] = lambda cls=cls: _case(qualified(cls), _quiet(lambda: cls(2.0, 0.5, 4.0)), *_levy_1d(), broken=True)
+    return out
+
+
+BUILDERS = {**_builders(), **_full_variant_builders()}
 
 
 def all_cases() -> tuple[dict[str, type], dict[str, ContractCase]]:

@@ -7,6 +7,7 @@ notebook in place with its full parameters and regenerates the thumbnails under 
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 from pathlib import Path
 
@@ -101,3 +102,28 @@ def test_readme_links_the_notebook_with_its_generated_thumbnail(path):
     assert thumb.read_bytes() == stored, (
         f"{thumb.name} is not the image of {path.name}'s cell tagged 'thumbnail' (edited by hand, or stale); {FIX}"
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_stored_numbers_match_a_fresh_run_at_full_parameters(path):
+    """A notebook's committed output is what its code prints today at the same (full) parameters.
+
+    Re-executes the notebook (as ``make notebooks`` does, several minutes each) and compares every
+    printed line, numbers included, with the committed ones; only timings are masked.
+    """
+    stored = EXECUTE.printed_text(nbformat.read(path, as_version=4))
+    fresh = EXECUTE.printed_text(EXECUTE.execute(path, small=False, timeout=3600))
+    diff = list(difflib.unified_diff(stored, fresh, "committed", "fresh run", n=0, lineterm=""))
+    assert stored == fresh, f"{path.name}'s committed output is stale:\n" + "\n".join(diff[:40]) + f"\n{FIX}"
+
+
+def test_printed_text_masks_timings_only():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print(result)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="epsilon >= 0.9819\ntime   : 0.72 s (a)\nran "),
+                    nbformat.v4.new_output("stream", name="stdout", text="in 1.5s\n\n"),
+                    nbformat.v4.new_output("execute_result", data={"text/plain": "<Figure size 10x5 with 1 Axes>"}),
+                    nbformat.v4.new_output("execute_result", data={"text/plain": "0.5"})]
+    nb.cells = [cell]
+    assert EXECUTE.printed_text(nb) == ["[cell 0] epsilon >= 0.9819", "[cell 0] ran in ?s", "[cell 0] 0.5"]

@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import re
 import sqlite3
+import sys
 from concurrent.futures import ProcessPoolExecutor
 
 import distributed
@@ -84,9 +85,10 @@ def test_a_dask_worker_that_dies_is_replaced_and_its_block_rerun_identically(tmp
     assert rerun.trials == 1_000 and rerun.evidence.n == rerun.estimation_trials
 
 
-def test_a_pool_failure_with_a_mechanism_from_main_says_why_workers_may_die():
+def test_a_pool_failure_with_a_mechanism_from_main_says_why_workers_may_die(monkeypatch):
     """Forkserver and spawn workers cannot import a notebook's function; the error says so (checked by hand
     with ``python -c``: the worker dies unpickling the task and the pool breaks)."""
+    import types
     from concurrent.futures.process import BrokenProcessPool
 
     from dpaudit.auditor.sampling import _executor_failure, as_sampler
@@ -94,11 +96,22 @@ def test_a_pool_failure_with_a_mechanism_from_main_says_why_workers_may_die():
     def notebook_mechanism(data, rng, size=None):
         return rng.laplace(data, 1.0, size)
 
+    script = types.ModuleType("__main__")
+    script.__file__ = __file__  # a script run from its file: workers re-import it
+    monkeypatch.setitem(sys.modules, "__main__", script)
     task = (as_sampler(notebook_mechanism), 0.0, TrialStreams(5, 300), 1, [(2, 600, 900)])
     elsewhere = _executor_failure(BrokenProcessPool("terminated abruptly"), task, 0)
     assert "__main__" not in str(elsewhere) and "A worker may have died" in str(elsewhere)
     notebook_mechanism.__module__ = "__main__"
     err = _executor_failure(BrokenProcessPool("terminated abruptly"), task, 0)
     assert "The mechanism is defined in __main__" in str(err) and "A worker may have died" in str(err)
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))  # a notebook or python -c: no file
+    cause = _executor_failure(BrokenProcessPool("terminated abruptly"), task, 0)
+    assert "has no file that worker processes can import it from" in str(cause)
+    assert "A worker may have died" not in str(cause)
+    stdin = types.ModuleType("__main__")
+    stdin.__file__ = "<stdin>"
+    monkeypatch.setitem(sys.modules, "__main__", stdin)
+    assert "read from standard input" in str(_executor_failure(BrokenProcessPool("terminated abruptly"), task, 0))
     assert (err.dataset, err.block, err.seed_entropy) == (1, 2, 5)
     assert str(err).startswith("the executor failed on block 2 of d1 (trials 600 to 899; 1 block(s) in the task)")

@@ -127,7 +127,7 @@ def test_false_alarm_rate_with_every_attack_family_at_ten_times_the_trials(name)
 
 
 def test_identical_datasets_give_zero_for_the_bound_and_the_gdp_estimate():
-    """The null invariant (anchors note, section 8): on M(D) = M(D') both bounds are 0 in >= c of audits."""
+    """The null invariant: on M(D) = M(D') both bounds are 0 in >= c of audits."""
     seeds = np.random.SeedSequence([ROOT_SEED, 99]).spawn(AUDITS)
     eps, mus = [], []
     with warnings.catch_warnings():

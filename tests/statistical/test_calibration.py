@@ -62,7 +62,7 @@ def test_analytic_sigma_matches_mpmath_hockey_stick(epsilon, delta):
     (2.0, 1e-5, 1.9938), (4.0, 1e-5, 1.0812), (8.0, 1e-5, 0.6002),
 ])
 def test_analytic_sigma_reference_table(epsilon, delta, sigma):
-    """Reference values from the anchors note (section 7), computed independently with scipy."""
+    """Reference values computed independently with scipy."""
     assert gaussian_sigma_analytic(1.0, epsilon, delta) == pytest.approx(sigma, abs=1e-4)
 
 
@@ -120,7 +120,7 @@ def test_discrete_laplace_rate_rounds_down(epsilon, sensitivity):
 @given(st.floats(0.01, 5.0), st.floats(1e-12, 0.5))
 @mpmath.workdps(DPS)
 def test_tdlap_edge_mass_is_at_most_delta(epsilon, delta):
-    """Property (T1) of the paper-002 note: P[R = 0] = exp(-eps kappa)/Z <= delta."""
+    """Property (T1) of ``docs/papers/ghazi2023.md``: P[R = 0] = exp(-eps kappa)/Z <= delta."""
     kappa = tdlap_kappa(epsilon, delta)
     e = mpmath.mpf(epsilon)
     z = sum(mpmath.e ** (-e * abs(x - kappa)) for x in range(2 * kappa + 1))

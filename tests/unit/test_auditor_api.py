@@ -114,7 +114,7 @@ def test_result_renders_as_text_and_json():
     for needle in ("epsilon >=", "attack", "counts", "P[numerator]", "seed entropy", "GDP estimate"):
         assert needle in text
     data = json.loads(res.to_json())
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 3
     assert data["epsilon_lower_bound"] == res.epsilon_lower_bound
     assert data["evidence"]["n"] == res.estimation_trials
     assert data["trials"] == 10_000 and data["seed_entropy"] == 9

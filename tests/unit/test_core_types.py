@@ -33,7 +33,7 @@ def test_guarantees_are_frozen_and_answer_epsilon_at_delta():
     assert approx.epsilon_at(1e-5) == 1.0
     assert approx.epsilon_at(1e-6) == math.inf
     assert approx.relation == UserReplace()
-    # [DRS19, Cor 2.13] reference values (anchors note, section 11D)
+    # [DRS19, Cor 2.13] reference values
     assert GDP(1.0).epsilon_at(1e-5) == pytest.approx(4.377, abs=1e-3)
     assert GDP(0.5).epsilon_at(1e-5) == pytest.approx(1.993, abs=1e-3)
     assert GDP(1.0).epsilon_at(0.0) == math.inf

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from fractions import Fraction
+from typing import Any
 
 import pytest
 import sympy as sp
@@ -51,7 +52,13 @@ def _leaves(variables: list[sp.Symbol]) -> st.SearchStrategy[sp.Expr]:
     return st.one_of(st.sampled_from(variables), st.sampled_from([_rational(v) for v in SMALL[:9]]))
 
 
-def _extend(children: st.SearchStrategy[sp.Expr]) -> st.SearchStrategy[sp.Expr]:
+def _extend(variables: list[sp.Symbol]) -> Any:
+    """The grammar's operators over ``variables`` (a Piecewise on a constant branch is conditioned on the first of them:
+    never on a different symbol that shares its name)."""
+    return lambda children: _operators(children, variables[0])
+
+
+def _operators(children: st.SearchStrategy[sp.Expr], first: sp.Symbol) -> st.SearchStrategy[sp.Expr]:
     pairs = st.tuples(children, children)
     return st.one_of(
         pairs.map(lambda p: p[0] + p[1]),
@@ -62,7 +69,7 @@ def _extend(children: st.SearchStrategy[sp.Expr]) -> st.SearchStrategy[sp.Expr]:
         pairs.map(lambda p: sp.Min(*p)),
         children.map(sp.Abs),
         st.tuples(children, children, st.sampled_from([-1, 0, 1, sp.Rational(1, 2)])).map(
-            lambda t: sp.Piecewise((t[0], sp.Le(sp.Add(*t[0].free_symbols) if t[0].free_symbols else X, t[2])), (t[1], True))),
+            lambda t: sp.Piecewise((t[0], sp.Le(sp.Add(*t[0].free_symbols) if t[0].free_symbols else first, t[2])), (t[1], True))),
         children.map(lambda e: sp.sqrt(e**2 + 1)),
         children.map(lambda e: sp.log(e**2 + 1)),
         children.map(lambda e: sp.exp(sp.Min(e, 5))),
@@ -81,7 +88,7 @@ _STRATEGIES: dict[tuple[sp.Symbol, ...], st.SearchStrategy[sp.Expr]] = {}
 def expressions(variables: list[sp.Symbol]) -> st.SearchStrategy[sp.Expr]:
     key = tuple(variables)
     if key not in _STRATEGIES:
-        _STRATEGIES[key] = st.recursive(_leaves(variables), _extend, max_leaves=5)
+        _STRATEGIES[key] = st.recursive(_leaves(variables), _extend(variables), max_leaves=5)
     return _STRATEGIES[key]
 
 
@@ -170,6 +177,9 @@ def statements(draw: st.DrawFn) -> tuple:
 
 def _check_statement(statement: tuple) -> None:
     kind, e1, e2, norm, hypotheses, variables = statement
+    symbols = set().union(*(sp.sympify(e).free_symbols for e in (e1, e2, *hypotheses)))
+    # two symbols that share a name (x real, x positive) make a counterexample keyed by name ambiguous: not a statement
+    assert len({s.name for s in symbols}) == len(symbols), f"the grammar mixed symbols of one name: {symbols}"
     if kind == "lipschitz":
         _check_lipschitz(e1, e2, norm, hypotheses, variables)
         return

@@ -20,7 +20,7 @@ def _build_wheel(tmp_path: Path) -> Path:
     """Build a wheel from a clean copy of the sources (no stale ``build/``), offline."""
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("setup.py", "pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     for name in ("dpaudit", "proofs"):
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))

@@ -100,6 +100,19 @@ class SVT34Parallel(UnsafeMechanism):
     def claimed_guarantee(self) -> PureDP:
         return PureDP(2 * self.epsilon, QueryDistance(1.0, "linf"))
 
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law: the two halves' laws side by side (independent noise), composed exactly
+        (:func:`dpaudit.exact.compose`: their privacy-loss distributions, certified on a grid; the
+        largest loss is the sum of the halves')."""
+        from dpaudit.exact import ProfileStep, compose
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnsoundMechanismWarning)
+            alg3 = SparseVectorLyu3(self.epsilon, self.threshold, self.cutoff)
+            alg4 = SparseVectorLyu4(self.epsilon, self.threshold, self.cutoff)
+        steps = [ProfileStep(alg3.privacy_profile(d0, d1)), ProfileStep(alg4.privacy_profile(d0, d1))]
+        return compose(steps, description=f"[LSL17] Alg. 3 and Alg. 4 side by side, c = {self.cutoff}")
+
 
 #: Largest magnitude of a PrefixSum answer (the cap every user-level mechanism shares,
 #: :data:`dpaudit.userlevel.domain.MAX_MAGNITUDE`): sums of ``length`` noisy answers stay finite.

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +28,9 @@ from dpaudit._validation import argument_error, check_finite_array, check_positi
 from dpaudit.guarantees import PureDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import QueryDistance
+
+if TYPE_CHECKING:
+    from dpaudit.exact import PrivacyProfile
 
 __all__ = ["SnappingLaplace"]
 
@@ -60,3 +63,20 @@ class SnappingLaplace(MechanismBase):
 
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(1.0, "l1"))
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The law **over the reals**: ``U`` uniform on (0, 1), so the noise is exactly ``Lap(lambda)``, and the
+        output the grid point (or ``+-B``) whose cell holds ``clamp(x) + noise``
+        (:func:`dpaudit.exact.laplace_variants.snapping_profile`). Its epsilon is ``1 / lambda < eps``.
+
+        The law of the floating-point sampler (``U`` on the grid ``2^-53 Z``, ``ln`` and the sum
+        rounded) is not this one, and cannot be certified here: it depends on numpy's ``log``, whose
+        rounding is not specified (Mironov's Thm 1 assumes a correctly rounded one), so an audit with
+        ``float_bits=True`` gets no bracket.
+        """
+        from dpaudit.exact.laplace_variants import snapping_profile
+        from dpaudit.exact.pairs import paired_arrays
+
+        x0, x1 = (float(np.clip(x, -self.bound, self.bound)) for x in paired_arrays("SnappingLaplace.privacy_profile", d0, d1, ndim=0))
+        return snapping_profile(x0, x1, self.scale, self.grid, self.bound,
+                                description=f"snapping mechanism over the reals [Mir12], lambda = {self.scale:.6g}, Lambda = {self.grid:g}")

@@ -120,7 +120,19 @@ class NumericalSVT(_Params, MechanismBase):
         rho = rng.laplace(0.0, 3.0 / self.epsilon, size=(size, 1))
         above = q + rng.laplace(0.0, 6.0 * self.cutoff / self.epsilon, size=(size, k)) >= self.threshold + rho
         released = q + rng.laplace(0.0, 3.0 * self.cutoff / self.epsilon, size=(size, k))
-        before = np.cumsum(above, axis=1) - above  # ⊤ answers before each query
+        before: NDArray[np.int64] = np.cumsum(above, axis=1) - above  # ⊤ answers before each query
         out = np.where(above, released, 0.0)
         out[before >= self.cutoff] = NUMERICAL_NOT_REACHED
         return out
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law over the reals: sparse vector's ⊤/⊥ pattern, then a fresh Laplace release per ⊤
+        (:mod:`dpaudit.exact.numerical_svt`)."""
+        from dpaudit.exact.numerical_svt import numerical_svt_profile
+        from dpaudit.exact.pairs import paired_arrays
+        from dpaudit.exact.threshold import ThresholdSpec
+
+        q0, q1 = paired_arrays("NumericalSVT.privacy_profile", d0, d1, ndim=1)
+        spec = ThresholdSpec(self.threshold, 3.0 / self.epsilon, 6.0 * self.cutoff / self.epsilon, self.cutoff, "above")
+        return numerical_svt_profile(spec, 3.0 * self.cutoff / self.epsilon, q0.tolist(), q1.tolist(),
+                                     description=f"numerical sparse vector [WDWKZ19], c = {self.cutoff}")

@@ -19,6 +19,8 @@ module                        what it holds
 :mod:`.strongly_convex`       Algorithms 5-6, Strongly-Convex-ERM and -SCO
 :mod:`.faulty`                the paper note's pitfalls P4, P5, P9 as broken variants
 :mod:`.audit_cases`           the golden pair (note App. B2) and the pairs exposing each variant
+:mod:`.worst_pairs`           worst-case pairs of Algorithms 3-6 and their transcripts' records
+:mod:`.faulty_full`           the broken SCOutputPert components inside Algorithms 4 and 6
 :mod:`.utility`               problems with an exactly known optimum, excess risk and slopes
 ============================  ===========================================================
 

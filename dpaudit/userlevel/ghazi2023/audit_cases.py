@@ -1,4 +1,4 @@
-"""Audit constructions for Ghazi et al. (2023), from the paper-002 note (App. B2 and Sec. 8).
+"""Audit constructions for Ghazi et al. (2023), from ``docs/papers/ghazi2023.md`` (App. B2 and Sec. 8).
 
 Every pair differs in all ``m`` items of one user (user-level replacement).
 
@@ -39,7 +39,8 @@ References
 ----------
 .. [GKKMMZ23] B. Ghazi, P. Kamath, R. Kumar, R. Meka, P. Manurangsi and C. Zhang. On user-level
    private convex optimization. ICML 2023, Alg 1-2, Thm 3.3.
-.. [Note002] dpaudit paper-002 note, App. B2 and Sec. 8.
+.. [Note002] The readings, corrections and pitfalls of Ghazi et al. (2023)
+   kept in ``docs/papers/ghazi2023.md`` (errata E1-E13, pitfalls P1-P23, audit recipes B1-B3).
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ class DelOutputPert(MechanismBase):
     threshold : float
         Delta > 0, fixed before seeing data.
     preset : {"corrected", "paper"}
-        See :mod:`.parameters` (``"paper"`` warns: its sigma is not private at large scale).
+        See :mod:`~dpaudit.userlevel.ghazi2023.parameters` (``"paper"`` warns: its sigma is not private at large scale).
     engine : {"typed", "exact"}
         The stability search (:mod:`.stability`); ``"typed"`` needs ``function.symmetric``,
         ``"exact"`` at most 20 users.

@@ -1,7 +1,7 @@
-"""Deliberately broken variants of Algorithms 1-2, built from the paper-002 note's pitfalls (Sec. 8).
+"""Deliberately broken variants of Algorithms 1-2, built from the ``docs/papers/ghazi2023.md`` pitfalls (Sec. 8).
 
 Each changes one step of a correct mechanism and warns :class:`~dpaudit.errors.UnsoundMechanismWarning`
-when constructed. They exist so that the auditor can be shown catching them (:mod:`.audit_cases`);
+when constructed. They exist so that the auditor can be shown catching them (:mod:`~dpaudit.userlevel.ghazi2023.audit_cases`);
 the auditor never reads their names.
 
 ==============================  ==========  =====================================================
@@ -19,7 +19,7 @@ ContinuousLaplaceR1             P5(e)       ``R1 = floor(rng.laplace(kappa, eps_
 SensitivityDeltaSigma           P9          sigma calibrated to Delta instead of ``8 kappa Delta``
 ==============================  ==========  =====================================================
 
-The continuous variant is the natural transcription of "pmf ∝ exp(-eps |x - kappa|)" into numpy's
+The continuous variant is the natural transcription of ``pmf ∝ exp(-eps |x - kappa|)`` into numpy's
 continuous API. A continuous Laplace with the *right* scale ``1/eps_bar``, floored and clipped, would
 be (nearly) private: the floor of a continuous Laplace is a discrete one. It is a deviation from
 Def 3.4 that the sampler test catches (``tests/userlevel/ghazi2023``), not a leak.
@@ -28,7 +28,8 @@ References
 ----------
 .. [GKKMMZ23] B. Ghazi, P. Kamath, R. Kumar, R. Meka, P. Manurangsi and C. Zhang. On user-level
    private convex optimization. ICML 2023, Def 3.4, Alg 1, Alg 2.
-.. [Note002] dpaudit paper-002 note, Sec. 8 (pitfalls P4, P5, P9).
+.. [Note002] The readings, corrections and pitfalls of Ghazi et al. (2023)
+   kept in ``docs/papers/ghazi2023.md`` (errata E1-E13, pitfalls P1-P23, audit recipes B1-B3; pitfalls P4, P5, P9).
 """
 
 from __future__ import annotations

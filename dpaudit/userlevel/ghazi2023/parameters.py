@@ -3,7 +3,7 @@
 Presets (``preset``)
 --------------------
 ``"corrected"`` (default)
-    The readings and corrections of the paper-002 note (Appendix A), each checked in
+    The readings and corrections of ``docs/papers/ghazi2023.md`` (Appendix A), each checked in
     ``proofs/ghazi2023/``:
 
     * E1: ``delta_bar = delta / (e^{eps_bar} + 2)`` (the proof of Thm 3.3 ends with
@@ -31,7 +31,7 @@ Thresholds Delta (``threshold``), all data-independent, so any of them keeps Alg
     Thm 3.1 is not implied.
 ``"union_bound"``
     ``c G sqrt((4 kappa + 1) ln(n + 1) + ln(1/beta)) / (mu (n - 4 kappa - 1) sqrt(m))``, ``c = 10``
-    (E5) or ``5`` (paper) [note ALG-2, Delta*]: Thm 3.6 on every (n - |S|)-user sub-dataset and a
+    (E5) or ``5`` (paper) [note ALG-2, Delta*]: Thm 3.6 on every ``(n - |S|)``-user sub-dataset and a
     union bound over the ``<= (n + 1)^{4 kappa + 1}`` pairs (S, i).
 ``"certified"``
     ``2 (4 kappa + 1) gamma_0 / (mu (n - 4 kappa - 1)) + 2 tau`` with
@@ -46,7 +46,8 @@ References
 ----------
 .. [GKKMMZ23] B. Ghazi, P. Kamath, R. Kumar, R. Meka, P. Manurangsi and C. Zhang. On user-level
    private convex optimization. ICML 2023.
-.. [Note002] dpaudit paper-002 note (``notes/paper_002_local_deletion.md``).
+.. [Note002] The readings, corrections and pitfalls of Ghazi et al. (2023)
+   kept in ``docs/papers/ghazi2023.md`` (errata E1-E13, pitfalls P1-P23, audit recipes B1-B3).
 """
 
 from __future__ import annotations

@@ -13,16 +13,17 @@ calls SCOutputPert with Lipschitz constant ``2G`` and strong convexity ``lambda_
   their private outputs).
 
 A ⊥ from a phase keeps ``theta_hat_{i-1}`` (post-processing; never retried, never the non-private
-minimiser, note P14). Both run their trials as a batch: each trial has its own ``theta_hat_{i-1}``,
+minimiser, note P14). ``observe="transcript"`` releases every phase's ⊥ flag and ``theta_hat_i``
+before the output (:mod:`dpaudit.userlevel.transcript`). Both run their trials as a batch: each trial has its own ``theta_hat_{i-1}``,
 so every phase solves one problem per trial, certifies it (the fast path of
 :mod:`.sc_output_pert`) and runs the exact search only for the trials the certificate does not decide.
 
 Corrected preset (default) vs ``preset="paper"``
------------------------------------------------
+------------------------------------------------
 * E6: the paper never projects, yet claims ``theta*_{l_i, K_i} = theta*_{l_i, K}``, which needs
   ``theta_hat_{i-1} in K``; the corrected preset projects every phase's output onto ``K``
   (post-processing) and then minimises over ``K`` itself, since the minimiser over ``K`` lies within
-  ``G/lambda_i`` of ``theta_hat_{i-1}`` (note item 14) and so equals the one over ``K_i``. The paper
+  ``G/lambda_i`` of ``theta_hat_{i-1}`` (checked in ``proofs/ghazi2023/localisation_radius.py``) and so equals the one over ``K_i``. The paper
   preset minimises over ``K_i`` as printed (when ``K_i`` is empty, which only its unprojected
   iterates allow, the printed step is undefined and ``K`` is used).
 * Batches of Alg 4 (E7, P15): corrected: users ``floor(n/2^i) <= u < floor(n/2^{i-1})`` (0-based,
@@ -46,8 +47,9 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -68,10 +70,14 @@ from dpaudit.userlevel.ghazi2023.sc_output_pert import (
     stable_centres,
 )
 from dpaudit.userlevel.ghazi2023.solver import Balls, project
+from dpaudit.userlevel.transcript import Observe, check_observe
 
-__all__ = ["PhaseCall", "PhaseRecord", "PhasedERM", "PhasedSCO", "run_phases"]
+__all__ = ["PhaseCall", "PhaseRecord", "PhasedERM", "PhasedSCO", "run_phases", "transcript_units"]
 
 _TRIAL_CHUNK = 4096
+
+#: ``draw_r1(spec, size, rng)``: a phase's ``R1`` draws (a hook for the broken variants).
+R1Rule = Callable[[SCParameters, int, np.random.Generator], NDArray[np.int64]]
 
 
 @dataclass(frozen=True)
@@ -106,8 +112,16 @@ def _batch(unit: UnitData, users: tuple[int, int] | NDArray[np.int64]) -> UnitDa
 
 def run_phases(problem: ERMProblem, unit: UnitData, calls: list[PhaseCall], *, base_reg: float,
                start: NDArray[np.float64], outer: Balls, project_outputs: bool, engine: str,
-               max_states: int | None, rng: np.random.Generator) -> tuple[NDArray[np.float64], PhaseRecord]:
+               max_states: int | None, rng: np.random.Generator,
+               releases: list[NDArray[np.float64]] | None = None,
+               draw_r1: R1Rule | None = None, certificate_only: bool = False) -> tuple[NDArray[np.float64], PhaseRecord]:
     """Run the phases for ``P`` trials at once (``start`` ``(P, d)``, unit coordinates).
+
+    ``releases``, if given, receives per phase the ``(P, 1 + d)`` transcript columns: the ⊥ flag
+    and the phase's output ``theta_hat_i`` (unit coordinates; on ⊥ the previous one, a
+    post-processing). The draws are the same either way. ``draw_r1`` (default ``TDLap(eps_bar,
+    delta_bar)`` [Alg 1, line 4]) and ``certificate_only`` (⊥ whenever the certificate does not
+    decide) exist for the broken variants of :mod:`.faulty_full` only.
 
     ``outer`` is the constraint set per trial (``K``, or ``K'`` in Alg 5-6). With ``project_outputs``
     (corrected preset) each phase minimises over ``outer`` and its output is projected onto it;
@@ -135,15 +149,31 @@ def run_phases(problem: ERMProblem, unit: UnitData, calls: list[PhaseCall], *, b
         res = stable_centres(problem, batch, groups, call.spec, centre=centre, balls=balls, engine=engine,
                              max_states=max_states)
         a = call.spec.alg1
-        r1 = sample_tdlap(a.eps_bar, a.delta_bar, p, rng=rng, kappa=a.kappa)
+        r1 = sample_tdlap(a.eps_bar, a.delta_bar, p, rng=rng, kappa=a.kappa) if draw_r1 is None else draw_r1(call.spec, p, rng)
         noisy = res.centre + rng.normal(0.0, a.sigma, size=(p, d))
-        bottom = (r1 < res.k) | (res.k < 0)
+        k = np.where(res.certified, 0, -1) if certificate_only else res.k
+        bottom = (r1 < k) | (k < 0)
         theta = np.where(bottom[:, None], theta, noisy)  # ⊥: keep theta_hat_{i-1} (post-processing)
         if project_outputs:
             theta = project(theta, outer)  # E6: keeps theta_hat_i in K (post-processing)
+        if releases is not None:
+            releases.append(np.column_stack([bottom.astype(float), theta]))
         bottoms.append(float(bottom.mean()))
         certs.append(float(res.certified.mean()))
     return theta, PhaseRecord(tuple(bottoms), tuple(certs))
+
+
+def transcript_units(rows: NDArray[np.float64], scale: float, dim: int, transcript: bool) -> NDArray[np.float64]:
+    """Outputs (or transcript rows of ``(flag, theta)`` blocks and the output) mapped back to the user's units.
+
+    Only the vectors are scaled (:func:`~.del_output_pert.to_user_units`); the ⊥ flags stay 0/1.
+    """
+    if not transcript:
+        return to_user_units(rows, scale)
+    out = to_user_units(rows, scale)
+    flags = np.arange(0, rows.shape[1] - dim, 1 + dim)
+    out[:, flags] = rows[:, flags]
+    return out
 
 
 @dataclass(frozen=True)
@@ -158,9 +188,15 @@ class _PhasedBase(MechanismBase):
     engine: str = "auto"
     solver_rtol: float = 1e-10
     max_states: int | None = 5_000_000
+    observe: Observe = "final"
+
+    #: Hooks for the broken variants (:mod:`.faulty_full`); the correct algorithm draws TDLap [Alg 1, line 4].
+    _r1_rule: ClassVar[R1Rule | None] = None
+    _certificate_only: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
+        check_observe(owner, self.observe)
         if self.regulariser is not None:
             check_positive(owner, "regulariser", self.regulariser)
         check_mechanism_fields(owner, problem=self.problem, epsilon=self.epsilon, delta=self.delta, preset=self.preset,
@@ -235,15 +271,21 @@ class _PhasedBase(MechanismBase):
             c = min(_TRIAL_CHUNK, size - start)
             theta0 = np.zeros((c, d))  # theta_hat_0 = Pi_K(0), fixed and data-independent
             outer = Balls.of(c, d, (np.zeros(d), pr.unit_radius))
+            releases: list[NDArray[np.float64]] | None = [] if self.observe == "transcript" else None
             theta, rec = run_phases(pr, unit, calls, base_reg=pr.unit_l2, start=theta0, outer=outer,
                                     project_outputs=self.preset == "corrected", engine=self.engine,
-                                    max_states=self.max_states, rng=rng)
-            outs.append(theta)
+                                    max_states=self.max_states, rng=rng, releases=releases,
+                                    draw_r1=type(self)._r1_rule, certificate_only=self._certificate_only)
+            outs.append(theta if releases is None else np.hstack([*releases, theta]))
             records.append(rec)
-        return to_user_units(np.concatenate(outs), pr.scale), records
+        return transcript_units(np.concatenate(outs), pr.scale, d, self.observe == "transcript"), records
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` outputs ``theta_hat_T`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``."""
+        """``size`` outputs ``theta_hat_T`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``.
+
+        With ``observe="transcript"`` (:mod:`dpaudit.userlevel.transcript`) every run's transcript:
+        per phase the ⊥ flag and ``theta_hat_i`` (``1 + d`` numbers), then the output.
+        """
         return self._sample(data, size, rng)[0]
 
     def sample_with_record(self, data: Any, size: int, *,
@@ -270,7 +312,7 @@ class PhasedERM(_PhasedBase):
     def min_users(self, m_items: int, dim: int = 1) -> int:
         """Smallest n with ``n >= 8 kappa'(T) + 2``, ``T = ceil(ln(n m))``: scanned one value of T at a time."""
         m = check_int(type(self).__name__, "m_items", m_items, minimum=1)
-        candidates = []
+        candidates: list[int] = []
         for phases in range(1, 80):
             lo = max(2, math.floor(math.exp(phases - 1) / m) + 1)  # ceil(ln(n m)) = phases on (e^{T-1}/m, e^T/m]
             kap = alg1_parameters(self.epsilon / phases, self.delta / phases, 1.0, preset=self.preset).kappa

@@ -5,7 +5,7 @@
 fixed before the data are seen, and ``f`` is a deterministic function of the retained users.
 
 Which search runs (``engine``)
------------------------------
+------------------------------
 ``"auto"`` (default) is the certified fast path of App. C (note ALG-C) in front of the exact
 type-canonical search:
 
@@ -298,7 +298,7 @@ class SCOutputPert(MechanismBase):
     beta : float
         Failure probability of the utility statement, in (0, 1/e); enters Delta only.
     threshold : {"printed", "union_bound", "certified"} or None
-        Delta (:mod:`.parameters`); None: ``"certified"`` under the corrected preset, ``"printed"``
+        Delta (:mod:`~dpaudit.userlevel.ghazi2023.parameters`); None: ``"certified"`` under the corrected preset, ``"printed"``
         under the paper preset.
     preset : {"corrected", "paper"}
         ``"paper"`` warns :class:`~dpaudit.errors.UnsoundMechanismWarning`.

@@ -7,7 +7,7 @@ returns ⊥ when it is empty and otherwise ``f(x_{-S}) + N(0, sigma^2 I)`` for a
 always has size ``k(x)`` (note, "equivalent form"). So ``(k(x), f(x_{-S*}))`` is a deterministic
 function of ``x``, computed once per dataset, and the trials only draw ``(R1, Z)``.
 
-Unrolled (note Sec. 1.5): with ``H = 4 kappa``, a deletion set ``U`` is *bad* when ``|U| <= H`` and
+Unrolled (Def. 3.2 of [GKKMMZ23] applied level by level): with ``H = 4 kappa``, a deletion set ``U`` is *bad* when ``|U| <= H`` and
 some ``j`` not in ``U`` has ``||f(x_{-U}) - f(x_{-U-j})|| > Delta``, and ``S`` is *unstable* when some
 bad ``U`` contains it. ``f`` is evaluated on every sub-dataset of at least ``n - H - 1`` users.
 
@@ -89,7 +89,7 @@ def smallest_by_value(values: NDArray[np.float64], candidates: NDArray[np.bool_]
 
 def count_deletion_states(counts: NDArray[np.int64], max_size: int) -> int:
     """Number of vectors ``a`` with ``0 <= a_t <= counts[t]`` and ``sum(a) <= max_size`` (a truncated
-    product of polynomials ``1 + x + ... + x^{c_t}``)."""
+    product of the polynomials ``sum_{j <= c_t} x^j``)."""
     poly = np.zeros(max_size + 1, dtype=object)
     poly[0] = 1
     for c in counts:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,9 +44,17 @@ from dpaudit.mechanisms.discrete import sample_tdlap
 from dpaudit.neighbors.relations import UserReplace
 from dpaudit.userlevel.ghazi2023.del_output_pert import to_user_units
 from dpaudit.userlevel.ghazi2023.erm import ERMProblem
-from dpaudit.userlevel.ghazi2023.phased import PhasedERM, PhasedSCO, _PhasedBase, run_phases
+from dpaudit.userlevel.ghazi2023.phased import (
+    PhasedERM,
+    PhasedSCO,
+    R1Rule,
+    _PhasedBase,
+    run_phases,
+    transcript_units,
+)
 from dpaudit.userlevel.ghazi2023.sc_output_pert import SCOutputPert, check_mechanism_fields
 from dpaudit.userlevel.ghazi2023.solver import Balls, project
+from dpaudit.userlevel.transcript import Observe, check_observe
 
 __all__ = ["StronglyConvexERM", "StronglyConvexSCO"]
 
@@ -62,10 +70,15 @@ class _StronglyConvexBase(MechanismBase):
     engine: str = "auto"
     solver_rtol: float = 1e-10
     max_states: int | None = 5_000_000
+    observe: Observe = "final"
 
     _inner_class: Any = None
+    #: Hooks for the broken variants (:mod:`.faulty_full`), used by both stages.
+    _r1_rule: ClassVar[R1Rule | None] = None
+    _certificate_only: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
+        check_observe(type(self).__name__, self.observe)
         check_mechanism_fields(type(self).__name__, problem=self.problem, epsilon=self.epsilon / 2, delta=self.delta / 2,
                                preset=self.preset, threshold=self.threshold, engine=self.engine,
                                solver_rtol=self.solver_rtol, beta=self.beta, max_states=self.max_states,
@@ -103,7 +116,10 @@ class _StronglyConvexBase(MechanismBase):
         """``size`` outputs ``theta_hat`` (``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``.
 
         Draws: the first stage's ``R1`` and Gaussian vectors for all trials, then the second stage
-        for the trials whose first stage released a vector, then for those answered ⊥.
+        for the trials whose first stage released a vector, then for those answered ⊥. With
+        ``observe="transcript"`` (:mod:`dpaudit.userlevel.transcript`) every run's transcript: the
+        first stage's ⊥ flag and ``theta_0`` (0 on ⊥), each second-stage phase's ⊥ flag and
+        ``theta_hat_i``, then the output (``(1 + d)(1 + phases) + d`` numbers).
         """
         owner = f"{type(self).__name__}.sample"
         size = check_size(owner, size)
@@ -116,10 +132,16 @@ class _StronglyConvexBase(MechanismBase):
             raise argument_error(owner, "data", f"at least {self.min_users(m, d)} users for both stages (it has {n})", data)
         res, spec = first.stable_centre(data)
         a = spec.alg1
-        r1 = sample_tdlap(a.eps_bar, a.delta_bar, size, rng=rng, kappa=a.kappa)
+        rule = type(self)._r1_rule
+        r1 = sample_tdlap(a.eps_bar, a.delta_bar, size, rng=rng, kappa=a.kappa) if rule is None else rule(spec, size, rng)
         theta0 = res.centre[0] + rng.normal(0.0, a.sigma, size=(size, d))
-        released = ~((r1 < res.k[0]) | (res.k[0] < 0))
+        k0 = (0 if res.certified[0] else -1) if self._certificate_only else int(res.k[0])
+        released = ~((r1 < k0) | (k0 < 0))
         out = np.zeros((size, d))
+        transcript = self.observe == "transcript"
+        blocks: NDArray[np.float64] | None = None
+        if transcript:  # the first stage's release: (⊥ flag, theta_0 or 0), then the phases' columns
+            first_cols = np.column_stack([(~released).astype(float), np.where(released[:, None], theta0, 0.0)])
         inner = self.second_stage()
         g = pr.lipschitz()
         for keep in (released, ~released):
@@ -138,10 +160,19 @@ class _StronglyConvexBase(MechanismBase):
             lam = g * math.sqrt(d) / (radius * n * math.sqrt(m))  # [Alg 5-6, line 4]
             calls = inner.calls(n, m, d, unit_lambda=lam, epsilon=self.epsilon / 2, delta=self.delta / 2, beta=beta)
             start = project(theta0[idx] if keep is released else np.zeros((c, d)), outer)
+            releases: list[NDArray[np.float64]] | None = [] if transcript else None
             theta, _ = run_phases(pr, unit, calls, base_reg=pr.unit_l2, start=start, outer=outer,
                                   project_outputs=self.preset == "corrected", engine=self.engine,
-                                  max_states=self.max_states, rng=rng)
+                                  max_states=self.max_states, rng=rng, releases=releases,
+                                  draw_r1=rule, certificate_only=self._certificate_only)
             out[idx] = theta
+            if releases is not None:
+                phase_cols = np.hstack(releases)
+                if blocks is None:
+                    blocks = np.zeros((size, phase_cols.shape[1]))
+                blocks[idx] = phase_cols
+        if transcript and blocks is not None:
+            return transcript_units(np.hstack([first_cols, blocks, out]), pr.scale, d, True)
         return to_user_units(out, pr.scale)
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import check_int, check_nonnegative, check_positive
+from dpaudit._validation import argument_error, check_int, check_nonnegative, check_positive
 from dpaudit.userlevel.ghazi2023.erm import ERMProblem
 from dpaudit.userlevel.ghazi2023.phased import PhasedSCO
 from dpaudit.userlevel.losses import SquaredLoss
@@ -54,7 +54,8 @@ class MeanProblem:
         check_nonnegative("MeanProblem", "l2", self.l2)
         check_positive("MeanProblem", "spread", self.spread)
         if abs(self.location) + self.spread > self.radius:
-            raise ValueError("MeanProblem: location +- spread must lie in [-radius, radius] (minimisers interior)")
+            raise argument_error("MeanProblem", "location", f"such that |location| + spread <= radius = {self.radius} "
+                                 f"(the minimisers interior); spread = {self.spread}", self.location)
 
     @property
     def label_bound(self) -> float:

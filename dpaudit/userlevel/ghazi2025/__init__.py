@@ -16,6 +16,7 @@ module                        what it holds
 :mod:`.base`                  parameter resolution and trial-vectorised sampling
 :mod:`.algorithms`            Algorithm 1 (+ output noise) and Algorithm 5 (localization)
 :mod:`.audit_cases`           the paper note's pitfalls P2 and P10 as audit cases
+:mod:`.worst_pairs`           worst-case pairs of the full algorithms and their transcripts' records
 :mod:`.utility`               the lower-bound instance, noise-free outputs and the rate
 :mod:`.usefulness`            where the safe preset beats the trivial output (sigma_1/D, drift model)
 ============================  ===========================================================

@@ -10,7 +10,8 @@ References
 .. [GKLM25] B. Ghazi, R. Kumar, D. Liu and P. Manurangsi. Linear-time user-level DP-SCO via robust
    statistics. arXiv:2502.08889v1, 2025.
 .. [DR14] C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy, 2014.
-.. [Note000] dpaudit paper-000 note (``notes/paper_000_robust_stats.md``).
+.. [Note000] The readings, corrections and pitfalls of Ghazi, Kumar, Liu and Manurangsi (2025)
+   kept in ``docs/papers/ghazi2025.md`` (readings A1-A14, pitfalls P1-P20).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Audit constructions for Ghazi, Kumar, Liu and Manurangsi (2025), from the paper-000 note, Sec. 8.
+"""Audit constructions for Ghazi, Kumar, Liu and Manurangsi (2025), from ``docs/papers/ghazi2025.md``, Sec. 8.
 
 Each case is a small frozen record ``(name, mechanism, d0, d1, epsilon, delta, trials)`` plus what
 is expected of an audit and why. Both neighbouring datasets differ in *all* ``m`` items of one
@@ -30,7 +30,8 @@ References
 ----------
 .. [GKLM25] B. Ghazi, R. Kumar, D. Liu and P. Manurangsi. Linear-time user-level DP-SCO via robust
    statistics. arXiv:2502.08889v1, 2025. Lemmas 3.8-3.10, Thm 3.1.
-.. [Note000] dpaudit paper-000 note, Sec. 8 (pitfalls P2 and P10).
+.. [Note000] The readings, corrections and pitfalls of Ghazi, Kumar, Liu and Manurangsi (2025)
+   kept in ``docs/papers/ghazi2025.md`` (readings A1-A14, pitfalls P1-P20; pitfalls P2 and P10).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from numpy.typing import NDArray
 
 from dpaudit._validation import check_one_of
 from dpaudit.auditor.cases import AuditCase
-from dpaudit.errors import UnsoundMechanismWarning
+from dpaudit.errors import CheckFailed, UnsoundMechanismWarning
 from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsLocalization
 from dpaudit.userlevel.ghazi2025.losses import SeparableHuberLoss
 
@@ -90,7 +91,7 @@ def missing_lemma_3_9_case(preset: str = "paper", trials: int = 2000) -> AuditCa
     # Theorem 3.1's eta_1, read from the paper preset itself (it does not depend on beta there)
     probe = _mechanism(SeparableHuberLoss(beta=1.0, gradient_cap=_G), "paper").parameters(n, m, 1)
     if probe.batch_size != b:  # pragma: no cover - the fixed point above is B(n) exactly
-        raise AssertionError(f"batch size {probe.batch_size} != {b}")
+        raise CheckFailed(f"batch size {probe.batch_size} != {b}")
     beta = 1.0 / probe.phase_step_sizes[0]  # beta * eta_1 = 1 <= 2 (Lemma 3.2 holds), 6 beta eta_1 B = 6B
     loss = SeparableHuberLoss(beta=beta, gradient_cap=_G)
     far = _D + loss.knee + 1.0  # farther than G/beta outside the box: slope -/+G on the whole box

@@ -5,7 +5,7 @@ The mechanisms (:mod:`dpaudit.userlevel.ghazi2025.algorithms`) differ only in th
 Two parameterisations (``preset``):
 
 ``"safe"`` (default)
-    The privacy-safe parameterisation of the paper-000 note, Sec. 2.8. Changes from the paper, each
+    The privacy-safe parameterisation of ``docs/papers/ghazi2025.md``, Sec. 2.8. Changes from the paper, each
     needed for the privacy proof (Lemma 3.10) to go through:
 
     1. ``eta_s <= 1/(6 beta B)`` in every phase: Lemma 3.9 assumes it, Theorem 3.1 does not impose
@@ -49,7 +49,8 @@ References
    statistics. arXiv:2502.08889v1, 2025.
 .. [DR14] C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy, 2014,
    Thm 3.23 (AboveThreshold), Thm A.1 (Gaussian mechanism).
-.. [Note000] dpaudit paper-000 note (``notes/paper_000_robust_stats.md``), Secs. 2.7-2.8 and 8.
+.. [Note000] The readings, corrections and pitfalls of Ghazi, Kumar, Liu and Manurangsi (2025)
+   kept in ``docs/papers/ghazi2025.md`` (readings A1-A14, pitfalls P1-P20).
 """
 
 from __future__ import annotations
@@ -82,7 +83,11 @@ from dpaudit.userlevel.conditions import evaluate_condition
 from dpaudit.userlevel.domain import MAX_MAGNITUDE, check_magnitude, check_public_constant
 from dpaudit.userlevel.ghazi2025.assumptions import check_ghazi2025_assumptions
 from dpaudit.userlevel.ghazi2025.concentration import StreamingAboveThreshold
-from dpaudit.userlevel.ghazi2025.losses import DiagonallyDominantQuadratic, Ghazi2025Loss
+from dpaudit.userlevel.ghazi2025.losses import (
+    DiagonallyDominantQuadratic,
+    Ghazi2025Loss,
+    LinearLoss,
+)
 from dpaudit.userlevel.ghazi2025.parameters import (
     LEMMA_3_8_SCORE_CEILING,
     PRESETS,
@@ -92,6 +97,7 @@ from dpaudit.userlevel.ghazi2025.parameters import (
 )
 from dpaudit.userlevel.ghazi2025.sgd import _sgd_step
 from dpaudit.userlevel.robust_stats import CoordinateMedian, RobustStatistic
+from dpaudit.userlevel.transcript import Observe, check_observe
 
 __all__: list[str] = []
 
@@ -102,7 +108,7 @@ _TRIAL_BLOCK_BYTES = 192 * 2**20
 _PAPER_FLAW = (
     "preset='paper' follows [GKLM25] as printed: no 6*beta*eta*B <= 1 (Lemma 3.9), AboveThreshold noise "
     "calibrated for score sensitivity 1 instead of 2, and nu = 0.9B + 2ln(T/delta)/eps; it is not "
-    "(epsilon, delta)-DP in general (see the paper-000 note, Sec. 8)"
+    "(epsilon, delta)-DP in general (see docs/papers/ghazi2025.md, Sec. 8)"
 )
 
 
@@ -126,6 +132,7 @@ class _Ghazi2025Base(MechanismBase):
     initial_point: tuple[float, ...] | None = None
     shuffle: bool = False
     project_output: bool | None = None
+    observe: Observe = "final"
 
     _algorithm = "base"
 
@@ -167,6 +174,7 @@ class _Ghazi2025Base(MechanismBase):
             raise argument_error(owner, "shuffle", "a bool", self.shuffle)
         if self.project_output is not None and not isinstance(self.project_output, bool):
             raise argument_error(owner, "project_output", "a bool or None", self.project_output)
+        check_observe(owner, self.observe)
         self._check_extra()
         if self.preset == "paper":
             warnings.warn(f"{owner}(preset='paper') is deliberately unsound: {_PAPER_FLAW}", UnsoundMechanismWarning,
@@ -321,7 +329,8 @@ class _Ghazi2025Base(MechanismBase):
                                      self.step_size)
             if "nu_s" in c.name:
                 raise argument_error(owner, "threshold", f"at least c0*B + (b_q + b_th)*ln(2e^eps/delta) = {nu_min:.6g} "
-                                     "under preset='safe' [GKLM25, Lemma 3.8; note Sec. 2.8]", self.threshold)
+                                     "under preset='safe' [GKLM25, Lemma 3.8; the safe preset of docs/papers/ghazi2025.md]",
+                                     self.threshold)
             if "break point" in c.name:
                 raise argument_error(owner, "statistic", f"a robust statistic with the 2B/3 break point at B={b} "
                                      "[GKLM25, Assumption 3.3(i); Remark 3.4 is false for light trimming]", self.statistic,
@@ -345,8 +354,19 @@ class _Ghazi2025Base(MechanismBase):
         return z
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` independent outputs ``x_S`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``."""
-        return self.sample_with_info(data, size, rng=rng).outputs
+        """``size`` independent outputs ``x_S`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``.
+
+        With ``observe="transcript"`` (:mod:`dpaudit.userlevel.transcript`) every run's transcript
+        instead: per phase the step at which AboveThreshold answered ⊥ (-1 if every test passed:
+        the phase's answer stream, which halts there) and the noisy phase output ``x_s``
+        (``d`` numbers), then the output; ``S (1 + d) + d`` numbers (the same draws).
+        """
+        run = self.sample_with_info(data, size, rng=rng)
+        if self.observe == "transcript":
+            assert run.phase_outputs is not None  # sample_with_info always records them
+            return np.hstack([np.concatenate([run.halt_step[:, s:s + 1], run.phase_outputs[:, s]], axis=1)
+                              for s in range(run.halt_step.shape[1])] + [run.outputs])
+        return run.outputs
 
     def sample_with_info(self, data: Any, size: int, *, rng: np.random.Generator) -> Ghazi2025Run:
         """Like :meth:`sample`, with the test outcomes and the work counts of the run.
@@ -363,15 +383,17 @@ class _Ghazi2025Base(MechanismBase):
         x0 = np.zeros(d) if self.initial_point is None else np.asarray(self.initial_point, dtype=float)
         per_trial = 8 * p.batch_size * m * (d + 1) * (3 if self.shuffle else 2) + 8 * (n if self.shuffle else 0)
         chunk = int(max(1, min(size, _TRIAL_BLOCK_BYTES // max(1, per_trial))))
-        outs, passed, halts = [], [], []
+        outs, passed, halts, phase_outs = [], [], [], []
         grad_evals = score_terms = 0
         user_counts = np.zeros(n, dtype=np.int64)
         for start in range(0, size, chunk):
             c = min(chunk, size - start)
-            out, ok, halt, ge, st, uc = self._run_chunk(z, p, x0, c, rng)
+            released = np.empty((c, p.phases, d))
+            out, ok, halt, ge, st, uc = self._run_chunk(z, p, x0, c, rng, released)
             outs.append(out)
             passed.append(ok)
             halts.append(halt)
+            phase_outs.append(released)
             if start == 0:
                 grad_evals, score_terms, user_counts = ge, st, uc
         return Ghazi2025Run(
@@ -382,11 +404,14 @@ class _Ghazi2025Base(MechanismBase):
             score_pair_terms=score_terms,
             user_gradient_evaluations=None if self.shuffle else user_counts,
             parameters=p,
+            phase_outputs=np.concatenate(phase_outs, axis=0),
         )
 
     def _run_chunk(
-        self, z: NDArray[np.float64], p: Ghazi2025Parameters, x0: NDArray[np.float64], c: int, rng: np.random.Generator
+        self, z: NDArray[np.float64], p: Ghazi2025Parameters, x0: NDArray[np.float64], c: int, rng: np.random.Generator,
+        released: NDArray[np.float64] | None = None,
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.int64], int, int, NDArray[np.int64]]:
+        """The phases for ``c`` trials; ``released`` (``(c, S, d)``), if given, receives every noisy phase output."""
         n, m = z.shape[0], z.shape[1]
         b = p.batch_size
         perm = np.argsort(rng.random((c, n)), axis=1) if self.shuffle else None  # data-independent assignment
@@ -407,7 +432,17 @@ class _Ghazi2025Base(MechanismBase):
             for t in range(t_s):
                 cols = np.arange(offset + t * b, offset + (t + 1) * b)
                 items = z[perm[:, cols]] if perm is not None else z[cols]  # (c, B, m, d+1) or (B, m, d+1)
-                x, score, _, _ = _sgd_step(self.loss, x, items, eta_s, p.tau, p.varsigma, p.radius, self.statistic)
+                if perm is None and type(self.loss) is LinearLoss:
+                    # LinearLoss's gradients do not depend on the iterate (a subclass may override that, so only
+                    # the class itself): one row gives every trial's score and estimate
+                    _, score1, g1, _ = _sgd_step(self.loss, x[:1], items, eta_s, p.tau, p.varsigma, p.radius, self.statistic)
+                    x = np.clip(x - eta_s * g1, -p.radius, p.radius)  # [GKLM25, Alg. 1, line 7]
+                    assert score1 is not None  # _sgd_step computes the score by default
+                    score = np.broadcast_to(score1, (c,))
+                else:
+                    x, step_score, _, _ = _sgd_step(self.loss, x, items, eta_s, p.tau, p.varsigma, p.radius, self.statistic)
+                    assert step_score is not None  # _sgd_step computes the score by default
+                    score = step_score
                 grad_evals += b * m  # B users x m items: the per-item gradients of [GKLM25, Alg. 1, line 5]
                 score_terms += b * b  # the B^2 terms of Eq. (3)
                 if perm is None:
@@ -420,6 +455,8 @@ class _Ghazi2025Base(MechanismBase):
             passed[:, s] = ~halted
             xbar = np.where(halted[:, None], x_start, acc / t_s)  # [GKLM25, Alg. 1, lines 10-15]
             out = xbar + rng.normal(0.0, p.phase_sigmas[s], size=xbar.shape)  # [GKLM25, Alg. 5, line 7]
+            if released is not None:
+                released[:, s] = out
             x_start = np.clip(out, -p.radius, p.radius) if p.project_between_phases else out  # Note000 A10 (safe)
         if p.project_output:
             out = np.clip(out, -p.radius, p.radius)  # post-processing (Note000 A10)

@@ -5,7 +5,8 @@ References
 .. [GKLM25] B. Ghazi, R. Kumar, D. Liu and P. Manurangsi. Linear-time user-level DP-SCO via robust
    statistics. arXiv:2502.08889v1, 2025.
 .. [DR14] C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy, 2014.
-.. [Note000] dpaudit paper-000 note (``notes/paper_000_robust_stats.md``).
+.. [Note000] The readings, corrections and pitfalls of Ghazi, Kumar, Liu and Manurangsi (2025)
+   kept in ``docs/papers/ghazi2025.md`` (readings A1-A14, pitfalls P1-P20).
 """
 
 from __future__ import annotations
@@ -100,7 +101,8 @@ class Ghazi2025Run:
     ``gradient_evaluations`` counts calls of the per-item gradient per trial;
     ``score_pair_terms`` counts the ``B^2`` terms of Eq. (3) per step per trial (the score's work,
     counted separately); ``user_gradient_evaluations[u]`` is how many item gradients of user ``u``
-    one trial computed (``None`` when ``shuffle=True``: then it differs per trial).
+    one trial computed (``None`` when ``shuffle=True``: then it differs per trial);
+    ``phase_outputs[i, s]`` is phase ``s``'s noisy output ``x_s`` (before any projection).
     """
 
     outputs: NDArray[np.float64]
@@ -110,3 +112,4 @@ class Ghazi2025Run:
     score_pair_terms: int
     user_gradient_evaluations: NDArray[np.int64] | None
     parameters: Ghazi2025Parameters
+    phase_outputs: NDArray[np.float64] | None = None

@@ -41,7 +41,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_in_range, check_int, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_count,
+    check_in_range,
+    check_int,
+    check_probability,
+)
 from dpaudit.userlevel.ghazi2025.algorithms import RobustStatsLocalization, RobustStatsSGD
 from dpaudit.userlevel.ghazi2025.losses import LinearLoss
 from dpaudit.userlevel.ghazi2025.utility import LinearUtilityProblem
@@ -83,7 +89,7 @@ def drift_excess(mechanism: RobustStatsSGD | RobustStatsLocalization, problem: L
     owner = "drift_excess"
     if not isinstance(problem.loss, LinearLoss) or not isinstance(mechanism.loss, LinearLoss):
         raise argument_error(owner, "mechanism", "a mechanism on the linear instance's LinearLoss", mechanism)
-    trials = check_int(owner, "trials", trials, minimum=1)
+    trials = check_count(owner, "trials", trials, minimum=1)
     p = mechanism.parameters(n_users, m_items, problem.dim)
     mu = np.asarray(problem.mu)
     rate = np.abs(mu)  # |E grad_j| = |mu_j|: the drift per unit step size

@@ -16,6 +16,8 @@ module                        what it holds
 :mod:`.faulty`                the paper note's bugs B1-B18 (and the old overflow), built as broken variants
 :mod:`.exact_laws`            exact output laws from the paper's formulas: the budget a pair spends
 :mod:`.audit_cases`           the pairs that audit each component and expose each variant
+:mod:`.worst_pairs`           worst-case pairs of Algorithms 3-4 and their transcripts' records
+:mod:`.faulty_full`           the broken components inside the whole Algorithm 3
 ============================  ===========================================================
 
 References

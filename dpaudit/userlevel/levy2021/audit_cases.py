@@ -302,7 +302,7 @@ def _xy_data(labels: Any, m_items: int = 1) -> NDArray[np.float64]:
 
 
 def _tau_for(tau_prime: float, n_users: int, gamma: float) -> float:
-    """The ``tau`` whose tight per-coordinate radius (``d' = 1``) is ``tau_prime`` [paper_004 note, L7]."""
+    """The ``tau`` whose tight per-coordinate radius (``d' = 1``) is ``tau_prime`` [``docs/papers/levy2021.md``, L7]."""
     return tau_prime / math.sqrt(2.0 * math.log(2.0 * n_users / gamma))
 
 
@@ -321,7 +321,7 @@ def _query_budget(d0: Any, d1: Any, epsilon: float, delta: float, steps: int, ta
 
 @dataclass(frozen=True)
 class PhasedERMTranscript(MechanismBase):
-    """Every round's output ``theta_hat_1 .. theta_hat_T`` of a Phased ERM run, flattened to ``(size, T d)``.
+    """Every round's output ``theta_hat_t`` (``t = 1`` to ``T``) of a Phased ERM run, flattened to ``(size, T d)``.
 
     Algorithm 4's privacy proof covers the transcript (parallel composition over disjoint rounds),
     and the final output is a post-processing of it [LSA+21, Thm 4]. Auditing the transcript sees

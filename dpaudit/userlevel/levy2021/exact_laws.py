@@ -8,7 +8,7 @@ exactly, **from the paper's formulas, written here independently of the mechanis
 wrong constant in a mechanism is not copied into its own budget):
 
 * Algorithm 1 on per-user values ``v_1..v_n`` [LSA+21, Alg 1; App. D.1 as reconstructed in the
-  paper_004 note, ALG-A] releases ``mean_i clip(v_i, a_k, b_k) + Lap(2w/(n eps))`` where bin ``k`` of
+  ``docs/papers/levy2021.md``, ALG-A] releases ``mean_i clip(v_i, a_k, b_k) + Lap(2w/(n eps))`` where bin ``k`` of
   ``K = ceil(B / tau)`` (width ``2 tau`` from ``-B``) is drawn with ``P(k) ∝ exp((eps/2) cnt_k / 2)``
   and ``[a_k, b_k] = [c_k - r, c_k + r]``, ``r = 2 tau`` (paper) or ``3 tau`` (safe), ``w = 2r``: a
   mixture of ``K`` Laplace laws of one scale (:func:`algorithm_1_law`);
@@ -46,6 +46,7 @@ from numpy.typing import NDArray
 from scipy import linalg, special
 
 from dpaudit._validation import argument_error
+from dpaudit.errors import InvalidArgument
 
 __all__ = [
     "LaplaceMixture",
@@ -76,7 +77,7 @@ def algorithm_1_law(values: Any, epsilon: float, tau: float, bound: float, mode:
     """The exact output law of Algorithm 1 on per-user values (see the module docstring).
 
     The bins, counts and exponential-mechanism weights are those of [LSA+21, Alg 1 line 1] with
-    PrivateRange at ``eps/2`` (reconstructed, paper_004 note ALG-A; ``P(k) ∝ exp(eps_r cnt_k / 2)``
+    PrivateRange at ``eps/2`` (reconstructed, ``docs/papers/levy2021.md`` ALG-A; ``P(k) ∝ exp(eps_r cnt_k / 2)``
     [MT07]), the values clamped to ``[-B, B]``; the Laplace scale is ``2w/(n eps)`` [LSA+21, Alg 1
     line 2, with ``w`` the interval's width].
     """
@@ -97,7 +98,7 @@ def algorithm_1_law(values: Any, epsilon: float, tau: float, bound: float, mode:
 def sign_symmetrised(law_plus: LaplaceMixture, law_minus: LaplaceMixture) -> LaplaceMixture:
     """Law of ``s A(s v)`` for a fair sign ``s``: ``law_plus`` is that of ``A(v)``, ``law_minus`` of ``A(-v)``."""
     if law_plus.scale != law_minus.scale:
-        raise ValueError("both laws must share one scale")
+        raise InvalidArgument("both laws must share one scale")
     logw = np.concatenate([law_plus.log_weights, law_minus.log_weights]) - math.log(2.0)
     locs = np.concatenate([law_plus.locations, -law_minus.locations])
     return LaplaceMixture(logw, locs, law_plus.scale)
@@ -112,7 +113,7 @@ def _log_density(law: LaplaceMixture, x: NDArray[np.float64]) -> NDArray[np.floa
 def laplace_mixture_epsilon(p0: LaplaceMixture, p1: LaplaceMixture) -> float:
     """Exact ``sup_x |log p0(x) - log p1(x)|`` for two Laplace mixtures of one scale (module docstring)."""
     if not math.isclose(p0.scale, p1.scale, rel_tol=1e-12):
-        raise ValueError("both mixtures must share one scale")
+        raise InvalidArgument("both mixtures must share one scale")
     # beyond the outermost location every component decays like e^{-|x|/b}, so the ratio is constant
     # there and equals its value at that location: the locations themselves hold the supremum
     kinks = np.unique(np.concatenate([p0.locations, p1.locations]))
@@ -162,7 +163,7 @@ def algorithm_3_step_privacy(epsilon: float, delta: float, steps: int) -> tuple[
 
 def _coordinate_parameters(epsilon: float, delta: float, tau: float, n_users: int, padded_dim: int, gamma: float,
                            tau_rule: str) -> tuple[float, float]:
-    """``(eps', tau')`` of Algorithm 2 for ``d'`` coordinates [LSA+21, Alg 2 line 3; tight tau': paper_004 note, L7]."""
+    """``(eps', tau')`` of Algorithm 2 for ``d'`` coordinates [LSA+21, Alg 2 line 3; tight tau': ``docs/papers/levy2021.md``, L7]."""
     eps1 = _paper_value("EPS_PRIME_ALG2", epsilon=epsilon, delta=delta, d=padded_dim)
     if tau_rule == "paper":
         tau1 = _paper_value("TAU_PRIME_ALG2", tau=tau, d=padded_dim, n=n_users, gamma=gamma)

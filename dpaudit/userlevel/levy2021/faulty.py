@@ -1,6 +1,6 @@
 """Deliberately broken variants of the Levy et al. 2021 algorithms, for power tests and demos.
 
-Each class is one bug from the paper_004 note (section 8, table B1-B20), built as the correct
+Each class is one bug from ``docs/papers/levy2021.md`` (section 8, table B1-B20), built as the correct
 mechanism with *one* change, and an :class:`~dpaudit.mechanisms.base.UnsafeMechanism` (construction
 warns :class:`~dpaudit.errors.UnsoundMechanismWarning`). Claims stay the paper's: the bug is in the
 sampler, so an auditor that sees only outputs must find the leak. :func:`~dpaudit.userlevel.levy2021.audit_cases.levy_audit_cases` lists,
@@ -83,7 +83,25 @@ from dpaudit.userlevel.levy2021.winsorized_1d import WinsorizedMean1D
 from dpaudit.userlevel.levy2021.winsorized_highd import WinsorizedMeanHighD
 from dpaudit.userlevel.projections import project_l2_ball
 
-__all__ = ["LevyAddRemoveClaim", "LevyBestIterate", "LevyDataDependentTau", "LevyFullBudgetStage", "LevyItemLevelMean", "LevyLaplaceRate", "LevyNoClip", "LevyNoLogCoordinateBudget", "LevyNonPrivateStart", "LevyOverflowingMean", "LevyRangeArgmaxFallback", "LevyRangeItemCounts", "LevyRangeNoClamp", "LevyRangeNoHalf", "LevyReusedUsers", "LevyWidenOnMiss", "LevyWrongWidthLaplace"]
+__all__ = [
+    "LevyAddRemoveClaim",
+    "LevyBestIterate",
+    "LevyDataDependentTau",
+    "LevyFullBudgetStage",
+    "LevyItemLevelMean",
+    "LevyLaplaceRate",
+    "LevyNoClip",
+    "LevyNoLogCoordinateBudget",
+    "LevyNonPrivateStart",
+    "LevyOverflowingMean",
+    "LevyRangeArgmaxFallback",
+    "LevyRangeItemCounts",
+    "LevyRangeNoClamp",
+    "LevyRangeNoHalf",
+    "LevyReusedUsers",
+    "LevyWidenOnMiss",
+    "LevyWrongWidthLaplace",
+]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ Gradient counts. One *gradient* is one per-item ``grad l(theta; z)``; a step com
 :meth:`WinsorizedFirstOrder.gradient_count` returns the exact per-trial count; the regulariser's
 gradient ``lambda (theta - centre)`` is not a loss gradient and is not counted.
 
-Reconstructions and proposals (the seed text has no appendix) [paper_004 note]:
+Reconstructions and proposals (the seed text has no appendix) [``docs/papers/levy2021.md``]:
 
 * The optimiser instance (Prop 4 / Alg 7, App. E.2): projected gradient steps
   ``theta <- Pi_Theta(theta - eta gbar)``; ``eta = 1/H`` for smooth losses and
@@ -72,9 +72,14 @@ from dpaudit.userlevel.levy2021.parameters import (
 )
 from dpaudit.userlevel.levy2021.private_range import RangeMode
 from dpaudit.userlevel.levy2021.winsorized_1d import TauRule
-from dpaudit.userlevel.levy2021.winsorized_highd import RotatedCoordinate, WinsorizedMeanHighD
+from dpaudit.userlevel.levy2021.winsorized_highd import (
+    RotatedCoordinate,
+    WinsorizedMeanHighD,
+    check_signs,
+)
 from dpaudit.userlevel.losses import Loss
 from dpaudit.userlevel.projections import projected_step
+from dpaudit.userlevel.transcript import Observe, check_observe
 
 __all__ = ["GradientQuery", "WinsorizedFirstOrder", "gradient_concentration_radius", "user_mean_gradients"]
 
@@ -91,7 +96,7 @@ def gradient_concentration_radius(sigma: float, dim: int, n_users: int, m_items:
     """Uniform concentration radius of the users' average gradients (Prop 1 with constants) [PROP].
 
     ``tau(alpha) = sigma sqrt(8 (d ln 5 + d ln(3 R H sqrt(m) / (sigma sqrt(d))) + ln(n / alpha)) / m)
-    + 2 sigma sqrt(d / m)`` [paper_004 note, ALG-5, PROP]: a 1/2-net of directions (5^d points), an
+    + 2 sigma sqrt(d / m)`` [``docs/papers/levy2021.md``, ALG-5, PROP]: a 1/2-net of directions (5^d points), an
     ``eta``-net of ``Theta`` with ``eta = sigma sqrt(d/m) / H``, ``(sigma^2/m)``-sub-Gaussian user
     gradients and ``2 H eta`` off the net. It matches Prop 1's
     ``O(sigma sqrt((d log(RHm/(d sigma)) + log(n/alpha)) / m))`` up to constants [LSA+21, Prop 1].
@@ -228,6 +233,17 @@ class WinsorizedFirstOrder(MechanismBase):
         the regulariser's gradient is added after the private mean (post-processing).
     centre, theta0 : tuple of float, optional
         Public centre of the regulariser and data-independent starting point ``o_0``; default 0.
+    signs : tuple of float, optional
+        Fix Algorithm 2's rotation signs ``omega`` (length ``d'``, entries +-1) in every step, as
+        :class:`~dpaudit.userlevel.levy2021.winsorized_highd.WinsorizedMeanHighD` allows for audits:
+        its privacy holds conditionally on the signs [LSA+21, Thm 2 proof], so a run with fixed
+        signs is covered by the same claim. Default: drawn afresh in every step.
+    observe : {"final", "transcript"}
+        What :meth:`sample` releases (:mod:`dpaudit.userlevel.transcript`): ``Aggregate`` of the
+        iterates, or the transcript: per step ``t`` the signs ``omega_t`` (``d'``), each rotated
+        coordinate's private range's lower end (``d'``) and noisy mean ``Ybar_t`` (``d'``), then the
+        output (``d``): ``T 3 d' + d`` numbers per run. Every iterate follows from the
+        transcript, ``theta_{t+1} = Pi_Theta(theta_t - eta(U_t^{-1} Ybar_t + lambda(theta_t - c)))``.
 
     Notes
     -----
@@ -238,7 +254,7 @@ class WinsorizedFirstOrder(MechanismBase):
               \\bar g_t = \\mathrm{WME}_d(\\{g_t^{(u)}\\}_u, \\varepsilon', \\delta', \\tau, G, \\gamma),\\quad
               \\theta_{t+1} = \\Pi_\\Theta(\\theta_t - \\eta(\\bar g_t + \\lambda(\\theta_t - c)))
 
-    Privacy [LSA+21, Thm 3; paper_004 note P4]: ``T`` adaptive ``(eps', delta')`` queries compose to
+    Privacy [LSA+21, Thm 3; ``docs/papers/levy2021.md`` P4]: ``T`` adaptive ``(eps', delta')`` queries compose to
     ``(eps/2 + T eps'(e^{eps'} - 1), T delta' + delta/2) <= (eps, delta)``; Query, Update and
     Aggregate only post-process. Gradient count per trial: ``T n m``.
 
@@ -248,6 +264,8 @@ class WinsorizedFirstOrder(MechanismBase):
     """
 
     audit_block_size: ClassVar[int] = 1024  # every trial runs a whole SGD loop
+    #: Algorithm 2 as called on line 6 (a hook for the broken variants of :mod:`.faulty_full`).
+    _estimator_class: ClassVar[type[WinsorizedMeanHighD]] = WinsorizedMeanHighD
 
     loss: Loss
     epsilon: float
@@ -266,10 +284,13 @@ class WinsorizedFirstOrder(MechanismBase):
     regularization: float = 0.0
     centre: tuple[float, ...] | None = None
     theta0: tuple[float, ...] | None = None
+    signs: tuple[float, ...] | None = None
+    observe: Observe = "final"
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
         _check_problem(owner, self)
+        check_observe(owner, self.observe)
         check_int(owner, "steps", self.steps, minimum=1)
         if self.step_size is not None:
             check_magnitude(owner, "step_size", self.step_size)
@@ -287,6 +308,8 @@ class WinsorizedFirstOrder(MechanismBase):
             if value is not None:
                 object.__setattr__(self, name, tuple(float(v) for v in check_finite_array(owner, name, value, ndim=1)))
         check_alg3_region(owner, self.epsilon, self.delta, self.steps)
+        if self.signs is not None:
+            object.__setattr__(self, "signs", check_signs(owner, self.signs))
 
     # --- public constants -----------------------------------------------------------------------
 
@@ -326,8 +349,8 @@ class WinsorizedFirstOrder(MechanismBase):
     def gradient_estimator(self, n_users: int, m_items: int, dim: int) -> WinsorizedMeanHighD:
         """Algorithm 2 as called on line 6: ``WME({g_t^(u)}, eps', delta', tau, G, gamma)``."""
         e1, d1 = self.step_privacy()
-        return WinsorizedMeanHighD(e1, d1, self.concentration_radius(n_users, m_items, dim), self.lipschitz,
-                                   self.gamma, self.mode, self.tau_rule)
+        return self._estimator_class(e1, d1, self.concentration_radius(n_users, m_items, dim), self.lipschitz,
+                                     self.gamma, self.mode, self.tau_rule, signs=self.signs)
 
     def gradient_count(self, n_users: int, m_items: int, dim: int | None = None) -> int:
         """Per-item gradients computed per trial: ``T n m`` (``dim`` is accepted for symmetry)."""
@@ -366,8 +389,12 @@ class WinsorizedFirstOrder(MechanismBase):
 
     def _run(self, xy: tuple[NDArray[np.float64], NDArray[np.float64]], rows: int, rng: np.random.Generator, *,
              theta0: NDArray[np.float64] | None = None, centre: NDArray[np.float64] | None = None,
-             regularization: float | None = None) -> NDArray[np.float64]:
-        """Run Algorithm 3 for ``rows`` trials on features/labels ``xy``; returns iterates ``(rows, T+1, d)``."""
+             regularization: float | None = None, releases: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        """Run Algorithm 3 for ``rows`` trials on features/labels ``xy``; returns iterates ``(rows, T+1, d)``.
+
+        ``releases`` (shape ``(rows, T, 3 d')``), if given, receives every step's noisy releases
+        (:meth:`WinsorizedMeanHighD.release`); the draws are the same either way.
+        """
         n_users, m_items, dim = xy[0].shape
         lam = self.regularization if regularization is None else regularization
         if centre is None:
@@ -380,7 +407,8 @@ class WinsorizedFirstOrder(MechanismBase):
         iterates[:, 0] = theta
         for t in range(self.steps):  # line 3
             grads = self._user_gradients(theta, xy)  # line 5, shape (rows, n, d)
-            gbar = estimator.release(grads, rows, rng=rng)  # line 6: private mean at (eps', delta')
+            step_out = None if releases is None else releases[:, t]
+            gbar = estimator.release(grads, rows, rng=rng, releases=step_out)  # line 6: private mean at (eps', delta')
             if lam:
                 gbar = gbar + lam * (theta - centre)  # gradient of (lambda/2)||theta - c||^2: post-processing
             theta = projected_step(theta, eta, gbar, self.radius)  # line 7: Pi_Theta(theta - eta gbar)
@@ -388,8 +416,9 @@ class WinsorizedFirstOrder(MechanismBase):
         return iterates
 
     def _per_trial_elements(self, n_users: int, m_items: int, dim: int) -> int:
+        releases = self.steps * 3 * next_power_of_two(dim) if self.observe == "transcript" else 0
         return (n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * _MIN_BLOCK_USERS * m_items
-                + (self.steps + 1) * dim)
+                + (self.steps + 1) * dim + releases)
 
     def sample_transcript(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         """All iterates ``theta_0 .. theta_T`` of ``size`` runs, shape ``(size, T + 1, d)``; the claim covers them."""
@@ -403,16 +432,28 @@ class WinsorizedFirstOrder(MechanismBase):
             out[start:stop] = self._run(xy, stop - start, rng)
         return out
 
+    def transcript_width(self, dim: int) -> int:
+        """Numbers per run under ``observe="transcript"``: ``T 3 d' + d`` (see ``observe``)."""
+        return self.steps * 3 * next_power_of_two(dim) + dim
+
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` runs on ``data`` ``(n_users, m_items, d + 1)``; returns ``Aggregate`` of each, ``(size, d)``."""
+        """``size`` runs on ``data`` ``(n_users, m_items, d + 1)``: ``Aggregate`` of each, ``(size, d)``, or
+        with ``observe="transcript"`` every run's transcript, ``(size, T 3 d' + d)`` (the same draws)."""
         owner = f"{type(self).__name__}.sample"
         size = check_size(owner, size)
         items = _check_items(owner, data)
         n_users, m_items, dim = items.shape[0], items.shape[1], items.shape[2] - 1
         xy = _split(items, self)
-        out = np.empty((size, dim))
+        full = self.observe == "transcript"
+        width = 3 * next_power_of_two(dim)
+        out = np.empty((size, self.transcript_width(dim) if full else dim))
         for start, stop in trial_chunks(size, self._per_trial_elements(n_users, m_items, dim)):
-            out[start:stop] = self._aggregate(self._run(xy, stop - start, rng), xy)
+            releases = np.empty((stop - start, self.steps, width)) if full else None
+            final = self._aggregate(self._run(xy, stop - start, rng, releases=releases), xy)
+            if releases is None:
+                out[start:stop] = final
+            else:
+                out[start:stop] = np.hstack([releases.reshape(stop - start, -1), final])
         return out
 
     def claimed_guarantee(self) -> ApproxDP:

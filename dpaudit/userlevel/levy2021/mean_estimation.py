@@ -2,7 +2,7 @@
 
 :class:`UserMeanEstimator`: Algorithm 2 on the users' means with the user-mean concentration radius
 ``tau_m = (B / sqrt(m)) (1 + sqrt(2 ln(n / gamma)))`` and a final projection on the support ball
-[LSA+21, Cor 1; paper_004 note, ALG-3, PROP].
+[LSA+21, Cor 1; ``docs/papers/levy2021.md``, ALG-3, PROP].
 
 References
 ----------
@@ -44,7 +44,7 @@ __all__ = ["UserMeanEstimator", "user_mean_radius"]
 def user_mean_radius(bound: float, m_items: int, n_users: int, gamma: float) -> float:
     """Concentration radius of ``n`` user means of ``m`` i.i.d. vectors in ``B_2(0, B)``.
 
-    ``tau_m = (B / sqrt(m)) (1 + sqrt(2 ln(n / gamma)))`` [paper_004 note, ALG-3, PROP]: by
+    ``tau_m = (B / sqrt(m)) (1 + sqrt(2 ln(n / gamma)))`` [``docs/papers/levy2021.md``, ALG-3, PROP]: by
     McDiarmid (bounded differences ``2B/m``), ``||X̄_u - mu|| <= E||X̄_u - mu|| + B sqrt(2 ln(1/g)/m)``
     with probability ``1 - g``, ``E||X̄_u - mu|| <= B / sqrt(m)``, and a union over ``n`` users.
     """
@@ -66,14 +66,14 @@ class UserMeanEstimator(MechanismBase):
         argument is Theorem 2's, unchanged.
     gamma : float, optional
         Failure probability of the concentration event. Default ``1 / (m (d n + n^2 eps^2))``,
-        inferred from the log factor in Corollary 1's condition on ``n`` [paper_004 note, ALG-3, PROP].
+        inferred from the log factor in Corollary 1's condition on ``n`` [``docs/papers/levy2021.md``, ALG-3, PROP].
     tau : float, optional
         Radius of the user means; default :func:`user_mean_radius` (``B / sqrt(m)`` times a log).
     mode, tau_rule :
         As in :class:`WinsorizedMeanHighD`.
     project : bool
         Project the estimate on ``B_2(0, B)`` (post-processing; bounds the error on the failure
-        event by ``4 B^2``) [paper_004 note, ALG-3 step 3, PROP].
+        event by ``4 B^2``) [``docs/papers/levy2021.md``, ALG-3 step 3, PROP].
     signs : tuple of float, optional
         Fix the rotation signs of Algorithm 2 (for audits; DP holds conditionally on them); by
         default they are drawn afresh for every trial (see :class:`WinsorizedMeanHighD`).
@@ -115,7 +115,7 @@ class UserMeanEstimator(MechanismBase):
         check_alg2_region(owner, self.epsilon, self.delta)
 
     def failure_probability(self, n_users: int, m_items: int, dim: int) -> float:
-        """``gamma`` (given, or ``1 / (m (d n + n^2 eps^2))``) [paper_004 note, ALG-3, PROP]."""
+        """``gamma`` (given, or ``1 / (m (d n + n^2 eps^2))``) [``docs/papers/levy2021.md``, ALG-3, PROP]."""
         if self.gamma is not None:
             return self.gamma
         return min(0.5, 1.0 / (m_items * (dim * n_users + n_users**2 * self.epsilon**2)))
@@ -151,5 +151,5 @@ class UserMeanEstimator(MechanismBase):
         return ApproxDP(self.epsilon, self.delta, UserReplace())
 
     def tight_guarantee(self, dim: int) -> ApproxDP:
-        """The smaller of basic and advanced composition in dimension ``dim`` (Algorithm 2's, [paper_004 note, P2'])."""
+        """The smaller of basic and advanced composition in dimension ``dim`` (Algorithm 2's, [``docs/papers/levy2021.md``, P2'])."""
         return self.estimator(1, 1, dim).tight_guarantee(dim)

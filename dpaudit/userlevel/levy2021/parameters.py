@@ -75,7 +75,7 @@ def user_means(owner: str, data: Any, item_ndim: int, bound: float, *,
     """Validate a user-level dataset, map every item into the declared domain, and average per user.
 
     Each user then contributes exactly one value (or vector), so user-level replace neighbours
-    become replace-one neighbours on the means [LSA+21, Sec 3, Cor 1; paper_004 note, P3].
+    become replace-one neighbours on the means [LSA+21, Sec 3, Cor 1; ``docs/papers/levy2021.md``, P3].
 
     The domain is the box ``[-bound, bound]^d`` (``"box"``: Algorithms 1-2 take ``X in [-B, B]``
     and ``X_i in [-B, B]^d`` [LSA+21, Alg 1-2]) or the ball ``B_2(0, bound)`` (``"ball"``:
@@ -100,7 +100,7 @@ def alg2_coordinate_epsilon(epsilon: float, delta: float, padded_dim: int) -> fl
     """``eps' = eps / sqrt(8 d' log(1/delta))`` [LSA+21, Alg 2, line 3], rounded down.
 
     ``d'`` is the padded (power-of-two) dimension: there are ``d'`` coordinates to compose
-    [paper_004 note, ALG-2, PROP].
+    [``docs/papers/levy2021.md``, ALG-2, PROP].
     """
     return round_down(epsilon / math.sqrt(8.0 * padded_dim * math.log(1.0 / delta)))
 
@@ -112,7 +112,7 @@ def alg2_tau_prime(tau: float, n_users: int, padded_dim: int, gamma: float,
     ``"paper"``: ``tau' = 10 tau sqrt(log(d' n / gamma) / d')`` [LSA+21, Alg 2, line 3].
     ``"tight"``: ``tau' = tau sqrt(2 log(2 n d' / gamma) / d')``, which already makes all ``n d'``
     rotated entries concentrated with probability ``>= 1 - gamma`` by Hoeffding and a union bound
-    [paper_004 note, L7, PROP]. Privacy never depends on this radius; only utility does.
+    [``docs/papers/levy2021.md``, L7, PROP]. Privacy never depends on this radius; only utility does.
     """
     if rule == "paper":
         return 10.0 * tau * math.sqrt(max(math.log(padded_dim * n_users / gamma), 0.0) / padded_dim)
@@ -123,7 +123,7 @@ def alg2_epsilon_bound(epsilon: float, delta: float, padded_dim: int) -> float:
     """The epsilon that Algorithm 2 provably achieves at ``delta`` with ``d'`` coordinates.
 
     The ``d'`` per-coordinate runs of Algorithm 1 are each ``eps'``-DP (pure) and adaptively
-    composed (one user moves every coordinate). Two valid totals [paper_004 note, P2 and P2']:
+    composed (one user moves every coordinate). Two valid totals [``docs/papers/levy2021.md``, P2 and P2']:
 
     * basic composition [DR14, Thm 3.16]: ``d' eps'`` (pure);
     * advanced composition [DRV10; DR14, Thm 3.20]:
@@ -142,7 +142,7 @@ def check_alg2_region(owner: str, epsilon: float, delta: float, max_log2_dim: in
 
     The paper states Theorem 2 for all ``eps > 0``; the derivation needs
     ``d' eps'(e^{eps'} - 1) <= eps/2`` (or basic composition), which fails for large ``eps`` at
-    large ``delta`` (e.g. eps = 5, delta = 0.1) [paper_004 note, P2 and bug B9].
+    large ``delta`` (e.g. eps = 5, delta = 0.1) [``docs/papers/levy2021.md``, P2 and bug B9].
     """
     worst = _alg2_worst(float(epsilon), float(delta), max_log2_dim)
     if worst is not None:
@@ -180,7 +180,7 @@ def alg3_epsilon_bound(epsilon: float, delta: float, steps: int) -> float:
     """Epsilon of ``T`` adaptive ``(eps', delta')`` gradient queries at total ``delta`` [DRV10].
 
     ``sqrt(2 T ln(2/delta)) eps' + T eps'(e^{eps'} - 1)`` with slack ``delta/2``; the first term is
-    ``eps/2`` and the deltas add to ``T delta/(2T) + delta/2 = delta`` [paper_004 note, P4].
+    ``eps/2`` and the deltas add to ``T delta/(2T) + delta/2 = delta`` [``docs/papers/levy2021.md``, P4].
     """
     e1, _ = alg3_step_privacy(epsilon, delta, steps)
     return e1 * math.sqrt(2.0 * steps * math.log(2.0 / delta)) + steps * e1 * math.expm1(e1)

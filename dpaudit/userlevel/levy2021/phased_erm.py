@@ -5,7 +5,7 @@ approximately minimising the regularised objective (7) with ``lambda_t = 4^t lam
 previous round's output, each round by Algorithm 3 (:class:`~dpaudit.userlevel.levy2021.first_order.WinsorizedFirstOrder`)
 with the full ``(eps, delta)`` (parallel composition). ``(eps, delta)``-DP [LSA+21, Alg 4, Thm 4].
 
-Details the paper leaves open [paper_004 note, ALG-7, PROP]: ``n_t = floor(n / 2^t)``, users taken in
+Details the paper leaves open [``docs/papers/levy2021.md``, ALG-7, PROP]: ``n_t = floor(n / 2^t)``, users taken in
 index order (round 1 gets the first ``n_1`` users), ``T_eff = min(T, floor(log2 n))``; the
 regulariser's gradient is added after the private mean (post-processing, ``B = G``);
 ``eta_t = 1 / (H + lambda_t)``; the last iterate is the round's output.
@@ -73,8 +73,10 @@ from dpaudit.userlevel.levy2021.round_length import (
     round_error_bound,
 )
 from dpaudit.userlevel.levy2021.winsorized_1d import TauRule
+from dpaudit.userlevel.levy2021.winsorized_highd import check_signs
 from dpaudit.userlevel.losses import Loss
 from dpaudit.userlevel.projections import projected_step
+from dpaudit.userlevel.transcript import Observe, check_observe
 
 __all__ = ["PhaseRound", "PhasedERM", "PhasedERMRound", "StepRule", "localization_steps"]
 
@@ -153,6 +155,12 @@ class PhasedERM(MechanismBase):
         Passed to Algorithm 2.
     theta0 : tuple of float, optional
         Data-independent ``theta_hat_0``; default 0.
+    signs : tuple of float, optional
+        Fixed rotation signs for every step of every round (see
+        :class:`~dpaudit.userlevel.levy2021.first_order.WinsorizedFirstOrder`); default random.
+    observe : {"final", "transcript"}
+        What :meth:`sample` releases: ``theta_hat_T``, or the transcript of every round
+        (:mod:`dpaudit.userlevel.transcript`; layout in :meth:`sample`).
 
     Notes
     -----
@@ -178,7 +186,7 @@ class PhasedERM(MechanismBase):
               + \\eta_t^2 \\nu_t^2(T) \\frac{1 - q_t^{2T}}{1 - q_t^2}, \\qquad
               D_t = \\min(R, G/\\lambda_t),
 
-    the finite-``T`` form of the strongly convex case of [LSA+21, Prop 4] (the paper_004 note, ALG-6).
+    the finite-``T`` form of the strongly convex case of [LSA+21, Prop 4] (``docs/papers/levy2021.md``, ALG-6).
     ``D_t`` bounds the distance from the centre ``theta_hat_{t-1}`` to ``theta*_t`` (strong convexity and
     ``G``-Lipschitz losses give ``lambda_t ||c - theta*_t|| <= G``). ``nu_t^2(T) = 2 d b_t(T)^2`` is the
     exact variance of Algorithm 2's noise ``U^{-1} xi`` (``xi_j ~ Lap(b_t(T))``) at the per-step budget
@@ -245,10 +253,15 @@ class PhasedERM(MechanismBase):
     mode: RangeMode = "safe"
     tau_rule: TauRule = "paper"
     theta0: tuple[float, ...] | None = None
+    signs: tuple[float, ...] | None = None
+    observe: Observe = "final"
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
         _check_problem(owner, self)
+        check_observe(owner, self.observe)
+        if self.signs is not None:
+            object.__setattr__(self, "signs", check_signs(owner, self.signs))
         if self.sigma is not None:
             check_magnitude(owner, "sigma", self.sigma)
         if self.smoothness is not None:
@@ -295,7 +308,7 @@ class PhasedERM(MechanismBase):
     def n_rounds(self, n_users: int, m_items: int, dim: int) -> int:
         """``T = ceil(log2(G n sqrt(m) eps / (sigma d)))`` [LSA+21, Alg 4, line 1], in ``[1, floor(log2 n)]``.
 
-        The seed prints ``n sqrt(m eps)``; the intended form is ``n sqrt(m) eps`` [paper_004 note, 0(a)].
+        The seed prints ``n sqrt(m eps)``; the intended form is ``n sqrt(m) eps`` [``docs/papers/levy2021.md``, 0(a)].
         """
         cap = max(1, n_users.bit_length() - 1)  # floor(log2 n), exactly
         if self.rounds is not None:
@@ -371,7 +384,7 @@ class PhasedERM(MechanismBase):
             self.loss, self.epsilon, self.delta, self.radius, self.feature_bound, self.label_bound,
             steps=phase.steps, step_size=phase.step_size, tau=phase.tau, sigma=self.sigma, gamma=phase.gamma,
             aggregate="last", mode=self.mode, tau_rule=self.tau_rule,
-            regularization=phase.lam,
+            regularization=phase.lam, signs=self.signs,
         )
 
     def gradient_count(self, n_users: int, m_items: int, dim: int) -> int:
@@ -394,19 +407,24 @@ class PhasedERM(MechanismBase):
         return xy[0][phase.start:phase.stop], xy[1][phase.start:phase.stop]
 
     def _round(self, phase: PhaseRound, xy: tuple[NDArray[np.float64], NDArray[np.float64]],
-               centre: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
-        """Round ``phase`` for a batch of trials whose previous outputs are ``centre`` ``(rows, d)``."""
+               centre: NDArray[np.float64], rng: np.random.Generator,
+               releases: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        """Round ``phase`` for a batch of trials whose previous outputs are ``centre`` ``(rows, d)``.
+
+        ``releases`` (``(rows, steps, 3 d')``), if given, receives the round's noisy releases.
+        """
         if phase.steps == 0:  # a skipped round releases its public centre and reads no data
             return centre.copy()
         opt = self.round_optimizer(phase)
         users = self._round_users(phase, xy)
         if math.isfinite(self.smooth_constant):
-            return opt._run(users, centre.shape[0], rng, theta0=centre, centre=centre)[:, -1]
-        return self._nonsmooth_round(opt, phase, users, centre, rng)
+            return opt._run(users, centre.shape[0], rng, theta0=centre, centre=centre, releases=releases)[:, -1]
+        return self._nonsmooth_round(opt, phase, users, centre, rng, releases)
 
     def _nonsmooth_round(self, opt: WinsorizedFirstOrder, phase: PhaseRound,
                          users: tuple[NDArray[np.float64], NDArray[np.float64]],
-                         centre: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+                         centre: NDArray[np.float64], rng: np.random.Generator,
+                         releases: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
         """Strongly convex non-smooth round: ``eta_k = 2 / (lambda_t (k + 2))``, weights ``k + 1`` [LSB12]."""
         rows, dim = centre.shape
         estimator = opt.gradient_estimator(users[0].shape[0], users[0].shape[1], dim)
@@ -414,7 +432,8 @@ class PhasedERM(MechanismBase):
         acc = np.zeros_like(theta)
         total = 0.0
         for k in range(phase.steps):
-            gbar = estimator.release(opt._user_gradients(theta, users), rows, rng=rng)
+            step_out = None if releases is None else releases[:, k]
+            gbar = estimator.release(opt._user_gradients(theta, users), rows, rng=rng, releases=step_out)
             gbar = gbar + phase.lam * (theta - centre)
             theta = projected_step(theta, 2.0 / (phase.lam * (k + 2)), gbar, self.radius)
             acc += (k + 1) * theta
@@ -427,6 +446,16 @@ class PhasedERM(MechanismBase):
 
     def sample_rounds(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         """Every round's output ``theta_hat_1 .. theta_hat_T``, shape ``(size, T, d)``; the claim covers them."""
+        rounds, _ = self._sample(data, size, rng, with_releases=False)
+        return rounds
+
+    def transcript_width(self, n_users: int, m_items: int, dim: int) -> int:
+        """Numbers per run under ``observe="transcript"``: ``sum_t (steps_t 3 d' + d)``."""
+        return sum(p.steps * 3 * next_power_of_two(dim) + dim for p in self.schedule(n_users, m_items, dim))
+
+    def _sample(self, data: Any, size: int, rng: np.random.Generator,
+                with_releases: bool) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+        """Round outputs ``(size, T, d)`` and, if asked, the transcript rows ``(size, transcript_width)``."""
         owner = f"{type(self).__name__}.sample"
         size = check_size(owner, size)
         items = _check_items(owner, data)
@@ -435,18 +464,36 @@ class PhasedERM(MechanismBase):
             raise argument_error(owner, "data", "shaped (n_users >= 2, m_items, d + 1) (a round needs a user)", data)
         plan = self.schedule(n_users, m_items, dim)
         xy = _split(items, self)  # every item mapped into the declared domain first
+        width = 3 * next_power_of_two(dim)
         per_trial = n_users * (dim + _TEMPS_PER_COORD * next_power_of_two(dim)) + 2 * _MIN_BLOCK_USERS * m_items
+        if with_releases:
+            per_trial += sum(p.steps for p in plan) * width
         out = np.empty((size, len(plan), dim))
+        transcript = np.empty((size, self.transcript_width(n_users, m_items, dim))) if with_releases else None
         for start, stop in trial_chunks(size, per_trial):
             theta = self._start(stop - start, dim)
+            pieces = []
             for r, phase in enumerate(plan):  # [LSA+21, Alg 4, line 2]
-                theta = self._round(phase, xy, theta, rng)
+                releases = np.empty((stop - start, phase.steps, width)) if with_releases else None
+                theta = self._round(phase, xy, theta, rng, releases)
                 out[start:stop, r] = theta
-        return out
+                if releases is not None:
+                    pieces += [releases.reshape(stop - start, -1), theta]
+            if transcript is not None:
+                transcript[start:stop] = np.hstack(pieces)
+        return out, transcript
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` runs on ``data`` ``(n_users, m_items, d + 1)``; returns ``theta_hat_T``, ``(size, d)``."""
-        return self.sample_rounds(data, size, rng=rng)[:, -1]
+        """``size`` runs on ``data`` ``(n_users, m_items, d + 1)``: ``theta_hat_T``, ``(size, d)``, or with
+        ``observe="transcript"`` every round's releases and output, ``(size, transcript_width)`` (the same draws).
+
+        The transcript of round ``t`` is its steps' releases (per step: the signs, the rotated
+        coordinates' private ranges and noisy means, ``3 d'`` numbers; see
+        :class:`~dpaudit.userlevel.levy2021.first_order.WinsorizedFirstOrder`) followed by
+        ``theta_hat_t``; a skipped round contributes only ``theta_hat_t`` (its public centre).
+        """
+        rounds, transcript = self._sample(data, size, rng, with_releases=self.observe == "transcript")
+        return rounds[:, -1] if transcript is None else transcript
 
     def claimed_guarantee(self) -> ApproxDP:
         """``(eps, delta)``-DP under user replacement [LSA+21, Thm 4]."""

@@ -3,7 +3,7 @@
 Levy et al. 2021 call ``PrivateRange(X^n, eps/2, tau, B)`` in Algorithm 1 and say it returns
 ``[a, b]`` with ``|b - a| = 4 tau`` using the approximate median of [FS17]; the algorithm itself
 (their Algorithm 6, Appendix D.1) is **not in the seed text**. This module implements the
-reconstruction of the paper_004 note (ALG-A) **[RECON]**:
+reconstruction of ``docs/papers/levy2021.md`` (ALG-A) **[RECON]**:
 
 1. clamp every value to ``[-B, B]`` (public and deterministic; every *item* is clamped before a
    user's items are averaged, so no finite input overflows the mean);
@@ -22,7 +22,7 @@ bins. A non-empty chosen bin ``[c - tau, c + tau)`` then forces every point into
 non-empty, and its failure probability is at most ``(K - 1) exp(-eps_r n / 4)``; with
 ``eps_r = eps / 2`` this is the ``(B / tau) exp(-n eps / 8)`` of Theorem 1 exactly. The **paper**
 mode's width ``4 tau`` can clip up to half of the points even when a non-empty bin is chosen
-(counterexample in the paper_004 note, ALG-A: ``tau = 1``, 60 points at 1.991 and 40 at 3.99
+(counterexample in ``docs/papers/levy2021.md``, ALG-A: ``tau = 1``, 60 points at 1.991 and 40 at 3.99
 give ``[-1, 3]``). Both modes are equally private; the downstream Laplace noise must be
 calibrated to the *actual* width ``2 r`` (``4 tau`` or ``6 tau``).
 
@@ -141,12 +141,12 @@ class PrivateRange(MechanismBase):
 
     @property
     def n_bins(self) -> int:
-        """``K = ceil(B / tau)`` bins of width ``2 tau`` tile ``[-B, B]`` [paper_004 note, ALG-A step 2]."""
+        """``K = ceil(B / tau)`` bins of width ``2 tau`` tile ``[-B, B]`` [``docs/papers/levy2021.md``, ALG-A step 2]."""
         return max(1, math.ceil(self.bound / self.tau))
 
     @property
     def half_width(self) -> float:
-        """``r = 2 tau`` (paper) or ``3 tau`` (safe) [paper_004 note, ALG-A step 5]."""
+        """``r = 2 tau`` (paper) or ``3 tau`` (safe) [``docs/papers/levy2021.md``, ALG-A step 5]."""
         return (2.0 if self.mode == "paper" else 3.0) * self.tau
 
     @property
@@ -290,5 +290,5 @@ class PrivateRange(MechanismBase):
         return np.stack([a, b], axis=1)
 
     def claimed_guarantee(self) -> PureDP:
-        """``eps_r``-DP (pure) under user replacement, for every input [paper_004 note, P0]."""
+        """``eps_r``-DP (pure) under user replacement, for every input [``docs/papers/levy2021.md``, P0]."""
         return PureDP(self.epsilon, UserReplace())

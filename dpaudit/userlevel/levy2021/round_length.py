@@ -52,7 +52,7 @@ def localization_steps(contraction: float, initial_distance: float, tolerance: f
     ``sigma^2 d^2 / (mu^2 n^2 m eps^2)``. Since ``-2 log q >= 2 lambda_t / (H + lambda_t)``, the result is
     at most half of Corollary 2's ``T = (H/mu) log(.)`` with ``H -> H + lambda_t``, ``mu = lambda_t`` and
     the log's argument read as ``D^2 / tolerance`` (the printed argument is not dimensionless,
-    paper_004 note 0(c)). ``q = 0`` (``H = 0``: one step lands on the minimiser) gives 1.
+    ``docs/papers/levy2021.md`` 0(c)). ``q = 0`` (``H = 0``: one step lands on the minimiser) gives 1.
     """
     owner = "localization_steps"
     check_in_range(owner, "contraction", contraction, 0.0, 1.0, high_closed=False)

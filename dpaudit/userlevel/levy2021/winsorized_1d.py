@@ -3,7 +3,7 @@
 :class:`WinsorizedMean1D`: a private range of width ``w = O(tau)``
 (:class:`~dpaudit.userlevel.levy2021.private_range.PrivateRange`), then the mean of the values
 clipped to it plus ``Lap(2 w / (n eps))``. Pure ``eps``-DP [LSA+21, Thm 1]. The stages are exposed
-for audits against their own budgets (the paper_004 note, section 8): :class:`RangeStage`
+for audits against their own budgets (``docs/papers/levy2021.md``, section 8): :class:`RangeStage`
 (``eps/2``) and :class:`LaplaceStage` (``eps/2`` given a fixed ``[a, b]``).
 
 The mechanism reduces each user to the mean of their items (one value per user, so user replacement
@@ -81,7 +81,7 @@ class WinsorizedMean1D(MechanismBase):
     .. math:: \\bar\\mu = \\frac1n \\sum_i \\Pi_{[a,b]}(X_i) + \\mathrm{Lap}\\Big(\\frac{2 w}{n \\varepsilon}\\Big),
               \\quad [a, b] = \\mathrm{PrivateRange}(X^n, \\varepsilon/2, \\tau, B),\\ w = b - a
 
-    Privacy [LSA+21, Thm 1 and its proof chain, paper_004 note P1]: PrivateRange is ``eps/2``-DP for
+    Privacy [LSA+21, Thm 1 and its proof chain, ``docs/papers/levy2021.md`` P1]: PrivateRange is ``eps/2``-DP for
     every input; for a *fixed* ``[a, b]`` the clipped mean has replace-one sensitivity ``w / n``, so
     ``Lap((w/n) / (eps/2))`` is ``eps/2``-DP; basic composition gives ``eps``. The noise scale is
     rounded up (:func:`dpaudit.accounting.laplace_scale`).
@@ -123,7 +123,7 @@ class WinsorizedMean1D(MechanismBase):
         return 0.5 * self.epsilon
 
     def laplace_epsilon(self) -> float:
-        """Budget of the Laplace stage: ``eps / 2`` [LSA+21, Thm 1 proof; paper_004 note, P1]."""
+        """Budget of the Laplace stage: ``eps / 2`` [LSA+21, Thm 1 proof; ``docs/papers/levy2021.md``, P1]."""
         return 0.5 * self.epsilon
 
     def private_range(self) -> PrivateRange:
@@ -157,12 +157,15 @@ class WinsorizedMean1D(MechanismBase):
 
     # --- the vectorised kernel ------------------------------------------------------------------
 
-    def release_rows(self, values: Any, *, rng: np.random.Generator, rows: int | None = None) -> NDArray[np.float64]:
+    def release_rows(self, values: Any, *, rng: np.random.Generator, rows: int | None = None,
+                     ranges: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
         """Run Algorithm 1 once per row of ``values`` (shape ``(L, n)``: one value per user).
 
         A single row with ``rows = L`` is shared by ``L`` independent runs. Rows are processed in
         chunks (PrivateRange, then the Laplace stage, chunk after chunk), so the draws are a fixed
-        function of the generator.
+        function of the generator. ``ranges``, if given (shape ``(L,)``), receives each run's
+        private range's lower end ``a`` (the range is ``[a, a + w]``): the transcript's release of
+        line 1; asking for it changes no draw.
         """
         v = np.asarray(values, dtype=np.float64)
         n_rows = v.shape[0] if rows is None else rows
@@ -173,6 +176,8 @@ class WinsorizedMean1D(MechanismBase):
         for start, stop in trial_chunks(n_rows, n_users * _ROW_TEMPS):
             chunk = v if v.shape[0] == 1 else v[start:stop]
             low, high = pr.intervals(chunk, rng=rng, rows=stop - start)  # line 1
+            if ranges is not None:
+                ranges[start:stop] = low
             clipped_mean = self._clip(chunk, low, high).mean(axis=1)  # line 2: (1/n) sum Pi_[a,b](X_i)
             out[start:stop] = clipped_mean + self._laplace_noise(scale, stop - start, rng)  # + Lap(2w/(n eps))
         return out

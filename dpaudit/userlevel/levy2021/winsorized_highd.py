@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,7 +50,19 @@ from dpaudit.userlevel.levy2021.parameters import (
 from dpaudit.userlevel.levy2021.private_range import RangeMode
 from dpaudit.userlevel.levy2021.winsorized_1d import _ROW_TEMPS, TauRule, WinsorizedMean1D
 
-__all__ = ["RotatedCoordinate", "WinsorizedMeanHighD"]
+__all__ = ["RotatedCoordinate", "WinsorizedMeanHighD", "check_signs"]
+
+
+def check_signs(owner: str, signs: Any) -> tuple[float, ...]:
+    """Fixed rotation signs ``omega``: a tuple of +1/-1 of power-of-two length ``d'``."""
+    try:
+        s = np.asarray(signs, dtype=float)
+    except (TypeError, ValueError):
+        raise argument_error(owner, "signs", "a tuple of +1/-1 of power-of-two length d'", signs) from None
+    dp = s.shape[0] if s.ndim == 1 else 0
+    if s.ndim != 1 or dp < 1 or dp & (dp - 1) or not np.all(np.abs(s) == 1.0):
+        raise argument_error(owner, "signs", "a tuple of +1/-1 of power-of-two length d'", signs)
+    return tuple(float(x) for x in s)
 
 
 @dataclass(frozen=True)
@@ -77,7 +89,7 @@ class WinsorizedMeanHighD(MechanismBase):
         PrivateRange mode of every coordinate (see :class:`WinsorizedMean1D`).
     tau_rule : {"paper", "tight"}
         ``tau' = 10 tau sqrt(log(d' n / gamma) / d')`` (paper) or
-        ``tau sqrt(2 log(2 n d' / gamma) / d')`` (tight; still a valid radius) [paper_004 note, L7].
+        ``tau sqrt(2 log(2 n d' / gamma) / d')`` (tight; still a valid radius) [``docs/papers/levy2021.md``, L7].
     signs : tuple of float, optional
         Fix the rotation signs ``omega`` (length ``d'``, entries +-1) for audits; by default they
         are drawn afresh, independently of the data, for every trial.
@@ -91,7 +103,7 @@ class WinsorizedMeanHighD(MechanismBase):
               \\bar X = U^{-1} \\bar Y
 
     with ``eps' = eps / sqrt(8 d' log(1/delta))`` [LSA+21, Alg 2, line 3]. Privacy [LSA+21, Thm 2;
-    paper_004 note P2, P2']: conditionally on ``omega`` (drawn independently of the data) the ``d'``
+    ``docs/papers/levy2021.md`` P2, P2']: conditionally on ``omega`` (drawn independently of the data) the ``d'``
     coordinates are ``d'`` adaptively composed ``eps'``-DP mechanisms; advanced composition gives
     ``eps' sqrt(2 d' ln(1/delta)) + d' eps'(e^{eps'} - 1) <= eps`` at ``delta`` in the checked
     region, and basic composition gives ``(d' eps', 0)``. :meth:`tight_guarantee` reports the
@@ -119,6 +131,9 @@ class WinsorizedMeanHighD(MechanismBase):
     tau_rule: TauRule = "paper"
     signs: tuple[float, ...] | None = field(default=None)
 
+    #: Algorithm 1 as run on each coordinate (a hook for the broken variants of :mod:`.faulty_full`).
+    _one_d_class: ClassVar[type[WinsorizedMean1D]] = WinsorizedMean1D
+
     def __post_init__(self) -> None:
         owner = type(self).__name__
         check_magnitude(owner, "epsilon", self.epsilon)
@@ -129,11 +144,7 @@ class WinsorizedMeanHighD(MechanismBase):
         check_one_of(owner, "mode", self.mode, ("safe", "paper"))
         check_one_of(owner, "tau_rule", self.tau_rule, ("paper", "tight"))
         if self.signs is not None:
-            s = np.asarray(self.signs, dtype=float)
-            dp = s.shape[0] if s.ndim == 1 else 0
-            if s.ndim != 1 or dp < 1 or dp & (dp - 1) or not np.all(np.abs(s) == 1.0):
-                raise argument_error(owner, "signs", "a tuple of +1/-1 of power-of-two length d'", self.signs)
-            object.__setattr__(self, "signs", tuple(float(x) for x in s))
+            object.__setattr__(self, "signs", check_signs(owner, self.signs))
         check_alg2_region(owner, self.epsilon, self.delta)
 
     # --- sampling-side parameters ---------------------------------------------------------------
@@ -153,8 +164,8 @@ class WinsorizedMeanHighD(MechanismBase):
     def coordinate_mechanism(self, n_users: int, dim: int) -> WinsorizedMean1D:
         """Algorithm 1 as run on each rotated coordinate, for ``n_users`` users in dimension ``dim``."""
         dp = next_power_of_two(dim)
-        return WinsorizedMean1D(self.coordinate_epsilon(dp), self.coordinate_tau(n_users, dp),
-                                self.coordinate_bound(dim), self.mode)
+        return self._one_d_class(self.coordinate_epsilon(dp), self.coordinate_tau(n_users, dp),
+                                 self.coordinate_bound(dim), self.mode)
 
     def _draw_signs(self, rows: int, padded_dim: int, rng: np.random.Generator) -> NDArray[np.float64]:
         """``omega ~ Unif{+-1}^{d'}`` per trial, independent of the data [LSA+21, Alg 2, line 1]."""
@@ -172,7 +183,8 @@ class WinsorizedMeanHighD(MechanismBase):
 
     # --- the vectorised kernel ------------------------------------------------------------------
 
-    def release(self, vectors: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+    def release(self, vectors: Any, size: int, *, rng: np.random.Generator,
+                releases: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
         """Run Algorithm 2 on per-user vectors, ``size`` times.
 
         Parameters
@@ -184,6 +196,11 @@ class WinsorizedMeanHighD(MechanismBase):
             transform cannot overflow).
         size : int
         rng : numpy.random.Generator
+        releases : ndarray, shape (size, 3 d'), optional
+            If given, receives every run's noisy releases (the transcript of this call): the signs
+            ``omega`` (``d'`` entries), each rotated coordinate's private range's lower end
+            (``d'``) and its noisy winsorized mean ``Ybar(j)`` (``d'``), from which the output
+            ``U^{-1} Ybar`` follows. Asking for them changes no draw.
 
         Returns
         -------
@@ -204,8 +221,11 @@ class WinsorizedMeanHighD(MechanismBase):
             cm[:dim] = np.moveaxis(chunk, -1, 0) * np.moveaxis(omega[:, :dim], -1, 0)[:, :, None]
             y = fwht_coordinate_major(cm.reshape(dp, rows * n_users))
             values = y.reshape(dp * rows, n_users) / math.sqrt(dp)
-            ybar = one_d.release_rows(values, rng=rng).reshape(dp, rows).T  # line 3, every coordinate at once
+            lows = None if releases is None else np.empty(dp * rows)
+            ybar = one_d.release_rows(values, rng=rng, ranges=lows).reshape(dp, rows).T  # line 3, every coordinate at once
             out[start:stop] = inverse_rotate(ybar, omega, dim)  # line 4: U^{-1} Ybar, truncated to d
+            if releases is not None and lows is not None:
+                releases[start:stop] = np.hstack([omega, lows.reshape(dp, rows).T, ybar])
         return out
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
@@ -219,7 +239,7 @@ class WinsorizedMeanHighD(MechanismBase):
         return ApproxDP(self.epsilon, self.delta, UserReplace())
 
     def tight_guarantee(self, dim: int) -> ApproxDP:
-        """The smaller of basic and advanced composition for dimension ``dim`` [paper_004 note, P2']."""
+        """The smaller of basic and advanced composition for dimension ``dim`` [``docs/papers/levy2021.md``, P2']."""
         dim = check_int(f"{type(self).__name__}.tight_guarantee", "dim", dim, minimum=1)
         bound = alg2_epsilon_bound(self.epsilon, self.delta, next_power_of_two(dim))
         return ApproxDP(min(bound, self.epsilon), self.delta, UserReplace())
@@ -230,7 +250,7 @@ class WinsorizedMeanHighD(MechanismBase):
         """Coordinate ``index`` of Algorithm 2 for fixed ``signs``: Algorithm 1 at ``eps'``.
 
         DP holds conditionally on the signs, so an audit may fix them and craft users whose
-        rotated coordinate differs by the full width [paper_004 note, section 8]. The claim is the
+        rotated coordinate differs by the full width [``docs/papers/levy2021.md``, section 8]. The claim is the
         paper's ``eps' = eps / sqrt(8 d' log(1/delta))``.
         """
         owner = f"{type(self).__name__}.coordinate_stage"

@@ -14,11 +14,12 @@ module                        what it holds
 :mod:`.parameters`            presets ("paper", "audit"), resolved parameters, run records
 :mod:`.phased_sgd`            Algorithm 1 (linear time)
 :mod:`.minibatch_sgd`         Algorithm 2, one call, vectorised over trials
-:mod:`.minibatch_test`        Algorithm 2's test alone (the AboveThreshold transcript)
+:mod:`.minibatch_outliers`    Algorithm 2's test alone (the AboveThreshold transcript)
 :mod:`.phased_erm`            Algorithm 3, its smoothed form (Sec. 4), Algorithm 2 as a mechanism
 :mod:`.smoothing`             uniform randomized smoothing (Lemma D.1, F2's direction)
 :mod:`.faulty`                the note's pitfalls P2, P7, P10, P12, P14 as broken variants
 :mod:`.audit_cases`           the pairs that audit each correct mechanism and expose each variant
+:mod:`.worst_pairs`           worst-case pairs of Algorithms 1-2 and their transcripts' records
 :mod:`.utility`               a problem with a known optimum, noise-free outputs, rates
 ============================  ===========================================================
 
@@ -42,8 +43,8 @@ from dpaudit.userlevel.lowy2024.faulty import (
     RedrawnThresholdTest,
     WithReplacementTest,
 )
+from dpaudit.userlevel.lowy2024.minibatch_outliers import MinibatchConcentrationTest
 from dpaudit.userlevel.lowy2024.minibatch_sgd import MinibatchPhase, run_minibatch_phase
-from dpaudit.userlevel.lowy2024.minibatch_test import MinibatchConcentrationTest
 from dpaudit.userlevel.lowy2024.outlier_removal import (
     concentration_score,
     inclusion_probability,

@@ -1,4 +1,4 @@
-"""Audit constructions for Lowy, Liu and Asi (2024), from the paper-003 note, Sec. 8.
+"""Audit constructions for Lowy, Liu and Asi (2024), from ``docs/papers/lowy2024.md``, Sec. 8.
 
 Every pair differs in *all* items of one user at the same index (user-level replacement). The
 algorithms run under ``preset="audit"`` with the absolute loss and labels beyond every margin, so
@@ -20,7 +20,7 @@ counterpart's claim, on the pair that exposes it.
 * **P12, leaky halt**: two far clusters, so the test fails; the halting branch of the variant
   releases the plain mean, which the differing user moves.
 * **P10, threshold redrawn** and **P7, with replacement** (Algorithm 2's test,
-  :class:`~dpaudit.userlevel.lowy2024.minibatch_test.MinibatchConcentrationTest`): every user's
+  :class:`~dpaudit.userlevel.lowy2024.minibatch_outliers.MinibatchConcentrationTest`): every user's
   gradient equal, the differing user's far away; the halting step is audited against AboveThreshold's
   ``eps_AT``. With the threshold noise drawn at every step the steps leak independently; drawn with
   replacement and ``K = 4n`` (as printed: ``K_i > n_i``), the differing user appears about four
@@ -33,7 +33,8 @@ References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
    optimization. NeurIPS 2024.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Sec. 8 (pitfalls P2, P7, P10, P12, P14).
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25; pitfalls P2, P7, P10, P12, P14).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from dpaudit.userlevel.lowy2024.faulty import (
     RedrawnThresholdTest,
     WithReplacementTest,
 )
-from dpaudit.userlevel.lowy2024.minibatch_test import MinibatchConcentrationTest
+from dpaudit.userlevel.lowy2024.minibatch_outliers import MinibatchConcentrationTest
 from dpaudit.userlevel.lowy2024.phased_erm import AcceleratedMinibatchSGD
 from dpaudit.userlevel.lowy2024.phased_sgd import OutlierRemovalPhasedSGD
 

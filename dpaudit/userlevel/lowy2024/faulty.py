@@ -1,4 +1,4 @@
-"""Deliberately broken variants of Lowy, Liu and Asi (2024)'s algorithms: the paper-003 note's pitfalls.
+"""Deliberately broken variants of Lowy, Liu and Asi (2024)'s algorithms: the ``docs/papers/lowy2024.md`` pitfalls.
 
 Each variant changes one thing, warns :class:`~dpaudit.errors.UnsoundMechanismWarning` when
 constructed, and keeps the correct mechanism's claim, so that an audit against that claim can
@@ -12,6 +12,10 @@ catch it (the auditor never sees these names):
   step, as the box's line 4 literally reads: no longer AboveThreshold;
 * :class:`WithReplacementTest` (P7): Algorithm 2's test with users drawn with replacement and
   ``K_i`` as printed (above ``n_i``): a user appears several times and moves the score by more than 2;
+* :class:`RedrawnThresholdMinibatchSGD` (P10) and :class:`WithReplacementMinibatchSGD` (P7): the
+  same two bugs inside the whole Algorithm 2 (every step's gradient released too), for audits of
+  the full algorithm (:mod:`.worst_pairs`); with replacement the batch keeps ``K = n``, the largest
+  the recomputed claim accepts;
 * :class:`LemmaA6OutputPerturbation` (P14): the Gaussian step with Lemma A.6's classical
   calibration ``sigma = Delta sqrt(2 log(2/delta))/eps``, used at ``eps > 1``, where its proof does
   not apply; from about ``eps = 7.5`` (at ``delta = 0.1``) it is not ``(eps, delta)``-DP. Algorithm 1
@@ -22,7 +26,8 @@ References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
    optimization. NeurIPS 2024.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Sec. 8.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations
@@ -40,15 +45,18 @@ from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.guarantees import ApproxDP
 from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import QueryDistance
+from dpaudit.userlevel.lowy2024.minibatch_outliers import MinibatchConcentrationTest
 from dpaudit.userlevel.lowy2024.minibatch_sgd import MinibatchRules
-from dpaudit.userlevel.lowy2024.minibatch_test import MinibatchConcentrationTest
+from dpaudit.userlevel.lowy2024.phased_erm import AcceleratedMinibatchSGD
 from dpaudit.userlevel.lowy2024.phased_sgd import OutlierRemovalPhasedSGD
 
 __all__ = [
     "HardThresholdPhasedSGD",
     "LeakyHaltPhasedSGD",
     "LemmaA6OutputPerturbation",
+    "RedrawnThresholdMinibatchSGD",
     "RedrawnThresholdTest",
+    "WithReplacementMinibatchSGD",
     "WithReplacementTest",
 ]
 
@@ -93,6 +101,28 @@ class RedrawnThresholdTest(MinibatchConcentrationTest):
 @dataclass(frozen=True)
 class WithReplacementTest(MinibatchConcentrationTest):
     """Algorithm 2's test with users drawn with replacement, ``K`` as printed (pitfall P7, finding F5)."""
+
+    _rules: ClassVar[MinibatchRules] = MinibatchRules(with_replacement=True)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _warn(self, "minibatch drawn with replacement (P7): a user appears several times and moves the score by > 2")
+
+
+@dataclass(frozen=True)
+class RedrawnThresholdMinibatchSGD(AcceleratedMinibatchSGD):
+    """Algorithm 2 with fresh threshold noise at every step (pitfall P10), claims unchanged."""
+
+    _rules: ClassVar[MinibatchRules] = MinibatchRules(redraw_threshold=True)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _warn(self, "threshold noise redrawn at every step (P10): T answers of fresh noise, not AboveThreshold")
+
+
+@dataclass(frozen=True)
+class WithReplacementMinibatchSGD(AcceleratedMinibatchSGD):
+    """Algorithm 2 with its minibatches drawn with replacement (pitfall P7), claims unchanged."""
 
     _rules: ClassVar[MinibatchRules] = MinibatchRules(with_replacement=True)
 

@@ -7,7 +7,7 @@ breaks the proof's sensitivity bounds), their mean gradients' concentration scor
 to AboveThreshold (the shared :class:`~dpaudit.mechanisms.sparse_vector.AboveThreshold`, threshold
 noise drawn once per call), the soft ramp, the robust mean plus ``N(0, sigma^2 I_d)``, and one AC-SA step.
 
-As the paper-003 note proposes (Sec. 2.2): the test, the scores and the averaged gradients all use
+As ``docs/papers/lowy2024.md`` proposes (Sec. 2.2): the test, the scores and the averaged gradients all use
 the gradients at the AC-SA query point ``x_md`` (pitfall P11); a halt returns the public point 0
 (the caller stops Algorithm 3); an empty kept set is a halt; ``K_i <= n_i``.
 
@@ -17,7 +17,8 @@ References
    optimization. NeurIPS 2024, Algorithm 2, Lemma C.2, proof of Thm C.1.
 .. [GL12] S. Ghadimi and G. Lan. Optimal stochastic approximation algorithms for strongly convex
    stochastic composite optimization I. SIAM J. Optim. 22(4), 2012.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Sec. 2.2, pitfalls P7, P10, P11.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class MinibatchPhase:
 
 @dataclass(frozen=True)
 class MinibatchRules:
-    """Switches for the paper-003 note's pitfalls (all off in the correct algorithm).
+    """Switches for the ``docs/papers/lowy2024.md`` pitfalls (all off in the correct algorithm).
 
     ``hard_threshold``: keep a user iff ``h >= K/2`` instead of the ramp (P2);
     ``redraw_threshold``: fresh threshold noise at every step, as the box's line 4 literally reads (P10);
@@ -80,6 +81,7 @@ def _sample_users(rng: np.random.Generator, trials: int, users: int, batch: int,
 def run_minibatch_phase(
     domain: PublicDomain, phase_data: NDArray[np.float64], phase: MinibatchPhase, center: NDArray[np.float64],
     *, rng: np.random.Generator, smoothing: RandomizedSmoothing | None = None, rules: MinibatchRules = MinibatchRules(),
+    releases: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], int, int]:
     """One call of Algorithm 2 for ``trials = center.shape[0]`` trials [LLA24, Alg 2 lines 1-21].
 
@@ -89,6 +91,10 @@ def run_minibatch_phase(
         The phase's users ``D_i`` (disjoint from other phases'), inside the declared domain.
     center : ndarray, shape (trials, d)
         ``x_{i-1}`` in units of the radius.
+    releases : ndarray, shape (trials, T, 1 + d), optional
+        If given, receives every step's noisy releases (the transcript; no draw changes): the
+        AboveThreshold answer (1 continue, 0 halt at this step, -1 halted before) and the noisy
+        robust mean ``g + zeta`` in units of ``L`` (0 unless the step continues and uses it).
 
     Returns
     -------
@@ -113,7 +119,7 @@ def run_minibatch_phase(
     halted = np.zeros(trials, dtype=bool)
     radius_2tau_sq = (2.0 * phase.tau / lip) ** 2  # 2 tau in units of L
     for t in range(1, phase.steps + 1):
-        x_md = acsa_query_point(state, t, mu_v, smooth_v)  # gradients are queried at x_md (note Sec. 2.2)
+        x_md = acsa_query_point(state, t, mu_v, smooth_v)  # gradients are queried at x_md (Alg. 2)
         idx = _sample_users(rng, trials, phase.users, k, rules.with_replacement)  # [Alg 2 line 3] (F5)
         items = phase_data[idx]  # (trials, K, m, d + 1)
         theta = radius * x_md
@@ -130,10 +136,13 @@ def run_minibatch_phase(
         _, now = at.answer(-score, noisy_threshold, halted, rng=rng)  # [Alg 2 line 7]
         probs = (h >= k / 2.0).astype(float) if rules.hard_threshold else inclusion_probability(h, k)  # [Alg 2 line 11]
         mean, kept = robust_mean(q, probs, rng=rng)  # g_i^t / L [Alg 2 line 13]
-        now = now | (kept == 0)  # an empty kept set is a halt (note Sec. 2.2)
+        now = now | (kept == 0)  # an empty kept set is a halt (dpaudit's reading)
         g_hat = mean + rng.normal(0.0, sigma_l, size=(trials, d))  # (g + zeta_i^t)/L [Alg 2 lines 13-14]
         grad_v = g_hat + mu_v * (x_md - center)  # + lambda_i (x - x_{i-1}), scaled [Alg 2 line 15]
         live = ~now
+        if releases is not None:
+            releases[:, t - 1, 0] = np.where(live, 1.0, np.where(halted, -1.0, 0.0))
+            releases[:, t - 1, 1:] = np.where(live[:, None], g_hat, 0.0)
         if live.any():
             sub = ACSAState(state.x[live], state.x_ag[live])
             acsa_update(sub, x_md[live], grad_v[live], t, mu_v, smooth_v)  # one AC-SA step [GL12]

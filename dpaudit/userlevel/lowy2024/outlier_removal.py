@@ -13,7 +13,7 @@ Algorithm 2 (lines 6-13, on the ``K`` sampled users' gradients). For ``k`` point
 * robust mean ``(1/|S|) sum_{j in S} y_j`` [Alg 1 line 24; Alg 2 line 13].
 
 Algorithm 1 scores with radius ``tau`` and ranks with ``2 tau``; Algorithm 2 uses ``2 tau`` for both
-(the paper-003 note, Sec. 1.1). Every function takes the points with leading (trial) axes and
+(``docs/papers/lowy2024.md``, Sec. 1.1). Every function takes the points with leading (trial) axes and
 works on the last two axes, so a batch of trials is one call.
 
 The points must be O(1) in size (callers pass them in units of a public scale, the domain radius
@@ -23,7 +23,8 @@ References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
    optimization. NeurIPS 2024.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Secs. 1.1, 3.4 and 5.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations

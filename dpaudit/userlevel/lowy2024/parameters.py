@@ -8,20 +8,21 @@ Two presets, for every algorithm:
     log^2(n/delta)/(eps C)``; Alg 2/3: ``K_i = 500 log(n_i^2 m^2 e^eps/delta)(1/eps + n_i eps/sqrt(T_i
     log(1/delta)))``, ``Lap(8/eps)``/``Lap(16/eps)``, ``sigma_i = 1000 tau sqrt(T_i) log(nde^eps/delta)
     /(eps n_i)``). They need about ``10^6`` users. The claim is the paper's ``(epsilon, delta)``;
-    constructing warns :class:`~dpaudit.errors.UnsoundMechanismWarning` where the paper-003 note's
+    constructing warns :class:`~dpaudit.errors.UnsoundMechanismWarning` where the ``docs/papers/lowy2024.md``
     findings say the printed proof does not cover the configuration (F1, P14 for Alg 1; F6 for
     Alg 2/3), and the recomputed budget is reported beside it (``parameters().recomputed``).
 ``"audit"``
     Smaller constants, so that audits run with a few hundred users. Noise is calibrated from the
     budget with the explicit couplings of :mod:`dpaudit.userlevel.lowy2024.privacy`, and the
-    ``delta`` that the Laplace bad events consume is recomputed (the note's Sec. 3.3): the claim is
+    ``delta`` that the Laplace bad events consume is recomputed (:mod:`dpaudit.userlevel.lowy2024.privacy`): the claim is
     that recomputed ``(epsilon, delta)``, never the paper's.
 
 References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
    optimization. NeurIPS 2024.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Sec. 2.6 (constants table), Sec. 3.3.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations
@@ -215,7 +216,8 @@ class Lowy2024Run:
     ``halted_phase[i]``: the (0-based) phase in which trial ``i`` halted, or -1.
     ``gradient_evaluations``: per-item gradients computed per trial (counted by the loops);
     ``score_pair_terms``: pairwise distances the tests evaluated per trial (the test's work,
-    counted separately).
+    counted separately); ``transcript``: every run's transcript when the mechanism observes it
+    (``observe="transcript"``), else None.
     """
 
     outputs: NDArray[np.float64]
@@ -223,3 +225,4 @@ class Lowy2024Run:
     gradient_evaluations: int
     score_pair_terms: int
     parameters: Alg1Parameters | Alg3Parameters
+    transcript: NDArray[np.float64] | None = None

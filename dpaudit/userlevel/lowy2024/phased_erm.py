@@ -7,7 +7,7 @@ any phase outputs 0. With ``smoothing=True`` it is the non-smooth algorithm of S
 D.3): gradients of the uniformly smoothed loss ``f_r``, ``r = sqrt(d) R/(eps n sqrt(m))``.
 :class:`AcceleratedMinibatchSGD` is one call of Algorithm 2 on all the given users, as a mechanism.
 
-Parameters the paper leaves open, as the paper-003 note proposes (Secs. 2.2-2.5): ``n_i``, ``K_i``,
+Parameters the paper leaves open, as ``docs/papers/lowy2024.md`` proposes (Secs. 2.2-2.5): ``n_i``, ``K_i``,
 ``T_i`` rounded (floor, ceil, ceil); ``T_i = ceil((1 + sqrt(beta/lambda_i)) log(ndm))`` (the proof of
 Thm D.3's explicit form of ``Theta~``); ``tau = c L log(ndm)/sqrt(m)``; ``p = 3q + 2.5 + log_n sqrt(m)``
 (Thm C.3's lower bound); ``K_i`` capped at ``n_i`` (F5); the smoothed version's ``lambda =
@@ -17,7 +17,8 @@ References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
    optimization. NeurIPS 2024, Algorithms 2-3, Theorems 3.1, 3.2, C.1, C.3, D.3, Lemma D.2.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Secs. 2.2-2.5, 3.2, 3.5.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ from dpaudit.userlevel.lowy2024.privacy import (
     laplace_difference_tail,
 )
 from dpaudit.userlevel.lowy2024.smoothing import RandomizedSmoothing, smoothing_radius
+from dpaudit.userlevel.transcript import Observe, check_observe
 
 __all__ = ["AcceleratedMinibatchSGD", "AcceleratedPhasedERM"]
 
@@ -95,6 +97,7 @@ class _Alg3Base(PhasedMechanismFields):
     smoothing: bool = False
     smoothness: float | None = None
     initial_point: tuple[float, ...] | None = None
+    observe: Observe = "final"
 
     _rules: ClassVar[MinibatchRules] = MinibatchRules()
 
@@ -117,6 +120,7 @@ class _Alg3Base(PhasedMechanismFields):
             check_nonnegative(owner, "smoothness", self.smoothness)
         if not isinstance(self.smoothing, bool):
             raise argument_error(owner, "smoothing", "a bool", self.smoothing)
+        check_observe(owner, self.observe)
         if not self.smoothing and self.smoothness is None and not math.isfinite(self.loss.smoothness(self.feature_bound)):
             raise argument_error(owner, "loss", "smooth (Algorithm 3 needs beta < inf; use smoothing=True, Sec. 4)",
                                  self.loss)
@@ -172,7 +176,7 @@ class _Alg3Base(PhasedMechanismFields):
             tau = float(self.tau)
         elif self.preset == "paper":
             tau = cst.tau * lip * log_ndm / math.sqrt(m)  # tau = O(L log(ndm)/sqrt m) [Alg 3 line 2], constant 1
-        else:  # vector Hoeffding radius of a mean of m gradients of norm <= L (note Sec. 2.2), at most L
+        else:  # vector Hoeffding radius of a mean of m gradients of norm <= L (dpaudit's choice: the paper leaves it open), at most L
             tau = min(lip, cst.tau * lip * math.sqrt(2.0 * math.log(2.0 * n * m * d * sum(steps)) / m))
         tiny = np.finfo(float).tiny
         if not (tau > tiny and all(tiny < li <= HEADROOM for li in lams)):
@@ -298,8 +302,14 @@ class _Alg3Base(PhasedMechanismFields):
         return ApproxDP(self.epsilon, self.delta, UserReplace())
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` independent outputs (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``."""
-        return self.sample_with_info(data, size, rng=rng).outputs
+        """``size`` independent outputs (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``, or with
+        ``observe="transcript"`` their transcripts: per phase and step the AboveThreshold answer (1 continue,
+        0 halt there, -1 not reached) and the noisy minibatch gradient ``(g + zeta)/L`` (``d`` numbers, 0
+        unless the step continues), then the output; ``sum_i T_i (1 + d) + d`` numbers (the same draws)."""
+        run = self.sample_with_info(data, size, rng=rng)
+        if self.observe == "transcript" and run.transcript is not None:
+            return run.transcript
+        return run.outputs
 
     def sample_with_info(self, data: Any, size: int, *, rng: np.random.Generator) -> Lowy2024Run:
         """Like :meth:`sample`, with the halting phases and the work counts of the run."""
@@ -314,16 +324,22 @@ class _Alg3Base(PhasedMechanismFields):
         kmax = max(p.phase_batch)
         per_trial = 8 * (3 * kmax * m * (d + 1) + 3 * kmax * kmax + 8 * d)
         chunk = int(max(1, min(size, _CHUNK_BYTES // per_trial)))
-        outs, halts = [], []
+        outs, halts, records = [], [], []
         grads = pairs = 0
         for start in range(0, size, chunk):
-            out, halt, grads, pairs = self._run_chunk(z, p, dom, smooth, min(chunk, size - start), rng)
+            record: list[NDArray[np.float64]] | None = [] if self.observe == "transcript" else None
+            out, halt, grads, pairs = self._run_chunk(z, p, dom, smooth, min(chunk, size - start), rng, record)
             outs.append(out)
             halts.append(halt)
-        return Lowy2024Run(np.concatenate(outs), np.concatenate(halts), grads, pairs, p)
+            if record is not None:
+                records.append(np.hstack([*record, out]))
+        transcript = np.concatenate(records) if records else None
+        return Lowy2024Run(np.concatenate(outs), np.concatenate(halts), grads, pairs, p, transcript)
 
     def _run_chunk(self, z: NDArray[np.float64], p: Alg3Parameters, dom: PublicDomain, smooth: RandomizedSmoothing | None,
-                   c: int, rng: np.random.Generator) -> tuple[NDArray[np.float64], NDArray[np.int64], int, int]:
+                   c: int, rng: np.random.Generator, record: list[NDArray[np.float64]] | None = None,
+                   ) -> tuple[NDArray[np.float64], NDArray[np.int64], int, int]:
+        """The phases for ``c`` trials; ``record``, if given, receives each phase's ``(T_i, 1 + d)`` releases, flattened."""
         d = z.shape[2] - 1
         x0 = np.zeros(d) if self.initial_point is None else np.asarray(self.initial_point) / self.radius
         center = np.broadcast_to(x0, (c, d)).copy()
@@ -339,10 +355,18 @@ class _Alg3Base(PhasedMechanismFields):
                                   p.smoothness)
             grads += plan.steps * plan.batch * p.m_items
             pairs += plan.steps * plan.batch * plan.batch
+            phase_releases = None
+            if record is not None:  # a phase not reached releases nothing: answers -1, gradients 0
+                full = np.zeros((c, plan.steps, 1 + d))
+                full[:, :, 0] = -1.0
+                record.append(full.reshape(c, -1))
+                phase_releases = np.empty((active.size, plan.steps, 1 + d))
             if active.size == 0:
                 continue
             x_out, stop, _, _ = run_minibatch_phase(dom, phase_data, plan, center[active], rng=rng, smoothing=smooth,
-                                                    rules=self._rules)  # [Alg 3 line 7]
+                                                    rules=self._rules, releases=phase_releases)  # [Alg 3 line 7]
+            if phase_releases is not None:
+                full[active] = phase_releases
             halted[active[stop]] = i
             center[active] = x_out
             active = active[~stop]
@@ -379,6 +403,9 @@ class AcceleratedPhasedERM(_Alg3Base):
         depend on it; ``T_i`` and the utility theorem do.
     initial_point : sequence of float, optional
         ``x_0`` (public; default 0).
+    observe : {"final", "transcript"}
+        What :meth:`sample` releases: the output, or every step's AboveThreshold answer and noisy
+        gradient (:mod:`dpaudit.userlevel.transcript`; layout in :meth:`sample`).
 
     Examples
     --------

@@ -6,7 +6,7 @@ SGD from ``x_{i-1}`` (``T_i = N_i m`` steps, step size ``eta_i = eta/2^{p i}``);
 concentration score of the ``C`` average iterates decides between halting (output 0) and the
 robust mean of the iterates kept by the soft ramp, released with Gaussian noise ``sigma_i``.
 
-Details the paper leaves open, as the paper-003 note proposes (Sec. 2.1): ``C = ceil(.)``,
+Details the paper leaves open, as ``docs/papers/lowy2024.md`` proposes (Sec. 2.1): ``C = ceil(.)``,
 ``n_i = floor(.)``, ``N_i = floor(n_i / C)``, exactly ``C N_i`` users in phase ``i``, taken in index
 order (any data-independent assignment satisfies the proof; ``shuffle=True`` draws a random one
 and a random item order per trial); an empty kept set is a halt; the noisy ``x_i`` is not projected
@@ -17,7 +17,8 @@ References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
    optimization. NeurIPS 2024, Algorithm 1, Theorems 2.1 and B.1, Lemma B.2.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Secs. 2.1, 3.1, 3.3, 3.4.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from dpaudit.userlevel.lowy2024.privacy import (
     laplace_upper_tail,
 )
 from dpaudit.userlevel.lowy2024.sgd import one_pass_sgd
+from dpaudit.userlevel.transcript import Observe, check_observe
 
 __all__ = ["OutlierRemovalPhasedSGD", "phase_layout"]
 
@@ -115,6 +117,11 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         Draw a random assignment of users to phases and groups, and a random item order, per trial.
     project_output : bool
         Project the released ``x_l`` onto the ball (post-processing; the paper does not).
+    observe : {"final", "transcript"}
+        What :meth:`sample` releases (:mod:`dpaudit.userlevel.transcript`): ``x_l``, or the
+        transcript: per phase the test outcome (1 passed, 0 halted there, -1 not reached) and the
+        noisy ``x_i`` (``d`` numbers; 0 unless the phase passed), then the output: ``l (1 + d) + d``
+        numbers per run.
 
     Notes
     -----
@@ -140,6 +147,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
     initial_point: tuple[float, ...] | None = None
     shuffle: bool = False
     project_output: bool = False
+    observe: Observe = "final"
 
     _hard_threshold: ClassVar[bool] = False  # pitfall P2 (faulty variants only)
     _leaky_halt: ClassVar[bool] = False  # pitfall P12 (faulty variants only)
@@ -164,6 +172,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         for name in ("shuffle", "project_output"):
             if not isinstance(getattr(self, name), bool):
                 raise argument_error(owner, name, "a bool", getattr(self, name))
+        check_observe(owner, self.observe)
         self._warn_if_unsound()
 
     # -- parameters --------------------------------------------------------------------------------
@@ -184,7 +193,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         """Paper preset: warn for P14 (eps/4 > 1) here; F1 depends on n, m and is checked in :meth:`parameters`."""
         if self.preset == "paper" and self.epsilon > 4.0:
             warnings.warn(f"{self._owner}(preset='paper') at epsilon={self.epsilon:g} > 4 uses Lemma A.6's classical "
-                          "Gaussian at eps/4 > 1, outside its proof (paper-003 note, P14)", UnsoundMechanismWarning,
+                          "Gaussian at eps/4 > 1, outside its proof (docs/papers/lowy2024.md, P14)", UnsoundMechanismWarning,
                           stacklevel=3)
 
     def parameters(self, n_users: int, m_items: int, dim: int) -> Alg1Parameters:
@@ -264,7 +273,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         ``delta_gaussian = zeta = delta/2``. ``gamma`` is the largest score level whose bad pass
         ``e^{eps_test} P(Lap > threshold - gamma C)`` fits in ``delta``; if even the smallest valid
         ``gamma`` (``ceil(gamma C) >= 2C/3 + 1``) does not, that one is used and the consumed
-        ``delta`` grows (the note's Sec. 3.3).
+        ``delta`` grows (:mod:`dpaudit.userlevel.lowy2024.privacy`).
         """
         g_min = (math.floor(2.0 * groups / 3.0) + 2) / groups  # ceil(gamma C) >= 2C/3 + 1
         g_max = (threshold - test_scale * math.log(math.exp(eps_test) / (2.0 * delta))) / groups
@@ -365,8 +374,12 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         return groups
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` independent outputs ``x_l`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``."""
-        return self.sample_with_info(data, size, rng=rng).outputs
+        """``size`` independent outputs ``x_l`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``,
+        or with ``observe="transcript"`` their transcripts ``(size, l (1 + d) + d)`` (the same draws)."""
+        run = self.sample_with_info(data, size, rng=rng)
+        if self.observe == "transcript" and run.transcript is not None:
+            return run.transcript
+        return run.outputs
 
     def sample_with_info(self, data: Any, size: int, *, rng: np.random.Generator) -> Lowy2024Run:
         """Like :meth:`sample`, with the halting phases and the work counts of the run."""
@@ -386,13 +399,17 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         # phase 1 starts from the public x_0 and, without shuffling, visits the items in a fixed order: its
         # iterates, score and inclusion probabilities are the same for every trial, so they are computed once
         first = None if self.shuffle else self._phase_statistics(p, 0, self._phase_iterates(z, p, 0, 0, None, None, None))
-        outs, halts = [], []
+        outs, halts, records = [], [], []
         grads = pairs = 0
         for start in range(0, size, chunk):
-            out, halt, grads, pairs = self._run_chunk(z, p, min(chunk, size - start), rng, first)
+            record: list[NDArray[np.float64]] | None = [] if self.observe == "transcript" else None
+            out, halt, grads, pairs = self._run_chunk(z, p, min(chunk, size - start), rng, first, record)
             outs.append(out)
             halts.append(halt)
-        return Lowy2024Run(np.concatenate(outs), np.concatenate(halts), grads, pairs, p)
+            if record is not None:
+                records.append(np.hstack([*record, out]))
+        transcript = np.concatenate(records) if records else None
+        return Lowy2024Run(np.concatenate(outs), np.concatenate(halts), grads, pairs, p, transcript)
 
     def _group_items(self, z: NDArray[np.float64], p: Alg1Parameters, phase: int, offset: int,
                      perm: NDArray[np.int64] | None, rng: np.random.Generator) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -432,7 +449,9 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
 
     def _run_chunk(self, z: NDArray[np.float64], p: Alg1Parameters, c: int, rng: np.random.Generator,
                    first: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None,
+                   record: list[NDArray[np.float64]] | None = None,
                    ) -> tuple[NDArray[np.float64], NDArray[np.int64], int, int]:
+        """The phases for ``c`` trials; ``record``, if given, receives each phase's ``(outcome, x_i)`` columns."""
         n, d = z.shape[0], z.shape[2] - 1
         perm = np.argsort(rng.random((c, n)), axis=1) if self.shuffle else None  # data-independent assignment
         x0 = np.zeros(d) if self.initial_point is None else np.asarray(self.initial_point) / self.radius
@@ -447,6 +466,9 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
             phase_offset, offset = offset, offset + k * p.group_users[i]  # D_i: the next C N_i users [Alg 1 line 5]
             grads += k * p.phase_steps[i]  # T_i steps in each of the C groups [Alg 1 line 8]
             pairs += k * k
+            if record is not None:  # outcome -1 and x_i = 0 unless the phase runs and passes
+                outcome, released = np.full((c, 1), -1.0), np.zeros((c, d))
+                record += [outcome, released]
             if active.size == 0:
                 continue
             if i == 0 and first is not None:
@@ -458,7 +480,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
             noisy = score + rng.laplace(0.0, p.test_scale, size=active.size)  # s_hat [Alg 1 line 12]
             probs = np.broadcast_to(probs, (active.size, k))  # independent coins per trial, also when iterates are shared
             mean, kept = robust_mean(iterates, probs, rng=rng)  # [Alg 1 lines 14-24]
-            passed = (noisy >= p.threshold) & (kept > 0)  # line 13; an empty S is a halt (note Sec. 2.1)
+            passed = (noisy >= p.threshold) & (kept > 0)  # line 13; an empty S is a halt (dpaudit's reading)
             noise = rng.normal(0.0, p.phase_sigmas[i], size=(active.size, d))  # zeta_i [Alg 1 line 25]
             x_i = self.radius * mean + noise
             halted[active[~passed]] = i  # HALT; output 0 [Alg 1 line 22]
@@ -467,6 +489,9 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
             else:
                 out[active[~passed]] = 0.0
             keep = passed.nonzero()[0]
+            if record is not None:
+                outcome[active, 0] = passed.astype(float)  # the test's answer [Alg 1 line 13]
+                released[active[keep]] = x_i[keep]  # the noisy phase output [Alg 1 line 25]
             active = active[keep]
             out[active] = x_i[keep]
             u_prev[active] = x_i[keep] / self.radius

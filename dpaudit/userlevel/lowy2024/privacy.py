@@ -1,12 +1,12 @@
 """Privacy accounting for Lowy, Liu and Asi (2024): explicit constants where the paper writes ``<~``.
 
 The paper proves Algorithms 1 and 3 private with hidden constants (Lemmas B.2 and C.2) and a
-good-event bookkeeping that fails for small ``delta`` (finding F1 of the paper-003 note). This
+good-event bookkeeping that fails for small ``delta`` (finding F1 of ``docs/papers/lowy2024.md``). This
 module gives every step an explicit, checkable constant, so that a configuration's *consumed*
-``(epsilon, delta)`` can be computed rather than assumed (the note's Sec. 3.3 proposal):
+``(epsilon, delta)`` can be computed rather than assumed (dpaudit's bookkeeping, derived below):
 
 * :func:`alg1_coupling_sensitivity` and :func:`alg2_coupling_sensitivity`: explicit versions of
-  Lemmas B.2 and C.2 (the note's Sec. 3.4, refined; derivations in the docstrings);
+  Lemmas B.2 and C.2 (derivations in the docstrings below);
 * :func:`alg1_phase_guarantee`: one phase of Algorithm 1 (test, ramp, Gaussian) as ``(eps, delta)``;
 * :func:`alg2_phase_guarantee`: one call of Algorithm 2, eq. (10)'s chain (Gaussian, then
   subsampling, then advanced composition) plus AboveThreshold and the test's bad event;
@@ -29,7 +29,8 @@ References
 .. [BBG18] B. Balle, G. Barthe and M. Gaboardi. Privacy amplification by subsampling: tight
    analyses via couplings and divergences. NeurIPS 2018.
 .. [Lyu22] X. Lyu. Composition theorems for interactive differential privacy. NeurIPS 2022.
-.. [Note003] dpaudit paper-003 note (``notes/paper_003_faster.md``), Secs. 3.3-3.5.
+.. [Note003] The readings, corrections and pitfalls of Lowy, Liu and Asi (2024)
+   kept in ``docs/papers/lowy2024.md`` (findings F1-F7, pitfalls P1-P25).
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def binomial_quantile(trials: int, prob: float, zeta: float) -> int:
 
 
 def note_coupling_sensitivity(tau: float, groups: int, zeta: float) -> float:
-    """The paper-003 note's explicit Lemma B.2: ``9 tau (1 + max(33, ceil(log2(1/zeta))))/C`` [Note003, Sec. 3.4].
+    """The ``docs/papers/lowy2024.md`` explicit Lemma B.2: ``9 tau (1 + max(33, ceil(log2(1/zeta))))/C`` [Note003, Sec. 3.4].
 
     Valid when ``s, s' >= 2C/3`` and ``C > 6``, with probability ``1 - zeta`` over the shared coins;
     the Chernoff bound ``P(X >= t) <= (6e/t)^t <= 2^-t`` (``t >= 33``) bounds the number of flips.
@@ -148,7 +149,8 @@ def alg1_coupling_sensitivity(
     C``), hence lies within ``3 tau`` of ``y_a``, on both sides. Only the ``<= C - g`` other indices
     can be kept on one side only, each with probability ``|p - p'| <= 6/C``: their number ``X`` is
     dominated by ``Bin(C - g, 6/C)``. With the two versions of the changed point, ``|S delta S'| <=
-    X + 2`` and the means differ by at most ``2 (3 tau)(X + 2)/(g - 1)`` (the note's item 9).
+    X + 2`` and the means differ by at most ``2 (3 tau)(X + 2)/(g - 1)`` (tested in
+    ``tests/userlevel/lowy2024/test_lowy2024_outlier_removal.py``).
 
     The robust mean is an average of points of a set of diameter ``diameter`` (the ball the
     iterates live in), so ``Delta`` never exceeds it, whatever the coins.
@@ -190,7 +192,8 @@ def alg2_coupling_sensitivity(
     ranks with ``2 tau``), coins of unchanged users shared. At least ``f`` = :func:`alg2_kept_count`
     points have ``h >= 2K/3 + 1``, so ``p = p' = 1`` for the ``>= f - 1`` unchanged ones. Kept points
     of one dataset are pairwise within ``4 tau`` (two sets of more than ``K/2`` neighbours meet;
-    the note's item 5), so with a common kept point ``c`` both kept sets lie in ``B(c, 4 tau)``. At
+    tested in ``tests/userlevel/lowy2024/test_lowy2024_outlier_removal.py``), so with a common kept
+    point ``c`` both kept sets lie in ``B(c, 4 tau)``. At
     most ``K - f`` other indices flip, each with probability ``<= 6/K``. Hence
     ``Delta = 2 (4 tau)(t + 1)/(f - 1)`` with ``t`` = :func:`binomial_quantile` ``(K - f, 6/K, zeta)``,
     and never more than ``diameter`` (users' gradients are clamped to the ball of radius ``L``, so

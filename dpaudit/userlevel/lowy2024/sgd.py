@@ -59,7 +59,7 @@ def one_pass_sgd(
     ndarray, shape (trials, C, d)
         ``(1/T) sum_{t=0}^{T-1} u_t`` with ``u_{t+1} = Pi(u_t - (eta/radius) grad f(radius u_t, z_t))``,
         in units of the radius: the average of the ``T`` points at which gradients are queried
-        ([FKT20, Lemma 4.5]; the note's Sec. 2.0 proposal).
+        ([FKT20, Lemma 4.5]; dpaudit's choice).
     """
     radius = domain.radius
     shared = features.ndim == 3

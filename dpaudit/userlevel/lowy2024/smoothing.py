@@ -5,14 +5,14 @@
 ``X + B(0, r)``:
 
 1. ``f(x) <= f_r(x) <= f(x) + L r``. The paper prints the reverse, ``f_r <= f <= f_r + L r``,
-   which is false for convex ``f`` (finding F2 of the paper-003 note: ``f = |x|``, ``r = 1`` gives
+   which is false for convex ``f`` (finding F2 of ``docs/papers/lowy2024.md``: ``f = |x|``, ``r = 1`` gives
    ``f_r(0) = 1/2 > 0 = f(0)``); Jensen's inequality gives the direction here. Only
    ``|f_r - f| <= L r`` is used downstream, so Theorem 4.1 is unaffected;
 2. ``f_r`` is convex and ``L``-Lipschitz;
 3. ``f_r`` is ``L sqrt(d)/r``-smooth;
 4. ``E_y grad f(x + y) = grad f_r(x)``: one fresh ``y`` per gradient evaluation is an unbiased
    gradient of ``f_r`` (how the smoothed Algorithm 3 computes its gradients; the paper leaves it
-   open, the note's Sec. 2.5 proposal).
+   open, a choice of dpaudit's).
 
 For a loss of a linear predictor only the margin moves: ``<x + y, a> = <x, a> + <y, a>``, and
 ``<y, a>`` for ``y`` uniform in the ball is ``||a|| r (2B - 1)`` with ``B ~ Beta((d+1)/2, (d+1)/2)``

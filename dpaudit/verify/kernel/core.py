@@ -54,7 +54,7 @@ class KernelError(DPAuditError, AssertionError):
     """An internal contradiction: a statement both proved and refuted by a re-checked counterexample."""
 
 
-class NotSmooth(Exception):
+class NotSmooth(DPAuditError):
     """The expression uses a function that is not on the kernel's list of C^1 functions."""
 
 

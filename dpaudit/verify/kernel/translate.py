@@ -26,6 +26,8 @@ import sympy as sp
 import z3
 from sympy.core.function import AppliedUndef
 
+from dpaudit.errors import DPAuditError
+
 __all__ = ["DOMAINS", "MONOTONE", "Translation", "UnsupportedFormula", "check_real_symbol"]
 
 #: Increasing functions: two values of one of them are ordered like their arguments.
@@ -75,7 +77,7 @@ def check_real_symbol(s: sp.Symbol) -> None:
                               f"{kinds} (non-real, or allowing +-oo)")
 
 
-class UnsupportedFormula(Exception):
+class UnsupportedFormula(DPAuditError):
     """The formula uses something the translation refuses (a Float, a complex unit, a non-real relation)."""
 
 

@@ -1,4 +1,4 @@
-"""Algorithm 1's parameters against the paper-002 note's table (computed there independently), the presets'
+"""Algorithm 1's parameters against the ``docs/papers/ghazi2023.md`` table (computed there independently), the presets'
 differences (errata E1, E2, E5) and the refusal of inputs outside the paper's assumptions."""
 
 from __future__ import annotations

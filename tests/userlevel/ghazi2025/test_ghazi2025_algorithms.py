@@ -568,7 +568,8 @@ def test_construction_errors():
         (dict(tau=-2.0), "`RobustStatsLocalization`: `tau` must be in (0, inf); got tau=-2.0."),
         (dict(threshold=float("nan")), "`RobustStatsLocalization`: `threshold` must be a real number, not NaN; got threshold=nan."),
         (dict(statistic="median"), "`RobustStatsLocalization`: `statistic` must be a RobustStatistic; got statistic='median'."),
-        (dict(initial_point=(2.0,)), "`RobustStatsLocalization`: `initial_point` must be a point of [-radius, radius]^d with radius=1; got initial_point=(2.0,)."),
+        (dict(initial_point=(2.0,)),
+         "`RobustStatsLocalization`: `initial_point` must be a point of [-radius, radius]^d with radius=1; got initial_point=(2.0,)."),
         (dict(shuffle=1), "`RobustStatsLocalization`: `shuffle` must be a bool; got shuffle=1."),
         (dict(phases=0), "`RobustStatsLocalization`: `phases` must be an integer >= 1; got phases=0."),
     ]
@@ -576,7 +577,8 @@ def test_construction_errors():
         args = dict(loss=loss, epsilon=1.0, delta=1e-3) | kw
         with pytest.raises(InvalidArgument, match=re.escape(msg)):
             RobustStatsLocalization(**args)
-    with pytest.raises(InvalidArgument, match=re.escape("`RobustStatsSGD`: `loss` must be a Ghazi2025Loss (Assumptions 2.4-2.5 of [GKLM25] declared); got loss=")):
+    with pytest.raises(InvalidArgument, match=re.escape("`RobustStatsSGD`: `loss` must be a Ghazi2025Loss (Assumptions 2.4-2.5 "
+                                                        "of [GKLM25] declared); got loss=")):
         from dpaudit.userlevel.losses import LogisticLoss
 
         RobustStatsSGD(LogisticLoss(), 1.0, 1e-3)
@@ -591,7 +593,7 @@ def test_configuration_errors_at_sampling_time(rng):
         RobustStatsLocalization(loss, 1.0, 1e-3, batch_size=10, step_size=0.5).sample(data, 2, rng=rng)
     with pytest.raises(InvalidArgument, match=re.escape(
             "`RobustStatsSGD`: `threshold` must be at least c0*B + (b_q + b_th)*ln(2e^eps/delta) = 214.315 under "
-            "preset='safe' [GKLM25, Lemma 3.8; note Sec. 2.8]; got threshold=20.0.")):
+            "preset='safe' [GKLM25, Lemma 3.8; the safe preset of docs/papers/ghazi2025.md]; got threshold=20.0.")):
         RobustStatsSGD(loss, 1.0, 1e-3, batch_size=10, threshold=20.0).sample(data, 2, rng=rng)
     with pytest.raises(InvalidArgument, match=re.escape(
             "`RobustStatsSGD`: `statistic` must be a robust statistic with the 2B/3 break point at B=10 [GKLM25, "
@@ -622,7 +624,8 @@ def test_configuration_errors_at_sampling_time(rng):
 
 def test_helper_errors():
     loss = LinearLoss(1.0)
-    with pytest.raises(InvalidArgument, match=re.escape("`concentration_score`: `method` must be 'pairwise' or 'auto' for d = 2 > 1 ('sorted' needs d = 1); got method='sorted'.")):
+    with pytest.raises(InvalidArgument, match=re.escape("`concentration_score`: `method` must be 'pairwise' or 'auto' for d = 2 > 1 "
+                                                        "('sorted' needs d = 1); got method='sorted'.")):
         concentration_score(np.zeros((3, 2)), 1.0, method="sorted")
     with pytest.raises(InvalidArgument, match=re.escape("`concentration_score`: `tau` must be in (0, inf); got tau=0.")):
         concentration_score(np.zeros((3, 2)), 0)

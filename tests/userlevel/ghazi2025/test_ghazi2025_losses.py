@@ -199,7 +199,8 @@ def test_input_validation_messages():
         DiagonallyDominantQuadratic(np.array([[1.0, 0.5], [0.0, 1.0]]))
     with pytest.raises(InvalidArgument, match=re.escape("`DiagonallyDominantQuadratic`: `hessian_matrix` must be a non-empty square matrix")):
         DiagonallyDominantQuadratic(np.ones((2, 3)))
-    with pytest.raises(InvalidArgument, match=re.escape("`check_ghazi2025_assumptions`: `loss` must be a Ghazi2025Loss, SquaredLoss or LogisticLoss; got loss=3.")):
+    with pytest.raises(InvalidArgument, match=re.escape("`check_ghazi2025_assumptions`: `loss` must be a Ghazi2025Loss, "
+                                                        "SquaredLoss or LogisticLoss; got loss=3.")):
         check_ghazi2025_assumptions(3, np.zeros((2, 2, 2)), 1.0)
     with pytest.raises(InvalidArgument, match=re.escape("`check_ghazi2025_assumptions`: `data` must be an array with 3 dimension(s) (shape (2, 2))")):
         check_ghazi2025_assumptions(LinearLoss(), np.zeros((2, 2)), 1.0)

@@ -6,7 +6,8 @@ What is measurable at sizes that fit in memory:
 * the algorithm with its privacy noise removed follows Theorem 3.1's second term: its excess
   ``~ d D^2 / (2 eta T)`` is ``50 G D d^{3/2} polylog / (n sqrt(m) eps^2)`` for Theorem 3.1's step size, so
   the log-log slopes are those of that expression (about -1 in n, -1/2 in m, +3/2 in d); the
-  sweeps (in the default run; the d sweep also at n = 80000 in the slow run) fit them with a Student-t interval at FAILURE_PROB, widened by the computed bias of the
+  sweeps (in the default run; the d sweep also at n = 80000 in the slow run) fit them with a
+  Student-t interval at FAILURE_PROB, widened by the computed bias of the
   discrete transient (the step function's sum against its integral), never by a hand-set margin;
 * the released output is exactly that point smeared by the calibrated Gaussian (checked against a
   closed form), and with the default ``tau`` the noise (sigma ~ 500 D at eps = 1) dominates.
@@ -168,7 +169,8 @@ def test_input_validation_messages():
 
     with pytest.raises(InvalidArgument, match=re.escape("`LinearUtilityProblem`: `spread` must be at most feature_bound - max|mu| = 0.5; got spread=0.75.")):
         LinearUtilityProblem((0.5,), spread=0.75)
-    with pytest.raises(InvalidArgument, match=re.escape("`LinearUtilityProblem`: `mu` must be a non-empty vector with non-zero entries (a unique optimum); got mu=(0.0,).")):
+    with pytest.raises(InvalidArgument, match=re.escape("`LinearUtilityProblem`: `mu` must be a non-empty vector with non-zero "
+                                                        "entries (a unique optimum); got mu=(0.0,).")):
         LinearUtilityProblem((0.0,))
     with pytest.raises(InvalidArgument, match=re.escape("`fit_log_slope`: `samples` must be positive replicates (a log-log fit)")):
         fit_log_slope([1.0, 2.0], [[1.0, 0.0], [1.0, 2.0]])

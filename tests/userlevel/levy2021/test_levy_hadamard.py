@@ -1,4 +1,4 @@
-"""The Walsh–Hadamard rotation of Levy et al. 2021, Algorithm 2 (paper_004 note, lemmas L6 and L7)."""
+"""The Walsh–Hadamard rotation of Levy et al. 2021, Algorithm 2 (``docs/papers/levy2021.md``, lemmas L6 and L7)."""
 
 from __future__ import annotations
 

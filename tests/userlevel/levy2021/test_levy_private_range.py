@@ -1,7 +1,7 @@
 """PrivateRange (Levy et al. 2021, App. D.1, reconstructed): privacy, exact sampling, width and utility.
 
 Lemmas L4 (exponential-mechanism privacy, exact) and L5 (utility, safe vs paper mode) of the
-paper_004 note, and the sampler's law against the exact probability vector.
+``docs/papers/levy2021.md``, and the sampler's law against the exact probability vector.
 """
 
 from __future__ import annotations

@@ -247,7 +247,7 @@ def test_high_d_estimator_is_deterministic_given_the_generator_and_batches_large
 def test_user_mean_estimator_defaults():
     """gamma = 1 / (m (d n + n^2 eps^2)) as an exact rational, and the radius inverted back to n / gamma.
 
-    tau_m = (B / sqrt(m)) (1 + sqrt(2 ln(n / gamma))) [paper_004 note, ALG-3] gives
+    tau_m = (B / sqrt(m)) (1 + sqrt(2 ln(n / gamma))) [``docs/papers/levy2021.md``, ALG-3] gives
     exp((tau_m sqrt(m) / B - 1)^2 / 2) = n / gamma = m n (d n + n^2 eps^2): checked in 40-digit mpmath
     against the exact integer, not by evaluating the same formula again.
     """

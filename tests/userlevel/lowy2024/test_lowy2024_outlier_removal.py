@@ -1,6 +1,6 @@
 """The outlier-removal subroutine of Lowy et al. 2024: score sensitivity, rank stability, the ramp, the coupling.
 
-Each property is stated in the paper-003 note, Sec. 5 (items 1-9), and checked here on random and
+Each property is stated in ``docs/papers/lowy2024.md``, Sec. 5 (items 1-9), and checked here on random and
 adversarial configurations; the explicit coupling constant of Lemma B.2 (note Sec. 3.4, refined in
 :func:`~dpaudit.userlevel.lowy2024.privacy.alg1_coupling_sensitivity`) is checked by simulating the
 coupling itself.

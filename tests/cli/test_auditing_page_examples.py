@@ -1,4 +1,4 @@
-"""The README's command-line, report and pytest-plugin examples print what the README says they do.
+"""The auditing page's command-line, report and pytest-plugin examples print what the page says they do.
 
 The shell blocks of those sections run in order in one empty folder, each compared with the output
 block after it; timings and memory addresses are masked. The diffprivlib example runs too (seeded);
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "auditing.md"
 
 
 def _section(start: str, stop: str) -> str:
@@ -40,7 +40,7 @@ def _normalised(text: str) -> list[str]:
 
 
 def _environment() -> dict[str, str]:
-    # pytest stops truncating its short summary when CI or BUILD_NUMBER is set; the README shows a terminal's output
+    # pytest stops truncating its short summary when CI or BUILD_NUMBER is set; the page shows a terminal's output
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTHON", "PYTEST")) and k not in ("CI", "BUILD_NUMBER", "COLUMNS")}
     env["COLUMNS"] = "80"

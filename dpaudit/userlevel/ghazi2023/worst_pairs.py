@@ -1,0 +1,260 @@
+"""Worst-case pairs for Ghazi et al. (2023)'s full algorithms (Algorithms 3-6), and their transcripts.
+
+The functions return :class:`~dpaudit.userlevel.transcript.WorstPair` records; :func:`transcript_steps`
+says what each transcript column releases on a pair (one SCOutputPert call per column block).
+
+Every SCOutputPert call releases ⊥ with probability ``P[R1 < k(x)]`` (``k`` the stability search's
+deletion count, ``R1 ~ TDLap(eps_bar, delta_bar)`` shifted by ``kappa``), else its stable centre plus
+``N(0, sigma^2)`` [GKKMMZ23, Alg 1-2, Thm 3.3]; the proof gives the ⊥ channel ``eps/2`` and the
+Gaussian ``eps/2``. A pair spends the ⊥ channel's whole share when ``k`` moves by one next to
+``kappa``, and the Gaussian's when the stable centres move by the calibration ``8 kappa Delta``.
+
+The stability search's boundary (Algorithms 4 and 6)
+----------------------------------------------------
+The golden construction of :mod:`.audit_cases` (note App. B2), with inliers at label ``-1`` and
+outliers at ``+1`` (twice the golden contrast) and ``m = 3000`` items per user, ``beta = 0.3``:
+deleting an outlier moves the regularised minimiser by more than ``Delta`` while deleting inliers
+moves it by nothing (identical users), so ``k(x)`` is the number of outliers in the call's users and
+the stable centre is the inliers' minimiser on both datasets (checked by :func:`transcript_steps`).
+The canary is an outlier in ``d0`` and an inlier in ``d1``, in a call that holds ``kappa + 1``
+outliers in ``d0``: ``k`` moves from ``kappa + 1`` to ``kappa``, the boundary of ``R1``'s support
+centre where ``P[⊥]`` changes by ``e^{eps_bar}``.
+
+* **Algorithm 4** (Phased-SCO, ``(1, 1e-5)``, ``kappa = 27``): ``n = 436`` users, one phase on users
+  ``[218, 436)``; 28 outliers there in ``d0``.
+* **Algorithm 6** (Strongly-Convex-SCO, ``(1, 1e-5)``): ``n = 884``; the first stage (SCOutputPert at
+  ``(1/2, 5e-6)``, ``kappa = 55``, all users) and the second stage's only phase (users
+  ``[442, 884)``, ``kappa = 55``) both hold 56 outliers in ``d0``: each ⊥ channel spends its share,
+  ``eps/4`` each, and the two compose.
+* **What no such pair realises.** The stable centres coincide (the inliers' minimiser), so the
+  Gaussian half of each call's budget is slack on this pair; the centres of one user's neighbours
+  differ by at most ``Delta``-sized moves here, far below the calibration ``8 kappa Delta``.
+
+Algorithms 3 and 5 (Phased-ERM and Strongly-Convex-ERM)
+-------------------------------------------------------
+Phased-ERM runs ``T = ceil(ln(nm))`` phases on *all* users at ``(eps/T, delta/T)``, so ``kappa``
+grows ``T``-fold and the smallest admissible ``n`` (``8 kappa + 2``) is thousands of users; the
+construction above then needs ``m`` in the tens of thousands per user to push one outlier's
+deletion past ``Delta`` (memory ``n m``), and each phase's search runs per trial. At a feasible
+size (``m = 1``, ``(1, 0.01)``) no deletion crosses ``Delta`` (``k = 0``): the pair is the largest move
+of one user (label ``-1`` to ``+1`` among users at ``-1``), whose only channel is the Gaussian, far
+below its calibration. The printed sigma (E2, the paper preset) is audited on the same algorithms
+at the scale ``B = 10^12`` where it leaks (:func:`alg3_e2_pair`, :func:`alg5_e2_pair`).
+
+References
+----------
+.. [GKKMMZ23] B. Ghazi, P. Kamath, R. Kumar, R. Meka, P. Manurangsi and C. Zhang. On user-level
+   private convex optimization. ICML 2023, Alg 1-6, Thm 3.3.
+.. [Note002] The readings, corrections and pitfalls of Ghazi et al. (2023), ``docs/papers/ghazi2023.md``
+   (B2, the golden pair; erratum E2).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit._validation import argument_error
+from dpaudit.errors import UnsoundMechanismWarning
+from dpaudit.neighbors.canary import canary_pair
+from dpaudit.userlevel.ghazi2023.audit_cases import golden_problem
+from dpaudit.userlevel.ghazi2023.phased import PhasedERM, PhasedSCO, _PhasedBase
+from dpaudit.userlevel.ghazi2023.sc_output_pert import stable_centres
+from dpaudit.userlevel.ghazi2023.solver import Balls
+from dpaudit.userlevel.ghazi2023.strongly_convex import (
+    StronglyConvexERM,
+    StronglyConvexSCO,
+    _StronglyConvexBase,
+)
+from dpaudit.userlevel.transcript import TranscriptStep, WorstPair
+
+__all__ = ["alg3_e2_pair", "alg3_worst_pair", "alg4_worst_pair", "alg5_e2_pair", "alg5_worst_pair",
+           "alg6_worst_pair", "transcript_steps"]
+
+_M_ITEMS, _BETA = 3000, 0.3
+
+
+def _outliers(n_users: int, m_items: int, outliers: int) -> NDArray[np.float64]:
+    """Users of items ``(1, y)``: the last ``outliers`` at ``y = +1``, the others at ``-1``."""
+    x = np.empty((n_users, m_items, 2))
+    x[..., 0] = 1.0
+    x[..., 1] = -1.0
+    x[n_users - outliers:, :, 1] = 1.0
+    return x
+
+
+def _quiet(cls: type, *args: Any, **kw: Any) -> Any:
+    with warnings.catch_warnings():  # broken variants and the paper preset announce themselves
+        warnings.simplefilter("ignore", UnsoundMechanismWarning)
+        return cls(*args, **kw)
+
+
+def _golden_pair(n_users: int, outliers: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``outliers`` unstable users at the end in ``d0``; the first of them (the canary) an inlier in ``d1``."""
+    base = _outliers(n_users, _M_ITEMS, outliers)
+    inlier = base[0].copy()
+    outlier = base[-1].copy()
+    return canary_pair(base, outlier, inlier, index=n_users - outliers)
+
+
+def alg4_worst_pair(cls: type[PhasedSCO] = PhasedSCO, outliers: int | None = None, **kw: Any) -> WorstPair:
+    """Phased-SCO (or a variant ``cls``) on the boundary pair of the module docstring, at ``(1, 1e-5)``.
+
+    ``outliers`` (default ``kappa + 1``) is the number of unstable users in ``d0``; 1 makes the pair
+    one unstable user against none, where a deterministic test (P4) or an ``R1`` that is 0 too
+    often (P5a) answers differently for sure.
+    """
+    mech = _quiet(cls, golden_problem(), 1.0, 1e-5, **{"beta": _BETA, "threshold": "printed", **kw})
+    n = 436
+    kappa = mech.calls(n, _M_ITEMS, 1)[0].spec.alg1.kappa
+    d0, d1 = _golden_pair(n, kappa + 1 if outliers is None else outliers)
+    return WorstPair(
+        algorithm="Ghazi et al. 2023, Algorithm 4", mechanism=mech, d0=d0, d1=d1, epsilon=1.0, delta=1e-5,
+        claim_note="the paper's (eps, delta) [GKKMMZ23, Thm 5.1]", steps=transcript_steps,
+        reasoning="the stability search's boundary: the canary's phase holds kappa + 1 unstable users in d0 and "
+                  "kappa in d1; the stable centres coincide")
+
+
+def alg6_worst_pair(cls: type[StronglyConvexSCO] = StronglyConvexSCO, outliers: int | None = None,
+                    **kw: Any) -> WorstPair:
+    """Strongly-Convex-SCO (or a variant ``cls``): the canary at the boundary of both stages, at ``(1, 1e-5)``.
+
+    ``outliers`` as for :func:`alg4_worst_pair` (default ``kappa + 1``).
+    """
+    mech = _quiet(cls, golden_problem(), 1.0, 1e-5, **{"beta": _BETA, "threshold": "printed", **kw})
+    n = 884
+    kappa = mech.first_stage(n, _M_ITEMS).parameters(n, _M_ITEMS, 1).alg1.kappa
+    d0, d1 = _golden_pair(n, kappa + 1 if outliers is None else outliers)
+    return WorstPair(
+        algorithm="Ghazi et al. 2023, Algorithm 6", mechanism=mech, d0=d0, d1=d1, epsilon=1.0, delta=1e-5,
+        claim_note="the paper's (eps, delta) [GKKMMZ23, Thm 5.3]", steps=transcript_steps,
+        reasoning="the canary at the stability boundary of the first stage (all users) and of the second stage's "
+                  "phase (its batch): both ⊥ channels spend their share")
+
+
+def _small_pair(n_users: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    base = _outliers(n_users, 1, 0)
+    return canary_pair(base, [1.0, -1.0], [1.0, 1.0])
+
+
+def alg3_worst_pair(**kw: Any) -> WorstPair:
+    """Phased-ERM at its smallest size for ``m = 1``, ``(1, 0.01)``: one user's label from ``-1`` to ``+1``."""
+    mech = _quiet(PhasedERM, golden_problem(), 1.0, 1e-2, threshold="printed", **kw)
+    d0, d1 = _small_pair(mech.min_users(1))
+    return WorstPair(
+        algorithm="Ghazi et al. 2023, Algorithm 3", mechanism=mech, d0=d0, d1=d1, epsilon=1.0, delta=1e-2,
+        claim_note="the paper's (eps, delta) [GKKMMZ23, Thm 4.1]", steps=transcript_steps,
+        reasoning="the largest move of one user; no deletion crosses Delta at a feasible size (k = 0 on both sides)")
+
+
+def alg5_worst_pair(**kw: Any) -> WorstPair:
+    """Strongly-Convex-ERM at its smallest size for ``m = 1``, ``(1, 0.01)``; the pair of :func:`alg3_worst_pair`."""
+    mech = _quiet(StronglyConvexERM, golden_problem(), 1.0, 1e-2, threshold="printed", **kw)
+    d0, d1 = _small_pair(mech.min_users(1))
+    return WorstPair(
+        algorithm="Ghazi et al. 2023, Algorithm 5", mechanism=mech, d0=d0, d1=d1, epsilon=1.0, delta=1e-2,
+        claim_note="the paper's (eps, delta) [GKKMMZ23, Thm 4.3]", steps=transcript_steps,
+        reasoning="as for Algorithm 3 (both stages see every user)")
+
+
+def _e2_pair(cls: type, n_users: int | None = None) -> WorstPair:
+    scale = 1e12
+    mech = _quiet(cls, golden_problem(scale), 1.0, 1e-2, beta=0.01, threshold="printed", preset="paper")
+    n = mech.min_users(1) if n_users is None else n_users
+    base = np.zeros((n, 1, 2))
+    base[..., 0] = 1.0
+    d0, d1 = canary_pair(base, [1.0, 0.0], [1.0, scale])
+    return WorstPair(
+        algorithm=f"Ghazi et al. 2023, {cls.__name__} (paper preset, scale 1e12)", mechanism=mech, d0=d0, d1=d1,
+        epsilon=1.0, delta=1e-2, claim_note="the paper's (eps, delta)", steps=transcript_steps,
+        reasoning="E2: the printed sigma grows like sqrt(scale), so centres B/(2n) apart are many sigma apart")
+
+
+def alg3_e2_pair() -> WorstPair:
+    """Phased-ERM under the paper preset (the printed sigma, E2) at scale ``10^12``: labels 0, one user at ``B``."""
+    return _e2_pair(PhasedERM)
+
+
+def alg5_e2_pair() -> WorstPair:
+    """Strongly-Convex-ERM under the paper preset (E2) at scale ``10^12``."""
+    return _e2_pair(StronglyConvexERM)
+
+
+def _call_state(mech: Any, data: Any, call: Any, start: NDArray[np.float64], outer: Balls) -> tuple[int, float]:
+    """``(k, stable centre)`` of one SCOutputPert call started at ``start`` (one problem, unit coordinates)."""
+    pr = mech.problem
+    unit = pr.unit_data(data, "transcript_steps")
+    users = call.users
+    batch = unit.users(slice(*users)) if isinstance(users, tuple) else unit.users(users)
+    total = pr.unit_l2 + call.reg
+    centre = (call.reg / total) * start
+    if mech.preset != "corrected":
+        outer = Balls(np.concatenate([outer.centres, Balls.of(1, start.shape[1], (start, call.radius)).centres], axis=1),
+                      np.concatenate([outer.radii, np.array([[call.radius]])], axis=1))
+    res = stable_centres(pr, batch, pr.group(batch), call.spec, centre=centre, balls=outer, engine=mech.engine,
+                         max_states=mech.max_states)
+    return int(res.k[0]), float(res.centre[0][0]) * pr.scale
+
+
+def _call_records(mech: Any, d0: Any, d1: Any, calls: list[Any], col: int, label: str, start: NDArray[np.float64],
+                  outer: Balls, adaptive_from: int) -> tuple[list[TranscriptStep], int]:
+    out: list[TranscriptStep] = []
+    for i, call in enumerate(calls, start=1):
+        a = call.spec.alg1
+        (k0, c0), (k1, c1) = (_call_state(mech, d, call, start, outer) for d in (d0, d1))
+        adaptive = i >= adaptive_from
+        note = "shown at the phase's start theta = 0 (later phases start at an earlier release)" if adaptive else ""
+        out.append(TranscriptStep(
+            (col, col + 1), f"{label} {i}: ⊥ flag", "truncated discrete laplace test",
+            {"eps_bar": a.eps_bar, "delta_bar": a.delta_bar, "kappa": a.kappa}, {"k": k0}, {"k": k1}, adaptive,
+            {"epsilon": a.eps_bar, "delta": a.delta_bar}, f"⊥ iff R1 < k, R1 ~ TDLap(eps_bar, delta_bar) on [0, 2 kappa]. {note}"))
+        out.append(TranscriptStep(
+            (col + 1, col + 2), f"{label} {i}: theta_hat (the previous one on ⊥)", "gaussian", {"sigma": a.sigma * mech.problem.scale},
+            {"centre": c0}, {"centre": c1}, adaptive, {"epsilon": call.spec.alg1.epsilon - a.eps_bar},
+            f"N(stable centre, sigma^2) if not ⊥; projected onto K under the corrected preset. {note}"))
+        col += 2
+    return out, col
+
+
+def transcript_steps(mech: Any, d0: Any, d1: Any) -> tuple[TranscriptStep, ...]:
+    """What every column of an Algorithm 3-6 transcript releases on ``(d0, d1)`` (``d = 1``).
+
+    Per SCOutputPert call: the ⊥ flag (``k`` on each side, the deletion count of the stability
+    search) and the released vector (the stable centre on each side). Calls after the first
+    release start from it (adaptive); their ``k`` and centres are shown from the start ``0``.
+    """
+    z0 = np.asarray(d0, dtype=np.float64)
+    n, m, d = z0.shape[0], z0.shape[1], z0.shape[2] - 1
+    pr = mech.problem
+    start = np.zeros((1, d))
+    outer = Balls.of(1, d, (np.zeros(d), pr.unit_radius))
+    out: list[TranscriptStep] = []
+    col = 0
+    if isinstance(mech, _StronglyConvexBase):
+        first = mech.first_stage(n, m)
+        spec = first.parameters(n, m, d)
+        (r0, _), (r1, _) = (first.stable_centre(x) for x in (d0, d1))
+        a = spec.alg1
+        out.append(TranscriptStep((0, 1), "first stage: ⊥ flag", "truncated discrete laplace test",
+                                  {"eps_bar": a.eps_bar, "delta_bar": a.delta_bar, "kappa": a.kappa},
+                                  {"k": int(r0.k[0])}, {"k": int(r1.k[0])}, False,
+                                  {"epsilon": a.eps_bar, "delta": a.delta_bar}, "⊥ iff R1 < k"))
+        out.append(TranscriptStep((1, 2), "first stage: theta_0 (0 on ⊥)", "gaussian", {"sigma": a.sigma * pr.scale},
+                                  {"centre": float(r0.centre[0][0]) * pr.scale}, {"centre": float(r1.centre[0][0]) * pr.scale},
+                                  False, {"epsilon": a.epsilon - a.eps_bar}, "N(stable centre, sigma^2) if not ⊥"))
+        col = 2
+        radius = 2.0 * pr.unit_radius  # the ⊥ branch's data-independent K' (the released branch depends on theta_0)
+        lam = pr.lipschitz() * np.sqrt(d) / (radius * n * np.sqrt(m))
+        calls = mech.second_stage().calls(n, m, d, unit_lambda=lam, epsilon=mech.epsilon / 2, delta=mech.delta / 2,
+                                          beta=mech._beta(n, m))
+        more, col = _call_records(mech, d0, d1, calls, col, "second stage, phase", start, outer, 1)
+    elif isinstance(mech, _PhasedBase):
+        more, col = _call_records(mech, d0, d1, mech.calls(n, m, d), col, "phase", start, outer, 2)
+    else:
+        raise argument_error("transcript_steps", "mech", "an Algorithm 3-6 mechanism of Ghazi et al. 2023", mech)
+    out += more
+    out.append(TranscriptStep((col, col + d), "the output theta_hat", "none", note="post-processing of the releases above"))
+    return tuple(out)

@@ -1,0 +1,255 @@
+"""Worst-case pairs for Levy et al. 2021's full algorithms (Algorithms 3 and 4), and their transcripts.
+
+:func:`alg3_worst_pair` and :func:`alg4_worst_pair` return a
+:class:`~dpaudit.userlevel.transcript.WorstPair`: the algorithm configured for the pair, the pair,
+the claim to audit against and the reasoning. :func:`alg3_transcript_steps` and
+:func:`alg4_transcript_steps` say what every transcript column releases on the pair (plain data,
+:class:`~dpaudit.userlevel.transcript.TranscriptStep`), for wiring the transcript to an exact
+privacy calculator.
+
+The construction (both algorithms; ``d = 1``, so ``d' = 1`` and the rotation is the fixed sign +1)
+-----------------------------------------------------------------------------------------------------
+* **A linear loss.** The absolute loss with every label at ``-2``, beyond every margin
+  ``|<theta, x>| <= R ||x|| = 1``, is ``<theta, x> + 2`` on the whole domain: each user's gradient is
+  its feature, at every iterate (:mod:`dpaudit.neighbors.canary`). Every step of Algorithm 3 then
+  releases the same Algorithm 2 call on the same per-user values: ``T`` identical, non-adaptive
+  releases, which is the case where composition is tight and a per-step likelihood-ratio sum is
+  the optimal attack [NHSBT23].
+* **The others at a bin centre.** Algorithm 2's 1-D range is ``sqrt(d) G = 1``; ``tau`` is chosen so
+  that ``tau' = 1/4``: PrivateRange's bins of width ``1/2`` tile ``[-1, 1]`` and the other ``n - 1``
+  users sit at ``0.25``, the centre of ``[0, 1/2)``. With ``n`` large enough (see ``n_users``) the
+  exponential mechanism picks that bin with probability ``1 - 3 e^{-eps_r (n - 2)/2}``; its safe
+  interval is ``[-1/2, 1]`` (width ``w = 6 tau'``).
+* **The canary at the interval's two ends.** The canary's feature is ``-1/2`` in ``d0`` and ``1`` in
+  ``d1``: the clipped mean moves by the full ``w/n``, so the Laplace stage ``Lap(2w/(n eps''))``
+  spends its whole ``eps''/2`` in every step [LSA+21, Thm 1 proof]. Both versions lie outside the
+  likely bin, so the bin counts differ only in two unlikely bins.
+* **What no pair realises.** The range stage's ``eps''/2`` is spent only on unlikely bins: the
+  exponential mechanism's log-ratio is at most ``eps_r/2`` on any output whose probability does not
+  vanish with ``n`` (moving one user between two bins changes one count by one on each side).
+  The claim's range half is the analysis's slack on every pair of this shape; whether another
+  shape realises it is what the exact calculation on the transcript will settle.
+
+The claim audited against is the paper's guarantee in its tightest form: basic composition of the
+``T d'`` pure ``eps''``-DP runs of Algorithm 1 (Theorem 1, and Algorithm 2's and 3's budget splits),
+``(T d' eps'', 0)`` [LSA+21, Thms 1-3; :meth:`WinsorizedFirstOrder.pure_epsilon_bound`], far below the
+advanced-composition ``(eps, delta)`` for these sizes.
+
+References
+----------
+.. [LSA+21] D. Levy, Z. Sun, K. Amin, S. Kale, A. Kulesza, M. Mohri and A. T. Suresh. Learning with
+   user-level privacy. NeurIPS 2021, arXiv:2102.11845.
+.. [NHSBT23] M. Nasr, J. Hayes, T. Steinke, B. Balle, F. Tramèr, M. Jagielski, N. Carlini and
+   A. Terzis. Tight auditing of differentially private machine learning. USENIX Security 2023.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit.errors import UnsoundMechanismWarning
+from dpaudit.neighbors.canary import beyond_margin_items, canary_pair, linear_on_domain
+from dpaudit.userlevel.hadamard import next_power_of_two
+from dpaudit.userlevel.levy2021.exact_laws import rotated_coordinates
+from dpaudit.userlevel.levy2021.first_order import WinsorizedFirstOrder, _split
+from dpaudit.userlevel.levy2021.phased_erm import PhasedERM
+from dpaudit.userlevel.levy2021.winsorized_highd import WinsorizedMeanHighD
+from dpaudit.userlevel.losses import AbsoluteLoss
+from dpaudit.userlevel.transcript import TranscriptStep, WorstPair
+
+__all__ = ["alg3_one_bin_pair", "alg3_outlier_pair", "alg3_transcript_steps", "alg3_worst_pair", "alg4_transcript_steps",
+           "alg4_worst_pair"]
+
+_LABEL = -2.0  # beyond every margin |<theta, x>| <= radius * feature_bound = 1
+_TAU_PRIME = 0.25
+_CENTRE, _LOW, _HIGH = 0.25, -0.5, 1.0  # the likely bin's centre and its safe interval's ends
+_GAMMA = 1e-3
+_EPSILON, _DELTA = 6.0, 0.1
+
+
+def _tau_for(n_users: int, gamma: float, tau_prime: float = _TAU_PRIME) -> float:
+    """The ``tau`` whose tight radius ``tau sqrt(2 log(2 n d'/gamma)/d')`` is ``tau_prime`` at ``d' = 1`` (``docs/papers/levy2021.md``, L7)."""
+    return tau_prime / math.sqrt(2.0 * math.log(2.0 * n_users / gamma))
+
+
+def _pair(n_users: int, m_items: int, centre: float = _CENTRE, low: float = _LOW,
+          high: float = _HIGH) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    base = beyond_margin_items(np.full((n_users, 1), centre), m_items, _LABEL)
+    return canary_pair(base, [low, _LABEL], [high, _LABEL])
+
+
+def _alg3(cls: type[WinsorizedFirstOrder], steps: int, n_users: int, tau_prime: float) -> WinsorizedFirstOrder:
+    with warnings.catch_warnings():  # a broken variant announces itself; the audit knows
+        warnings.simplefilter("ignore", UnsoundMechanismWarning)
+        return cls(AbsoluteLoss(), _EPSILON, _DELTA, radius=1.0, feature_bound=1.0, label_bound=2.0, steps=steps,
+                   step_size=1e-3, tau=_tau_for(n_users, _GAMMA, tau_prime), gamma=_GAMMA, aggregate="last",
+                   tau_rule="tight", signs=(1.0,))
+
+
+def _alg3_pair(mech: WinsorizedFirstOrder, d0: Any, d1: Any, reasoning: str) -> WorstPair:
+    claim = WinsorizedFirstOrder.tight_guarantee(mech, 1)
+    return WorstPair(
+        algorithm="Levy et al. 2021, Algorithm 3", mechanism=mech, d0=d0, d1=d1, epsilon=claim.epsilon, delta=0.0,
+        claim_note=f"basic composition of the T d' = {mech.steps} pure runs of Algorithm 1 at eps'' "
+                   f"(paper: ({_EPSILON:g}, {_DELTA:g}) by advanced composition)",
+        reasoning=reasoning, steps=alg3_transcript_steps)
+
+
+def alg3_worst_pair(steps: int = 4, n_users: int = 256, m_items: int = 2,
+                    cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
+    """Algorithm 3 (``T = steps``, or a variant ``cls``) on the canary pair of the module docstring.
+
+    ``n_users = 256`` makes the likely bin's probability at least 0.99 at ``T <= 8``
+    (``eps_r = eps''/2``); ``(eps, delta) = (6, 0.1)``, ``R = 1``, ``eta = 10^-3`` (the step size is
+    irrelevant to privacy; it keeps the iterates inside the ball).
+    """
+    mech = _alg3(cls, steps, n_users, _TAU_PRIME)
+    d0, d1 = _pair(n_users, m_items)
+    return _alg3_pair(mech, d0, d1, "linear loss (each step the same release); the others at a bin centre, the canary "
+                                    "at the two ends of that bin's clipping interval: the Laplace stage's full eps''/2 "
+                                    "in every step")
+
+
+def alg3_outlier_pair(steps: int = 4, n_users: int = 256, m_items: int = 2,
+                      cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
+    """Narrow bins (``tau' = 1/20``), the others at ``0.05`` (a bin centre), the canary at the domain's ends ``-1`` and ``1``.
+
+    The correct algorithm clips the canary into the interval ``[-0.1, 0.2]`` on both sides (a shift of
+    ``w/n``, the Laplace stage's ``eps''/2``); a variant that does not clip (B17) or widens the
+    interval to cover it (B4) moves the mean by ``2/n``, ``6.7`` times more.
+    """
+    mech = _alg3(cls, steps, n_users, 0.05)
+    d0, d1 = _pair(n_users, m_items, centre=0.05, low=-1.0, high=1.0)
+    return _alg3_pair(mech, d0, d1, "narrow bins; the canary at the domain's ends, far outside the likely interval")
+
+
+def alg3_one_bin_pair(steps: int = 4, n_users: int = 8, m_items: int = 2,
+                      cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
+    """One bin (``tau' = 1``: PrivateRange is constant), ``n = 8``, the canary at ``-1`` and ``1``, the others at 0.
+
+    The interval (width ``6``) never clips: the canary moves the mean by ``2/n`` against ``Lap(12/(n eps''))``,
+    a Laplace scale above 1, where drawing with the rate ``1/b`` as the scale (B15) is ``b^2`` times less noise.
+    """
+    mech = _alg3(cls, steps, n_users, 1.0)
+    d0, d1 = _pair(n_users, m_items, centre=0.0, low=-1.0, high=1.0)
+    return _alg3_pair(mech, d0, d1, "one bin and few users: a Laplace scale above 1")
+
+
+def alg4_worst_pair(rounds: int = 2, steps: int = 2, n_users: int = 512, m_items: int = 2) -> WorstPair:
+    """Algorithm 4 (``rounds`` rounds of ``steps`` steps) with the canary in round 1 (its ``n/2`` users).
+
+    Rounds use disjoint users (parallel composition), so the canary meets one round; round 1 is the
+    construction of :func:`alg3_worst_pair` on its ``n/2`` users, the later rounds see only users
+    at the bin centre (their releases do not depend on the canary, nor, with the linear loss, on
+    the iterate). ``tau`` and ``gamma`` are fixed so that round 1 has ``tau' = 1/4``.
+    """
+    first = n_users // 2
+    mech = PhasedERM(AbsoluteLoss(), _EPSILON, _DELTA, radius=1.0, feature_bound=1.0, label_bound=2.0,
+                     rounds=rounds, steps=steps, tau=_tau_for(first, _GAMMA), gamma=_GAMMA, tau_rule="tight",
+                     signs=(1.0,))
+    d0, d1 = _pair(n_users, m_items)
+    claim = mech.tight_guarantee(n_users, m_items, 1)
+    return WorstPair(
+        algorithm="Levy et al. 2021, Algorithm 4", mechanism=mech, d0=d0, d1=d1, epsilon=claim.epsilon, delta=0.0,
+        claim_note=f"max over rounds of basic composition of T_t d' pure runs of Algorithm 1 (parallel composition; "
+                   f"paper: ({_EPSILON:g}, {_DELTA:g}))",
+        reasoning="the canary in round 1, built as for Algorithm 3; the other rounds see no canary",
+        steps=alg4_transcript_steps)
+
+
+def _coordinate_values(opt: WinsorizedFirstOrder, data: Any, signs: tuple[float, ...]) -> NDArray[np.float64]:
+    """Every user's rotated gradient coordinates at ``theta = 0`` (clamped to Algorithm 2's box), ``(n, d')``."""
+    items = np.asarray(data, dtype=np.float64)
+    xy = _split(items, opt)
+    grads = opt._user_gradients(np.zeros((1, items.shape[2] - 1)), xy)[0]
+    box = np.clip(grads, -opt.lipschitz, opt.lipschitz)
+    return rotated_coordinates(box, signs)
+
+
+def _step_records(estimator: WinsorizedMeanHighD, v0: NDArray[np.float64], v1: NDArray[np.float64], offset: int,
+                  label: str, adaptive: bool, budget: float) -> list[TranscriptStep]:
+    """The ``3 d'`` columns of one Algorithm 2 call: signs, ranges' lower ends, noisy means (one record each)."""
+    n, dp = v0.shape
+    one_d = estimator.coordinate_mechanism(n, dp)
+    pr = one_d.private_range()
+    scale = one_d.noise_scale(n)
+    centres = pr.bin_centers(np.arange(pr.n_bins))
+    half = 0.5 * one_d.width
+    signs = estimator.signs or (1.0,) * dp
+    out = []
+    for j in range(dp):
+        out.append(TranscriptStep((offset + j, offset + j + 1), f"{label}: rotation sign omega_{j}", "none",
+                                  {"value": signs[j]}, note="fixed public sign (privacy holds given the signs)"))
+    for j in range(dp):
+        counts = [np.bincount(pr.bin_index(v[:, j]).astype(np.int64), minlength=pr.n_bins).tolist() for v in (v0, v1)]
+        out.append(TranscriptStep(
+            (offset + dp + j, offset + dp + j + 1), f"{label}: PrivateRange lower end a_{j} = c_k - {half:g}",
+            "exponential mechanism",
+            {"epsilon": pr.epsilon, "weights": "exp(epsilon * count / 2)", "bins": pr.n_bins,
+             "bin_width": 2.0 * pr.tau, "bound": pr.bound, "half_width": half},
+            {"counts": tuple(counts[0])}, {"counts": tuple(counts[1])}, adaptive, {"epsilon": budget / 2.0},
+            "released value: the chosen bin's interval lower end"))
+    for j in range(dp):
+        locs = [tuple(np.clip(v[:, j][None, :], (centres - half)[:, None], (centres + half)[:, None]).mean(axis=1).tolist())
+                for v in (v0, v1)]
+        out.append(TranscriptStep(
+            (offset + 2 * dp + j, offset + 2 * dp + j + 1), f"{label}: noisy winsorized mean Ybar_{j}", "laplace",
+            {"scale": scale}, {"location given bin": locs[0]}, {"location given bin": locs[1]}, adaptive,
+            {"epsilon": budget / 2.0}, "conditional on the released bin k: Lap(location[k], scale)"))
+    return out
+
+
+def alg3_transcript_steps(mech: WinsorizedFirstOrder, d0: Any, d1: Any) -> tuple[TranscriptStep, ...]:
+    """What every column of Algorithm 3's transcript releases on ``(d0, d1)`` (layout: ``mech.observe``'s docstring).
+
+    Per step and rotated coordinate: the sign (public), the exponential mechanism of PrivateRange
+    (counts on each side) and the Laplace stage (its location given each bin, on each side). The
+    steps are non-adaptive when the pair lies in the loss's linear region (every user's gradient
+    the same at every iterate); the budget shown is the claim's share, ``eps''/2`` for each stage.
+    """
+    items0 = np.asarray(d0, dtype=np.float64)
+    n, m, dim = items0.shape[0], items0.shape[1], items0.shape[2] - 1
+    dp = next_power_of_two(dim)
+    signs = mech.signs or (1.0,) * dp
+    adaptive = not (linear_on_domain(mech.loss, d0, mech.radius) and linear_on_domain(mech.loss, d1, mech.radius))
+    estimator = mech.gradient_estimator(n, m, dim)
+    v0, v1 = _coordinate_values(mech, d0, signs), _coordinate_values(mech, d1, signs)
+    budget = mech.pure_epsilon_bound(dim) / (mech.steps * dp)
+    out: list[TranscriptStep] = []
+    for t in range(mech.steps):
+        out += _step_records(estimator, v0, v1, 3 * dp * t, f"step {t + 1}", adaptive and t > 0, budget)
+    width = 3 * dp * mech.steps
+    out.append(TranscriptStep((width, width + dim), "the output Aggregate(theta_1 .. theta_T)", "none",
+                              note="post-processing of the releases above"))
+    return tuple(out)
+
+
+def alg4_transcript_steps(mech: PhasedERM, d0: Any, d1: Any) -> tuple[TranscriptStep, ...]:
+    """What every column of Algorithm 4's transcript releases on ``(d0, d1)``: each round as Algorithm 3, then its output."""
+    items0 = np.asarray(d0, dtype=np.float64)
+    n, m, dim = items0.shape[0], items0.shape[1], items0.shape[2] - 1
+    dp = next_power_of_two(dim)
+    signs = mech.signs or (1.0,) * dp
+    linear = linear_on_domain(mech.loss, d0, mech.radius) and linear_on_domain(mech.loss, d1, mech.radius)
+    out: list[TranscriptStep] = []
+    offset = 0
+    for r, phase in enumerate(mech.schedule(n, m, dim), start=1):
+        opt = mech.round_optimizer(phase)
+        users0, users1 = items0[phase.start:phase.stop], np.asarray(d1, dtype=np.float64)[phase.start:phase.stop]
+        if phase.steps:
+            estimator = opt.gradient_estimator(phase.n_users, m, dim)
+            v0, v1 = _coordinate_values(opt, users0, signs), _coordinate_values(opt, users1, signs)
+            budget = opt.pure_epsilon_bound(dim) / (phase.steps * dp)
+            for t in range(phase.steps):
+                out += _step_records(estimator, v0, v1, offset, f"round {r}, step {t + 1}",
+                                     not linear and (r > 1 or t > 0), budget)
+                offset += 3 * dp
+        out.append(TranscriptStep((offset, offset + dim), f"round {r} output theta_hat_{r}", "none",
+                                  note="post-processing of the releases above"))
+        offset += dim
+    return tuple(out)

@@ -1,0 +1,230 @@
+"""The certified privacy profile of a full algorithm's transcript on its worst-case pair.
+
+A transcript's :class:`~dpaudit.userlevel.transcript.TranscriptStep` records say which known
+mechanism each block of columns releases on the pair. :func:`transcript_profile` turns them into
+the steps of :func:`dpaudit.exact.compose` and returns the profile of the whole transcript, or
+raises :class:`~dpaudit.exact.ProfileUnavailable` naming the first record it cannot certify.
+
+What each record becomes (the laws the four papers' algorithms use on their worst pairs):
+
+``"none"``
+    Nothing: a public constant (Levy et al.'s fixed rotation signs) or a deterministic function of
+    earlier releases (the output, an aggregate of the iterates).
+``"exponential mechanism"`` followed by ``"laplace"`` with ``location given bin``
+    Levy et al. 2021's PrivateRange (Algorithm 2: bin ``k`` with weight ``exp(eps count_k / 2)``)
+    then the winsorized mean ``Lap(location_k, scale)`` given the released bin (Algorithm 1):
+    the exponential mechanism's exact law, then the Laplace releases as one
+    :class:`~dpaudit.exact.Adaptive` step (its law depends on the released bin), dominated by the
+    bin of largest ``|shift| / scale`` [ZDW22, Thm 10].
+``"truncated discrete laplace test"``
+    Ghazi et al. 2023's ⊥ flag (Algorithm 1: ⊥ iff ``R1 < k``, ``R1 ~ TDLap(eps_bar, delta_bar)``
+    on ``{0..2 kappa}``, Def. 3.4): a two-point law on each side, exact.
+``"gaussian"`` after a test
+    Ghazi et al. 2023's ``N(centre, sigma^2)`` if not ⊥ (else the previous, public or already
+    released, iterate) and Ghazi et al. 2025's ``N(average, sigma^2)`` if the phase passed (else
+    ``N(x_start, sigma^2)``): which law applies depends on the test's release, so it is one
+    :class:`~dpaudit.exact.Adaptive` step over the branches' shifts. A branch whose location is the
+    same on both sides is the identical pair. Dropped when no branch moves.
+``"above threshold"`` with per-step ``scores``
+    Ghazi et al. 2025's Algorithm 4 (mirrored), the halting step released: the exact sparse-vector
+    profile (:func:`dpaudit.exact.threshold_profile`, halting below the noisy threshold).
+
+Not certified (the profile is unavailable, and the algorithm's outcome stays open): a record
+marked ``adaptive`` (its law is shown at one state only, and a bound over every state is not
+recorded), a release after Lowy et al.'s ramp coins (a mixture over the random kept sets), a
+``"laplace test"`` or ``"above threshold"`` record without per-step scores, any unknown law or
+parameter form.
+
+The composition is ``"exact"`` when no step is adaptive, else ``"upper bound"`` (its ``epsilon``
+bracket's upper end is certified for the pair; see :mod:`dpaudit.exact.composition`).
+
+References
+----------
+.. [ZDW22] Y. Zhu, J. Dong and Y.-X. Wang. Optimal accounting of differential privacy via
+   characteristic function. AISTATS 2022, Theorem 10 (dominating pairs of adaptive compositions).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpaudit._validation import argument_error
+from dpaudit.exact import (
+    Adaptive,
+    GaussianStep,
+    LaplaceStep,
+    PrivacyProfile,
+    ProfileStep,
+    ProfileUnavailable,
+    Step,
+    ThresholdSpec,
+    compose,
+    exponential_mechanism_profile,
+    threshold_profile,
+)
+from dpaudit.userlevel.transcript import TranscriptStep
+
+__all__ = ["ProfiledTranscript", "tdlap_flag_profile", "transcript_exact_steps", "transcript_profile"]
+
+#: The exponential mechanism's weights as Levy et al. 2021's PrivateRange prints them (Alg. 2).
+_EM_WEIGHTS = "exp(epsilon * count / 2)"
+#: Ghazi et al. 2025's halting rule (Alg. 4, mirrored), as the transcript records name it.
+_G25_RULE = "halt at score + Lap < threshold - Lap"
+
+
+def tdlap_flag_profile(k0: int, k1: int, eps_bar: float, kappa: int) -> PrivacyProfile:
+    """The exact profile of the flag ``[R1 < k]``, ``R1 ~ TDLap`` on ``{0..2 kappa}`` (``∝ e^{-eps |x - kappa|}``), ``k0`` vs ``k1``.
+
+    Ghazi et al. 2023, Algorithm 1 and Definition 3.4. Probabilities in Arb balls (certified).
+    """
+    from dpaudit.exact.enclosure import arb_of, precision
+    from dpaudit.exact.finite import finite_from_arbs
+
+    with precision():
+        weight = [(-arb_of(eps_bar) * abs(j - kappa)).exp() for j in range(2 * kappa + 1)]
+        total = sum(weight[1:], weight[0])
+        laws = []
+        for k in (k0, k1):
+            cut = max(0, min(k, 2 * kappa + 1))  # each side summed on its own: an empty side is an exact 0
+            laws.append([sum(weight[:cut], arb_of(0.0)) / total, sum(weight[cut:], arb_of(0.0)) / total])
+        return finite_from_arbs(laws[0], laws[1], description=f"⊥ flag [R1 < k], k {k0} vs {k1}, TDLap eps {eps_bar:g}, kappa {kappa}")
+
+
+def _unavailable(step: TranscriptStep, why: str) -> ProfileUnavailable:
+    return ProfileUnavailable(f"transcript columns {step.columns} ({step.release}): {why}")
+
+
+def _shift(a: Any, b: Any) -> tuple[float, ...]:
+    x, y = tuple(float(v) for v in (a if isinstance(a, tuple | list) else (a,))), \
+        tuple(float(v) for v in (b if isinstance(b, tuple | list) else (b,)))
+    if len(x) != len(y):
+        raise ProfileUnavailable(f"locations of different lengths ({len(x)} vs {len(y)})")
+    return tuple(v - u for u, v in zip(x, y, strict=True))
+
+
+def _gaussian_branches(step: TranscriptStep) -> list[tuple[float, ...]]:
+    """The shifts of the Gaussian's branches (one per outcome of the test before it)."""
+    if "centre" in step.on_d0:  # Ghazi et al. 2023: N(centre) if not ⊥, else the previous iterate (same on both sides)
+        return [_shift(step.on_d0["centre"], step.on_d1["centre"]), (0.0,)]
+    keys = ("average if every test passes", "x_start (on a halt)")
+    if all(k in step.on_d0 and k in step.on_d1 for k in keys):  # Ghazi et al. 2025
+        return [_shift(step.on_d0[k], step.on_d1[k]) for k in keys]
+    raise _unavailable(step, "a Gaussian release whose location is not a known branch form (the ramp's coins, say)")
+
+
+def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
+    """The :mod:`dpaudit.exact` steps of a transcript (see the module docstring); ``ProfileUnavailable`` if any is not covered."""
+    out: list[Step] = []
+    pending_em: TranscriptStep | None = None
+    for step in steps:
+        if step.law == "none":
+            continue
+        if step.adaptive:
+            raise _unavailable(step, "adaptive (its law is recorded at one state only, with no bound over every state)")
+        p = step.parameters
+        if step.law == "exponential mechanism":
+            if p.get("weights") != _EM_WEIGHTS:
+                raise _unavailable(step, f"exponential mechanism weights {p.get('weights')!r}, not {_EM_WEIGHTS!r}")
+            c0, c1 = step.on_d0["counts"], step.on_d1["counts"]
+            out.append(ProfileStep(exponential_mechanism_profile(list(c0), list(c1), float(p["epsilon"]), 1.0)))
+            pending_em = step
+            continue
+        if step.law == "laplace":
+            if "location given bin" not in step.on_d0 or pending_em is None:
+                raise _unavailable(step, "a Laplace release not conditioned on a recorded PrivateRange bin")
+            loc0, loc1 = step.on_d0["location given bin"], step.on_d1["location given bin"]
+            if len(loc0) != len(pending_em.on_d0["counts"]):
+                raise _unavailable(step, "one location per bin expected")
+            shifts = _shift(loc0, loc1)
+            options = tuple(LaplaceStep(s, float(p["scale"])) for s in shifts)
+            out.append(Adaptive(options) if any(shifts) else ProfileStep(_identical()))
+            pending_em = None
+            continue
+        pending_em = None
+        if step.law == "truncated discrete laplace test":
+            k0, k1 = int(step.on_d0["k"]), int(step.on_d1["k"])
+            if k0 != k1:
+                out.append(ProfileStep(tdlap_flag_profile(k0, k1, float(p["eps_bar"]), int(p["kappa"]))))
+            continue
+        if step.law == "gaussian":
+            branches = _gaussian_branches(step)
+            if any(any(s) for s in branches):
+                out.append(Adaptive(tuple(GaussianStep(s, float(p["sigma"])) for s in branches)))
+            continue
+        if step.law == "above threshold" and p.get("variant") == _G25_RULE and "scores" in step.on_d0:
+            q0, q1 = [float(v) for v in step.on_d0["scores"]], [float(v) for v in step.on_d1["scores"]]
+            if q0 != q1:
+                spec = ThresholdSpec(float(p["threshold"]), float(p["threshold scale"]), float(p["query scale"]), 1, "below")
+                out.append(ProfileStep(threshold_profile(spec, q0, q1, description=step.release)))
+            continue
+        raise _unavailable(step, f"law {step.law!r} in this form is not a composition of mechanisms dpaudit.exact computes")
+    return out
+
+
+def _identical() -> PrivacyProfile:
+    from dpaudit.exact import IdenticalProfile
+
+    return IdenticalProfile()
+
+
+def transcript_profile(steps: Sequence[TranscriptStep], *, description: str = "") -> PrivacyProfile:
+    """The certified privacy profile of a transcript on its pair (``ProfileUnavailable`` when not covered)."""
+    exact_steps = transcript_exact_steps(steps)
+    if not exact_steps:
+        return _identical()
+    return compose(exact_steps, description=description or None)
+
+
+def _digest(data: Any) -> str:
+    arr = np.ascontiguousarray(np.asarray(data, dtype=np.float64))
+    return hashlib.sha256(repr(arr.shape).encode() + arr.tobytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ProfiledTranscript:
+    """A full algorithm in transcript mode that declares its profile on the worst-case pair it was built for.
+
+    ``sample`` and ``claimed_guarantee`` (and every other attribute) are the wrapped mechanism's.
+    ``privacy_profile(d0, d1)`` is :func:`transcript_profile` of ``steps(mechanism, d0, d1)`` when
+    ``(d0, d1)`` is the pair (either order), else :class:`~dpaudit.exact.ProfileUnavailable`: the
+    records describe the laws on that pair only (its linear losses make the steps non-adaptive).
+    Built by :meth:`dpaudit.userlevel.transcript.WorstPair.profiled`.
+    """
+
+    mechanism: Any
+    pair_digests: tuple[str, str]
+    steps: Callable[[Any, Any, Any], tuple[TranscriptStep, ...]] = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if getattr(self.mechanism, "observe", None) != "transcript":
+            raise argument_error("ProfiledTranscript", "mechanism", "a mechanism with observe='transcript'",
+                                 getattr(self.mechanism, "observe", None))
+
+    @classmethod
+    def of(cls, mechanism: Any, d0: Any, d1: Any, steps: Callable[[Any, Any, Any], tuple[TranscriptStep, ...]]) -> ProfiledTranscript:
+        """The wrapper of ``mechanism`` (transcript mode) for the pair ``(d0, d1)``."""
+        return cls(mechanism, (_digest(d0), _digest(d1)), steps)
+
+    def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> Any:
+        """The wrapped mechanism's transcript rows."""
+        return self.mechanism.sample(data, size, rng=rng)
+
+    def claimed_guarantee(self) -> Any:
+        """The wrapped mechanism's claim."""
+        return self.mechanism.claimed_guarantee()
+
+    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The transcript's certified profile on the pair it was built for (see the class docstring)."""
+        if sorted((_digest(d0), _digest(d1))) != sorted(self.pair_digests):
+            raise ProfileUnavailable("the transcript records describe the worst-case pair this mechanism was built for only")
+        return transcript_profile(self.steps(self.mechanism, d0, d1), description=f"{type(self.mechanism).__name__} transcript")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("mechanism", "pair_digests", "steps"):
+            raise AttributeError(name)
+        return getattr(self.mechanism, name)

@@ -1,0 +1,198 @@
+"""The certified profile of a full algorithm's transcript on its worst pair (dpaudit.userlevel.transcript_profile).
+
+Checked against independent computations (float pmfs, the mechanism's own samples), the records it
+refuses, the wrapper that declares it to the auditor, and the outcome computed from both sides.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpaudit
+from dpaudit.exact import EpsilonBracket, ProfileUnavailable
+from dpaudit.interfaces import StructuredMechanism
+from dpaudit.mechanisms.discrete import tdlap_pmf
+from dpaudit.userlevel.full_algorithms import FULL_ALGORITHMS, OUTCOMES, outcome, pair_bracket
+from dpaudit.userlevel.transcript import TranscriptStep
+from dpaudit.userlevel.transcript_profile import (
+    ProfiledTranscript,
+    tdlap_flag_profile,
+    transcript_profile,
+)
+
+#: Per-check failure probability of the frequency checks (fixed seeds: a failure reproduces).
+ALPHA = 1e-4
+
+
+def _alg(name):
+    return next(a for a in FULL_ALGORITHMS if a.name == name).pair()
+
+
+# -- the records' laws, independently ------------------------------------------------------------
+
+
+def _log_ratio(a: float, b: float) -> float:
+    if a <= 1e-15 and b <= 1e-15:
+        return 0.0
+    return math.inf if min(a, b) <= 1e-15 else abs(math.log(a / b))
+
+
+@pytest.mark.parametrize(("k0", "k1", "eps", "kappa"),
+                         [(28, 27, 0.5, 27), (3, 1, 0.2, 5), (0, 1, 1.0, 3), (10, 11, 0.3, 5), (11, 12, 0.3, 5)])
+def test_the_flag_profile_is_the_tdlap_cdf_ratio(k0, k1, eps, kappa):
+    """Pure epsilon of the two-point flag law = the larger log ratio of P(R < k) or of its complement (float pmf)."""
+    pmf = tdlap_pmf(eps, 0.0, kappa=kappa)
+    p0, p1 = pmf[:k0].sum(), pmf[:k1].sum()
+    want = max(_log_ratio(p0, p1), _log_ratio(1 - p0, 1 - p1))
+    got = tdlap_flag_profile(k0, k1, eps, kappa).epsilon(0.0)
+    assert got.exact
+    if math.isinf(want):  # one side never (or always) raises the flag: an infinite loss
+        assert got.lower == math.inf
+        return
+    assert got.lower <= want * (1 + 1e-9) and got.upper >= want * (1 - 1e-9), (got, want)
+    assert got.upper - got.lower <= 1e-9 * max(want, 1.0)
+
+
+def test_the_flag_records_match_the_mechanisms_own_frequencies():
+    """Ghazi et al. 2023 Alg 4: the ⊥ flag's frequency on each side lies in its exact P(R1 < k) (binomial test)."""
+    wp = _alg("Ghazi 2023 Alg 4")
+    step = wp.transcript_steps()[0]
+    pmf = tdlap_pmf(step.parameters["eps_bar"], 0.0, kappa=step.parameters["kappa"])
+    mech = wp.observed("transcript")
+    n = 4_000
+    for data, rec, seed in ((wp.d0, step.on_d0, 1), (wp.d1, step.on_d1, 2)):
+        flags = mech.sample(data, n, rng=np.random.default_rng(seed))[:, 0]
+        p = pmf[: rec["k"]].sum()
+        assert stats.binomtest(int(flags.sum()), n, p).pvalue > ALPHA, (rec, flags.mean(), p)
+
+
+def test_the_range_records_match_the_mechanisms_own_bins():
+    """Levy et al. Alg 3: the released bins' frequencies fit the exponential mechanism the records name (chi-square)."""
+    wp = _alg("Levy Alg 3, 4 steps")
+    step = wp.transcript_steps()[1]
+    eps = step.parameters["epsilon"]
+    mech = wp.observed("transcript")
+    n = 4_000
+    for data, rec, seed in ((wp.d0, step.on_d0, 3), (wp.d1, step.on_d1, 4)):
+        rows = mech.sample(data, n, rng=np.random.default_rng(seed))
+        lower_ends = rows[:, step.columns[0]]
+        values = np.sort(np.unique(lower_ends))
+        counts = np.array(rec["counts"], dtype=float)
+        law = np.exp(eps * (counts - counts.max()) / 2)
+        law /= law.sum()
+        observed = np.array([(lower_ends == v).sum() for v in values])
+        assert values.size == law.size
+        assert stats.chisquare(observed, law * n).pvalue > ALPHA, (observed, law * n)
+
+
+# -- the conversion --------------------------------------------------------------------------------
+
+
+def test_a_range_then_laplace_step_is_bounded_by_its_two_largest_losses():
+    """At delta = 0 the dominating composition's epsilon is EM's largest loss + the largest Laplace shift / scale."""
+    counts0, counts1, eps, scale = (0, 1, 9, 0), (0, 0, 9, 1), 0.4, 0.5
+    loc0, loc1 = (0.0, 0.1, 0.2, 0.3), (0.05, 0.1, 0.15, 0.3)
+    steps = [TranscriptStep((0, 1), "range", "exponential mechanism", {"epsilon": eps, "weights": "exp(epsilon * count / 2)"},
+                            {"counts": counts0}, {"counts": counts1}),
+             TranscriptStep((1, 2), "mean", "laplace", {"scale": scale}, {"location given bin": loc0}, {"location given bin": loc1}),
+             TranscriptStep((2, 3), "out", "none")]
+    laws = []
+    for c in (counts0, counts1):
+        w = np.exp(eps * np.array(c, dtype=float) / 2)
+        laws.append(w / w.sum())
+    em = float(np.max(np.abs(np.log(laws[0] / laws[1]))))
+    want = em + 0.05 / scale
+    got = transcript_profile(steps).epsilon(0.0)
+    assert got.kind == "upper bound"
+    assert got.upper == pytest.approx(want, rel=1e-6)
+
+
+def test_identical_branches_drop_out_and_an_exact_flag_stays_exact():
+    steps = [TranscriptStep((0, 1), "flag", "truncated discrete laplace test", {"eps_bar": 0.5, "delta_bar": 1e-6, "kappa": 27},
+                            {"k": 28}, {"k": 27}),
+             TranscriptStep((1, 2), "theta", "gaussian", {"sigma": 3.0}, {"centre": 0.25}, {"centre": 0.25})]
+    profile = transcript_profile(steps)
+    assert profile.kind == "exact"
+    assert profile.epsilon(0.0).upper == pytest.approx(tdlap_flag_profile(28, 27, 0.5, 27).epsilon(0.0).upper, rel=1e-12)
+
+
+@pytest.mark.parametrize(("step", "why"), [
+    (TranscriptStep((0, 1), "flag", "truncated discrete laplace test", {"eps_bar": 0.5, "kappa": 3}, {"k": 1}, {"k": 2},
+                    adaptive=True), "adaptive"),
+    (TranscriptStep((0, 1), "test", "laplace test", {"scale": 2.0, "threshold": 1.0}, {"score": 0.0}, {"score": 1.0}),
+     "laplace test"),
+    (TranscriptStep((0, 1), "range", "exponential mechanism", {"epsilon": 0.1, "weights": "exp(epsilon * count)"},
+                    {"counts": (1, 0)}, {"counts": (0, 1)}), "weights"),
+    (TranscriptStep((0, 1), "mean", "laplace", {"scale": 1.0}, {"location": 0.0}, {"location": 1.0}), "PrivateRange"),
+    (TranscriptStep((0, 1), "sgd", "gaussian", {"sigma": 1.0}, {"inclusion probabilities": (0.5,)},
+                    {"inclusion probabilities": (0.4,)}), "branch"),
+])
+def test_records_it_cannot_certify_are_refused_with_the_reason(step, why):
+    with pytest.raises(ProfileUnavailable, match=why):
+        transcript_profile([step])
+
+
+# -- the wrapper the auditor sees ------------------------------------------------------------------
+
+
+def test_the_wrapper_declares_the_pair_only_and_delegates_the_rest():
+    wp = _alg("Ghazi 2025 Alg 1 + noise")
+    mech = wp.profiled()
+    assert isinstance(mech, ProfiledTranscript) and mech.observe == "transcript"
+    assert isinstance(mech, StructuredMechanism)
+    again = pickle.loads(pickle.dumps(mech))
+    rows = again.sample(wp.d0, 5, rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(rows, wp.observed("transcript").sample(wp.d0, 5, rng=np.random.default_rng(0)))
+    assert again.claimed_guarantee() == wp.observed("transcript").claimed_guarantee()
+    forward, backward = (again.privacy_profile(a, b).epsilon(wp.delta) for a, b in ((wp.d0, wp.d1), (wp.d1, wp.d0)))
+    assert forward.upper == pytest.approx(backward.upper, rel=1e-9)
+    with pytest.raises(ProfileUnavailable, match="built for"):
+        again.privacy_profile(wp.d0, wp.d0)
+    with pytest.raises(dpaudit.InvalidArgument, match="observe"):
+        ProfiledTranscript.of(wp.observed("final"), wp.d0, wp.d1, wp.steps)
+
+
+def test_an_audit_of_the_wrapper_reports_the_pair_bracket():
+    wp = _alg("Ghazi 2025 Alg 1 + noise")
+    res = dpaudit.audit(wp.profiled(), wp.d0, wp.d1, epsilon=wp.epsilon, delta=wp.delta, trials=4_000, seed=5)
+    bracket, _ = pair_bracket(wp)
+    assert res.epsilon_upper == pytest.approx(bracket.upper, rel=1e-12)
+    assert res.profile_kind == "upper bound"
+    assert res.epsilon_lower_bound <= res.epsilon_upper
+    assert res.bracket_verdict == "loose on this pair"
+
+
+@pytest.mark.parametrize(("name", "covered"), [("Levy Alg 3, 4 steps", True), ("Ghazi 2023 Alg 4", True),
+                                               ("Ghazi 2025 Alg 5", True), ("Lowy Alg 2, 4 steps", False),
+                                               ("Ghazi 2023 Alg 3", False)])
+def test_which_full_algorithms_have_a_certified_pair(name, covered):
+    bracket, why = pair_bracket(_alg(name))
+    assert (bracket is not None) is covered, why
+    if covered:
+        assert 0.0 < bracket.upper < _alg(name).epsilon  # the pair keeps the claim (the claim is a valid bound)
+
+
+# -- the outcome -----------------------------------------------------------------------------------
+
+
+def _b(upper, lower=0.0, kind="exact"):
+    return EpsilonBracket(1e-5, lower, upper, kind)
+
+
+@pytest.mark.parametrize(("lower", "bracket", "want"), [
+    (0.5, None, ("tight", None)),
+    (0.6, _b(0.9), ("tight", 1 / 0.9)),
+    (0.49, _b(0.9), ("open", 1 / 0.9)),
+    (0.1, _b(0.5, kind="upper bound"), ("loose", 2.0)),
+    (0.1, _b(0.51), ("open", 1 / 0.51)),
+    (0.0, None, ("open", None)),
+])
+def test_the_outcome_is_computed_in_order(lower, bracket, want):
+    got = outcome(1.0, lower, bracket)
+    assert got[0] == want[0] and got[0] in OUTCOMES
+    assert (got[1] is None) == (want[1] is None) and (got[1] is None or got[1] == pytest.approx(want[1]))

@@ -1,0 +1,88 @@
+"""Kernel properties that mutation testing (``make mutation-kernel``) found untested.
+
+Each test states a property of the trusted kernel (dpaudit/verify/kernel) that a surviving mutant broke; none is
+written to a mutant's text. The mutants that survive on purpose (equivalent ones: a ``Pow`` with exponent 0,
+which sympy never builds; ``value(e, None)`` on a constant; a zero radius) are listed in the report of the branch
+that added this file, not pinned here.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from dpaudit.verify.kernel.evaluate import branch_and_bound
+
+X = sp.Symbol("x", real=True)
+Y = sp.Symbol("y", real=True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_kernel():
+    """Each test decides afresh (the kernel memoises its decisions)."""
+    from dpaudit.verify.kernel.core import _decide_cached
+
+    _decide_cached.cache_clear()
+    yield
+
+
+_AROUND_MINUS = sp.Ge(X**2 + 3 * X + sp.Rational(226, 100), 0, evaluate=False)  # minimum 0.01 at x = -3/2
+_AROUND_PLUS = sp.Ge(X**2 - 3 * X + sp.Rational(226, 100), 0, evaluate=False)  # minimum 0.01 at x = 3/2
+
+
+@pytest.mark.parametrize(("goal", "lo", "hi"), [(_AROUND_MINUS, -2, -1), (_AROUND_PLUS, 1, 2), (_AROUND_MINUS, -2, 1)])
+def test_branch_and_bound_proves_a_strict_inequality_that_needs_splitting_wherever_the_box_lies(goal, lo, hi):
+    """``x^2 + 3x + 2.26 > 0`` everywhere, but the enclosure of the whole box ``[-2, -1]`` (x^2 in [1, 4], 3x in
+    [-6, -3]) contains negative values: the box must be split, on negative boxes as on positive ones and across 0,
+    until every piece is certified."""
+    assert branch_and_bound(goal, [], {X: (Fraction(lo), Fraction(hi))}) == (True, None)
+
+
+def test_truth_reads_python_booleans_as_themselves():
+    """A hypothesis that is already a Python bool (a where= condition built by code) is taken at its value."""
+    from dpaudit.verify.kernel.evaluate import truth
+
+    assert truth(False, {}) is False and truth(True, {}) is True
+    assert truth(sp.false, {}) is False and truth(sp.true, {}) is True
+
+
+def test_each_symbol_assumption_is_printed_once_in_its_strongest_form():
+    """``p`` positive also has sympy's implied ``nonnegative`` and ``nonzero``: the answer lists ``p > 0`` alone."""
+    from dpaudit.verify.kernel import decide
+
+    p = sp.Symbol("p", positive=True)
+    d = decide(sp.Ge(p + 1, 1, evaluate=False))
+    assert [h for h in d.hypotheses if h.startswith("p ")] == ["p > 0"], d.hypotheses
+    d = decide(sp.Ge(p, 1, evaluate=False))  # DISPROVED: the other route that prints the assumptions
+    assert [h for h in d.hypotheses if h.startswith("p ")] == ["p > 0"], d.hypotheses
+
+
+def test_a_power_with_a_symbolic_exponent_keeps_the_facts_of_exp_and_log():
+    """``2**n = exp(n log 2)``: Z3 knows exp only through true facts (``exp(u) >= 1 + u``), so ``2**n >= 1`` for
+    ``n >= 0`` is proved on the unbounded domain (no box for interval arithmetic) only if the power is read as that
+    exp; and ``2**n <= 1`` stays unproved there."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.verdict import Verdict
+
+    n = sp.Symbol("n", real=True)
+    assert decide(sp.Ge(2**n, 1, evaluate=False), [sp.Ge(n, 0, evaluate=False)]).verdict is Verdict.PROVED
+    assert decide(sp.Le(2**n, 1, evaluate=False), [sp.Ge(n, 0, evaluate=False)]).verdict is not Verdict.PROVED
+
+
+def test_a_constant_is_enclosed_on_both_sides_and_pinned_to_neither_end():
+    """Z3 knows ``pi`` through its certified enclosure ``lo <= pi <= hi`` (200 bits): both ends must be facts (so
+    ``x pi <= x 22/7`` for ``x >= 0`` is proved without a box), and neither end may be taken as pi's value (pi is
+    irrational: ``pi >= hi`` and ``pi <= lo`` are false, and must be DISPROVED, never PROVED)."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.kernel.evaluate import enclose_constant
+    from dpaudit.verify.verdict import Verdict
+
+    lo, hi = (sp.Rational(v.numerator, v.denominator) for v in enclose_constant(sp.pi))
+    assert decide(sp.Ge(sp.pi, hi, evaluate=False)).verdict is Verdict.DISPROVED
+    assert decide(sp.Le(sp.pi, lo, evaluate=False)).verdict is Verdict.DISPROVED
+    assert decide(sp.Le(sp.pi, hi, evaluate=False)).verdict is Verdict.PROVED
+    nonneg = [sp.Ge(X, 0, evaluate=False)]
+    assert decide(sp.Le(X * sp.pi, X * sp.Rational(22, 7), evaluate=False), nonneg).verdict is Verdict.PROVED
+    assert decide(sp.Ge(X * sp.pi, X * sp.Rational(3), evaluate=False), nonneg).verdict is Verdict.PROVED

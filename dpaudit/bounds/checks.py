@@ -36,10 +36,10 @@ from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
 from dpaudit.verify._record import rng_for
 from dpaudit.verify.decide import decision, exact_floats
-from dpaudit.verify.verdict import _issue
 from dpaudit.verify.kernel import Decision, KernelError, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
+from dpaudit.verify.verdict import _issue
 
 __all__ = [
     "CheckSpec",

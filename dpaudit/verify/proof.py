@@ -64,7 +64,14 @@ from dpaudit.verify.decide import (
 from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions, decide
 from dpaudit.verify.lemma import EstablishedFact, FactInstance, LemmaCheck, substitute
 from dpaudit.verify.regions import Region, coverage
-from dpaudit.verify.verdict import CheckResult, Premise, Verdict, _issue, combine_verdicts, unique_premises
+from dpaudit.verify.verdict import (
+    CheckResult,
+    Premise,
+    Verdict,
+    _issue,
+    combine_verdicts,
+    unique_premises,
+)
 
 __all__ = ["LocalFact", "Proof", "dependency_result"]
 

@@ -43,7 +43,7 @@ class Certificate:
     ...). It records the verdict it was issued for; ``dpaudit prove`` accepts a PROVED or DISPROVED only with a
     certificate issued for that very verdict (:func:`certified`), so a check cannot build its own PROVED."""
 
-    __slots__ = ("verdict", "__weakref__")
+    __slots__ = ("__weakref__", "verdict")
 
     def __init__(self, verdict: Verdict) -> None:
         self.verdict = verdict

@@ -73,10 +73,14 @@ def _lemma(name: str, establish: bool) -> LemmaCheck:
 def test_a_fact_the_dependency_did_not_establish_is_a_printed_premise():
     # before: Proof.depends trusted every declared Fact of a PROVED dependency and printed nothing
     a, b = sp.symbols("a b", nonnegative=True)
+    # an established Fact is used as it was proved (gap_out = gap_in/2 by where=, so only gap_in is instantiated);
+    # a declared one the proof did not establish is taken as stated, and printed as a premise
+    uses = {False: (le(b, a), {GAP_OUT: b, GAP_IN: a}), True: (le(a / 2, a), {GAP_IN: a})}
     for establish, premise in ((False, True), (True, False)):
         dep = _lemma(f"test/fact-{establish}", establish)
         proof = Proof(f"test/uses-fact-{establish}")
-        assert proof.depends("b <= a", le(b, a), [dep.fact("contraction", {GAP_OUT: b, GAP_IN: a})]) is Verdict.PROVED
+        goal, subs = uses[establish]
+        assert proof.depends("the contraction's gaps", goal, [dep.fact("contraction", subs)]) is Verdict.PROVED
         result = proof.result()
         assert result.verdict is Verdict.PROVED
         assert ("unproved Fact test/fact-False:contraction" in result.verdict_text()) is premise

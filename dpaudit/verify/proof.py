@@ -279,6 +279,11 @@ class Proof(CrossChecks):
                 continue
             cert = certificates.get(region.name)
             v = self._certified(expr, None if cert is None else region.apply(cert))
+            if v is Verdict.UNDECIDED and cert is None:
+                # the slack parametrisation can turn a polynomial into a rational function Z3 gives up on; the
+                # region is exactly its conditions, so the residual as written under them decides the same claim
+                if decision(residual, ">=", [*region.conditions, *domain]).verdict is Verdict.PROVED:
+                    v = Verdict.PROVED
             verdicts.append(v)
             if v is not Verdict.PROVED:
                 bad.append(f"{region.name} ({v})")

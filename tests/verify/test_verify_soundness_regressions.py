@@ -11,6 +11,7 @@ import sympy as sp
 from dpaudit.errors import InvalidArgument
 from dpaudit.neighbors import ItemReplace
 from dpaudit.verify import Fact, LemmaCheck, Proof, Verdict, exact_sign, le, lipschitz, sensitivity
+from dpaudit.verify.decide import decision
 
 X, Y, A, B = sp.symbols("x y a b", real=True)
 X1, X2 = sp.symbols("x1 x2", real=True)
@@ -210,3 +211,12 @@ def test_search_results_do_not_depend_on_imports(tmp_path, monkeypatch):
     import many_constants  # noqa: F401
 
     assert tried() == before
+
+
+def test_a_negative_power_of_a_positive_base_is_a_reciprocal():
+    # before: the translation skipped the reciprocal when the base was syntactically positive, so
+    # 1/(u + 1) > 1/2 was PROVED for all u > 0 (false at u = 1), and [DR14]'s eps < 1 "held" on a box reaching 1
+    u = sp.Symbol("u", positive=True)
+    assert decision(1 / (u + 1) - sp.Rational(1, 2), ">").verdict is Verdict.DISPROVED
+    assert decision(1 / (u + 1), ">").verdict is Verdict.PROVED
+    assert decision(sp.Rational(1, 2) - 1 / (u + 1)**2, ">=").verdict is Verdict.DISPROVED

@@ -182,8 +182,9 @@ class Translation:
             out = b
             for _ in range(abs(n) - 1):
                 out = out * b
-            if n < 0 and not surely_positive(base):
-                self.defined.append(b != 0)
+            if n < 0:
+                if not surely_positive(base):  # a base proved positive syntactically needs no definedness query
+                    self.defined.append(b != 0)
                 return 1 / out
             return out
         if exp.is_Rational and not e.free_symbols:

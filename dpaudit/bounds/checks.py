@@ -33,12 +33,13 @@ import sympy as sp
 
 from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
-from dpaudit.bounds.verdict import CheckResult, Verdict
+from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
 from dpaudit.verify._record import rng_for
-from dpaudit.verify.decide import decision
+from dpaudit.verify.decide import decision, exact_floats
 from dpaudit.verify.kernel import Decision, KernelError, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
+from dpaudit.verify.verdict import _issue
 
 __all__ = [
     "CheckSpec",
@@ -186,6 +187,17 @@ def _symbols_of(*exprs: Any) -> list[sp.Symbol]:
     return sorted(out, key=lambda s: s.name)
 
 
+def _exact_inputs(lhs: Any, rhs: Any, where: Sequence[Any], assumptions: Sequence[str]
+                  ) -> tuple[sp.Expr, sp.Expr, list[Any], tuple[str, ...]]:
+    """The claim with every float read at its exact binary value (:func:`dpaudit.verify.decide.exact_floats`; a
+    sympy Float is never rounded to a nearby decimal), the readings added to the printed assumptions."""
+    lhs, n_l = exact_floats(lhs)
+    rhs, n_r = exact_floats(rhs)
+    converted = [exact_floats(w) for w in where]
+    notes = list(dict.fromkeys([*n_l, *n_r, *(n for _, ns in converted for n in ns)]))
+    return lhs, rhs, [w for w, _ in converted], (*assumptions, *notes)
+
+
 def _kernel(residual: sp.Expr, kind: str, where: Sequence[Any]) -> tuple[bool | None, sp.Expr, Decision | None]:
     """The kernel's answer on ``residual >= 0`` (``>``, ``==``) under ``where``: (True, ...) PROVED, (False, ...)
     DISPROVED with a re-checked point, (None, ...) undecided. A formula the kernel refuses (a float) is undecided."""
@@ -258,7 +270,7 @@ def check_identity(
         PROVED if sympy shows the difference is zero and no point disagrees; DISPROVED with the
         first disagreeing point; UNDECIDED otherwise. ``residual`` is the simplified difference.
     """
-    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
     symbolic, residual, dec = _kernel(lhs - rhs, "==", where)
     syms = _symbols_of(lhs, rhs, *where)
     pts = random_points(syms, rng, count, region=region, where=where)
@@ -278,8 +290,8 @@ def check_identity(
     verdict, details, counterexample = _combine(symbolic, counterexample, evaluated, dec)
     if counterexample is not None and "lhs" not in counterexample:
         counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
-    return CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
-                       1 + evaluated, details)
+    return _issue(CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
+                              1 + evaluated, details))
 
 
 def _by_cases(residual: sp.Expr, where: Sequence[Any], claim: str) -> tuple[bool | None, str]:
@@ -327,7 +339,8 @@ def check_inequality(
     reparametrize : mapping, optional
         Substitutions used for the *symbolic* attempt only, encoding a domain sympy's assumptions
         cannot express (e.g. ``delta -> 1/(1 + u)`` with u > 0 for 0 < delta < 1). Each must map
-        the positive reals onto the intended domain; it is recorded in ``assumptions``.
+        the positive reals onto the intended domain; that is not checked, so a PROVED verdict rests on it
+        (the premise "reparametrisation", printed beside it), and a counterexample to the claim itself wins.
     symbolic : bool
         Skip the symbolic attempt (the verdict is then at best UNDECIDED); for purely numerical
         cross-checks of a form sympy is known not to handle (e.g. with ``ceiling``).
@@ -338,25 +351,30 @@ def check_inequality(
         ``residual`` is ``rhs - lhs`` simplified; ``details`` reports the largest ``lhs/rhs``
         seen (how tight the inequality is on the sampled points).
     """
-    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
     if claim is None:
         claim = f"{lhs} {'<' if strict else '<='} {rhs}"
     if rng is None:
         rng = rng_for(claim)
     method = "kernel+numeric"
     cases_note = ""
+    premises: tuple[Premise, ...] = ()
     dec: Decision | None = None
     kind = ">" if strict else ">="
     if not symbolic:
         symbolic_answer: bool | None = None
         residual = rhs - lhs
     elif reparametrize:
-        subs = {k: sp.sympify(v) for k, v in reparametrize.items()}
+        subs = {k: exact_floats(v)[0] for k, v in reparametrize.items()}
         sl, sr = lhs.subs(subs), rhs.subs(subs)
         symbolic_answer, residual, dec = _kernel(sr - sl, kind, [w.subs(subs) for w in where])
         if symbolic_answer is False:
             symbolic_answer, dec = None, None  # a point of the reparametrised form is re-checked on the claim below
         assumptions = (*assumptions, *(f"{k} = {v}" for k, v in subs.items()))
+        # that the substitutions reach the whole intended domain is not checked: a premise of a PROVED verdict
+        premises = (Premise("assumed", "reparametrisation", "the substitutions " + ", ".join(f"{k} = {v}" for k, v in
+                                                                                              subs.items())
+                            + " map the positive reals onto the claim's domain"),)
     else:
         symbolic_answer, residual, dec = _kernel(rhs - lhs, kind, where)
     if symbolic and symbolic_answer is None and not strict and not reparametrize and has_kinks(rhs - lhs):
@@ -385,9 +403,13 @@ def check_inequality(
             violated = a >= b if strict else a > b + slack
             if violated and counterexample is None and _confirmed(lhs, rhs, pt, "lt" if strict else "le", where):
                 counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
+    if reparametrize and counterexample is not None:  # the claim fails: the reparametrised form was not the claim
+        symbolic_answer, dec = None, None
     verdict, details, counterexample = _combine(symbolic_answer, counterexample, evaluated, dec)
     if counterexample is not None and "lhs" not in counterexample:
         counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
+    if verdict is not Verdict.PROVED:
+        premises = ()
     if not symbolic:
         details = details.replace("sympy answered None", "numeric only")
     if cases_note:
@@ -395,8 +417,8 @@ def check_inequality(
     if worst > -mpmath.inf:
         details += f"; max lhs/rhs = {float(worst):.6g}"
     reason = details if verdict is Verdict.UNDECIDED else ""
-    return CheckResult(verdict, claim, source, method, residual, tuple(assumptions), counterexample,
-                       1 + evaluated, details, reason=reason)
+    return _issue(CheckResult(verdict, claim, source, method, residual, tuple(assumptions), counterexample,
+                              1 + evaluated, details, premises=premises, reason=reason))
 
 
 @dataclass(frozen=True)

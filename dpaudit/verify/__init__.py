@@ -72,6 +72,8 @@ from dpaudit.verify.verdict import (
     CheckResult,
     Premise,
     Verdict,
+    certified,
+    combine_results,
     combine_verdicts,
     verdict_from_sympy,
 )
@@ -91,6 +93,8 @@ __all__ = [
     "Step",
     "Verdict",
     "Violation",
+    "certified",
+    "combine_results",
     "combine_verdicts",
     "coverage",
     "decide_nonneg",

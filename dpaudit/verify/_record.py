@@ -84,7 +84,8 @@ class Step:
 def _assumption_text(s: sp.Symbol) -> str:
     """A symbol's declared domain in words (``x > 0``, ``n integer >= 1``, ``x real``): a hypothesis of every step."""
     signs = {"positive": "> 0", "negative": "< 0", "nonnegative": ">= 0", "nonpositive": "<= 0", "nonzero": "!= 0"}
-    text = next((f"{s.name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), f"{s.name} real")
+    default = f"{s.name} real" if s.is_real else f"{s.name} real (no assumption declared: read as a real)"
+    text = next((f"{s.name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), default)
     return text + (" integer" if s.is_integer else "")
 
 
@@ -101,9 +102,16 @@ class _Record:
         self._premises: list[Premise] = []
         self._residuals: list[Any] = []
         self._counterexample: dict[str, Any] | None = None
-        self._established: list[tuple[str, Any]] = []
+        self._established: list[Any] = []  # EstablishedFact records
         self._support_depth = 0
         self._symbols: dict[str, str] = {}
+        self._domain: list[str] = []
+
+    def _note_domain(self, relations: Any) -> None:
+        """Record restrictions of the domain a step was decided on (printed beside the verdict and in the claim)."""
+        for r in relations:
+            if str(r) not in self._domain:
+                self._domain.append(str(r))
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -132,6 +140,9 @@ class _Record:
     def _note_symbols(self, residual: Any) -> None:
         """Record the declared domain of the symbols a step decides over (printed with the verdict)."""
         for expr in residual if isinstance(residual, tuple) else (residual,):
+            if isinstance(expr, sp.Basic) and expr.has(sp.Float):  # decided at the floats' exact values: say so
+                notes = [f"the float {f} is read as its exact value {sp.Rational(f)}" for f in expr.atoms(sp.Float)]
+                self._hypotheses.extend(n for n in notes if n not in self._hypotheses)
             for s in getattr(expr, "free_symbols", ()):
                 if not isinstance(s, sp.Dummy):  # a region's slack variables are its parametrisation, not hypotheses
                     self._symbols.setdefault(s.name, _assumption_text(s))

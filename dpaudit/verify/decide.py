@@ -29,7 +29,7 @@ from dpaudit.errors import ArgumentTypeError
 from dpaudit.verify.kernel import Decision, decide, number_sign
 from dpaudit.verify.verdict import Verdict
 
-__all__ = ["decide_nonneg", "decide_positive", "decide_zero", "decision", "exact_negative", "exact_sign", "plain"]
+__all__ = ["decide_nonneg", "decide_positive", "decide_zero", "decision", "exact_floats", "exact_negative", "exact_sign", "plain"]
 
 
 _BRANCHING = (sp.Piecewise, sp.Max, sp.Min, sp.Abs, sp.sign, sp.floor, sp.ceiling, sp.Heaviside)
@@ -58,9 +58,13 @@ def decision(expr: Any, kind: str = ">=", hypotheses: Sequence[Any] = ()) -> Dec
     """The kernel's :class:`~dpaudit.verify.kernel.Decision` on ``expr >= 0`` (``kind=">"``: ``> 0``,
     ``"=="``: ``== 0``) under ``hypotheses`` and the symbols' assumptions; sympy's rewrites of ``expr`` are
     tried for a proof when the expression itself is not decided."""
-    expr = sp.sympify(expr)
-    if expr.has(sp.Float):
-        raise ArgumentTypeError(f"the kernel decides exact statements only; {expr} contains a float (use sympy.Rational)")
+    expr, floats = exact_floats(expr)
+    converted = [exact_floats(h) for h in hypotheses]
+    hypotheses = [h for h, _ in converted]
+    floats += [n for _, ns in converted for n in ns]
+    if floats:  # a float is its exact binary value (see exact_floats); the reading is part of the answer
+        d = decision(expr, kind, hypotheses)
+        return Decision(d.verdict, d.method, "; ".join([*floats, d.note]), d.counterexample, (*d.hypotheses, *floats))
     build = {">=": lambda e: sp.Ge(e, 0, evaluate=False), ">": lambda e: sp.Gt(e, 0, evaluate=False),
              "==": lambda e: sp.Eq(e, 0, evaluate=False)}[kind]
     if not expr.free_symbols and not hypotheses:
@@ -74,6 +78,28 @@ def decision(expr: Any, kind: str = ">=", hypotheses: Sequence[Any] = ()) -> Dec
     if first.verdict is not Verdict.UNDECIDED:
         return first
     return decide(build(expr), hypotheses, rewrites=_forms(expr, build))
+
+
+def exact_floats(expr: Any) -> tuple[Any, list[str]]:
+    """``expr`` with every float replaced by the exact rational it stands for, and one note per float.
+
+    dpaudit's rule for floats in statements: a float is read at its **exact binary value**
+    (``sympy.Rational(float)``; ``0.1`` is 3602879701896397/36028797018963968, slightly above 1/10), never at
+    a nearby decimal, and the reading is printed with the verdict. So a verdict is about the number the float
+    actually is; write ``sympy.Rational(1, 10)`` for one tenth.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> e, notes = exact_floats(sp.Float(0.5) * sp.Symbol("x"))
+    >>> e, notes
+    (x/2, ['the float 0.500000000000000 is read as its exact value 1/2'])
+    """
+    expr = sp.sympify(expr)
+    floats = sorted(expr.atoms(sp.Float), key=lambda f: sp.Rational(f))
+    subs = {f: sp.Rational(f) for f in floats}
+    notes = [f"the float {f} is read as its exact value {q}" for f, q in subs.items()]
+    return (expr.xreplace(subs) if subs else expr), notes
 
 
 def decide_nonneg(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
@@ -110,7 +136,9 @@ def decide_positive(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
 
 def decide_zero(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
     """Is ``expr`` identically zero? Decided by the kernel (an identity ``lhs - rhs``); a rewrite of ``expr``
-    to the literal 0 by sympy's expand or simplify also proves it (sympy's rewriting is trusted, its signs are not).
+    to the literal 0 by sympy's expand or simplify also proves it, once the kernel has proved ``expr`` defined at
+    every point, as written (``(x**2 - 1)/(x - 1) - (x + 1)`` is not: sympy's rewriting is trusted only where the
+    expression is defined, its signs never).
 
     Parameters
     ----------
@@ -121,11 +149,13 @@ def decide_zero(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
     -------
     Verdict
     """
-    expr = sp.sympify(expr)
-    if expr.free_symbols and not expr.has(sp.Float):
+    expr, _ = exact_floats(expr)
+    hypotheses = [exact_floats(h)[0] for h in hypotheses]
+    if expr.free_symbols:
         for form in (sp.expand(expr), sp.simplify(expr)):
-            if form == 0:
-                return Verdict.PROVED
+            if form == 0:  # the kernel still proves that expr is defined everywhere, as written
+                return decide(sp.Eq(expr, 0, evaluate=False), hypotheses,
+                              rewrites=(sp.Eq(form, 0, evaluate=False),)).verdict
     return decision(expr, "==", hypotheses).verdict
 
 

@@ -20,16 +20,17 @@ A user's own check needs no paper (``papers=()``):
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
 
-from dpaudit.errors import ArgumentTypeError, InvalidArgument, UnknownName
-from dpaudit.verify.verdict import CheckResult, Verdict
+from dpaudit.errors import ArgumentTypeError, DPAuditError, InvalidArgument, UnknownName
+from dpaudit.verify.verdict import CheckResult, Verdict, certified
 
-__all__ = ["ROLES", "Fact", "FactInstance", "LemmaCheck"]
+__all__ = ["ROLES", "CircularDependency", "EstablishedFact", "Fact", "FactInstance", "LemmaCheck"]
 
 #: ``lemma``: a statement (expected PROVED, or UNDECIDED where no exact proof is available);
 #: ``printed`` / ``corrected``: an erratum of a statement, as printed (expected DISPROVED) and
@@ -37,6 +38,20 @@ __all__ = ["ROLES", "Fact", "FactInstance", "LemmaCheck"]
 #: the statement may hold by another route; ``control``: a negative control marking where a
 #: statement stops being true (expected DISPROVED).
 ROLES = ("lemma", "printed", "corrected", "gap", "control")
+
+
+class CircularDependency(DPAuditError, RecursionError):
+    """Checks that depend on one another in a cycle (the message names the cycle)."""
+
+
+_STATE = threading.local()
+
+
+def _running() -> list[LemmaCheck]:
+    """The checks being run by this thread, outermost first (to detect a cycle of dependencies)."""
+    if not hasattr(_STATE, "stack"):
+        _STATE.stack = []
+    return _STATE.stack
 
 
 @dataclass(frozen=True)
@@ -66,11 +81,76 @@ class Fact:
 
 @dataclass(frozen=True)
 class FactInstance:
-    """A :class:`Fact` of a check with its symbols replaced (see :meth:`LemmaCheck.fact`)."""
+    """A :class:`Fact` of a check with its symbols replaced (see :meth:`LemmaCheck.fact`).
+
+    ``relation`` is the declared relation with ``subs`` applied; :meth:`dpaudit.verify.Proof.depends` uses instead
+    what the check's proof established (:class:`EstablishedFact`), instantiated by ``subs``.
+    """
 
     check: LemmaCheck
     fact: Fact
     relation: Any
+    subs: Mapping[Any, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class EstablishedFact:
+    """Exactly what a proof established for one of its :class:`Fact` s.
+
+    ``statement`` is the Fact's relation with the ``where=`` substitutions applied, proved for every value of its
+    free symbols (within their declared assumptions) that satisfies ``hypotheses``. ``defined`` are the symbols
+    that ``where=`` defined: they are not quantified, so a dependent cannot choose them.
+    """
+
+    name: str
+    relation: Any
+    statement: Any
+    hypotheses: tuple[Any, ...] = ()
+    defined: tuple[Any, ...] = ()
+
+    def quantified(self) -> set[Any]:
+        """The universally quantified symbols: the only ones an instantiation may replace."""
+        return set(sp.sympify(self.statement).free_symbols).union(*(sp.sympify(h).free_symbols for h in self.hypotheses))
+
+    def instantiate(self, subs: Mapping[Any, Any]) -> tuple[Any, list[Any], str]:
+        """``(relation, obligations, problem)``: the statement with ``subs`` applied; the relations the dependent must
+        prove to use it (the hypotheses, instantiated, and each replaced symbol's assumptions about its value); a
+        non-empty ``problem`` when ``subs`` replaces a symbol that is not quantified."""
+        quantified = self.quantified()
+        bad = [k for k in subs if k not in quantified]
+        if bad:
+            why = [f"{k} (defined by where= in its proof)" if k in self.defined else f"{k} (not in the statement)" for k in bad]
+            return None, [], (f"only its universally quantified symbols "
+                              f"({', '.join(sorted(map(str, quantified))) or 'none'}) can be instantiated, not "
+                              f"{', '.join(why)}; it proved {self.statement}"
+                              + (f" under {', '.join(map(str, self.hypotheses))}" if self.hypotheses else ""))
+        relation = substitute(self.statement, subs)
+        obligations = [substitute(h, subs) for h in self.hypotheses]
+        for k, v in subs.items():
+            obligations += _assumption_obligations(k, sp.sympify(v))
+        return relation, obligations, ""
+
+
+def substitute(relation: Any, subs: Mapping[Any, Any]) -> Any:
+    """``relation`` with ``subs`` applied to both sides at once, left unevaluated (sympy would turn a relation it can
+    decide from its assumptions into True or False, and the kernel decides nothing from those)."""
+    relation = sp.sympify(relation)
+    if not isinstance(relation, sp.core.relational.Relational):
+        return relation.subs(dict(subs), simultaneous=True)
+    lhs, rhs = (sp.sympify(side).subs(dict(subs), simultaneous=True) for side in (relation.lhs, relation.rhs))
+    return relation.func(lhs, rhs, evaluate=False)
+
+
+def _assumption_obligations(symbol: Any, value: Any) -> list[Any]:
+    """What must hold of ``value`` to put it in place of ``symbol``: its declared sign, and that it is a real number
+    (defined: the kernel proves an expression defined before deciding anything about it)."""
+    table = {"positive": sp.Gt, "negative": sp.Lt, "nonnegative": sp.Ge, "nonpositive": sp.Le, "nonzero": sp.Ne}
+    out = [build(value, 0, evaluate=False) for key, build in table.items() if symbol.assumptions0.get(key) is True][:1]
+    if symbol.is_integer and not (value.is_Integer or (isinstance(value, sp.Symbol) and value.is_integer)):
+        out.append(sp.false)  # an integer symbol takes integers only: not decided by the kernel
+    if not out and not (isinstance(value, sp.Symbol) and value.is_real):
+        out.append(sp.Eq(value, value, evaluate=False))  # defined and real everywhere
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,12 +225,39 @@ class LemmaCheck:
         for fact in self.facts:
             if fact.name == name:
                 relation = fact.relation.subs(dict(subs or {}), simultaneous=True)
-                return FactInstance(self, fact, relation)
+                return FactInstance(self, fact, relation, dict(subs or {}))
         raise UnknownName(f"{self.name} declares no fact {name!r} (it declares {[f.name for f in self.facts]})")
 
     def run(self) -> CheckResult:
-        """Run the check; the result carries this check's statement and source."""
-        result = self.check()
+        """Run the check; the result carries this check's statement and source.
+
+        Raises
+        ------
+        CircularDependency
+            If the check depends, directly or through others, on itself (``Proof.depends`` on its own Facts).
+        """
+        running = _running()
+        if self in running:
+            cycle = [c.name for c in running[running.index(self):]] + [self.name]
+            raise CircularDependency(f"circular dependency between checks: {' -> '.join(cycle)} (a check cannot rest "
+                                     "on its own Facts)")
+        running.append(self)
+        try:
+            result = self.check()
+        finally:
+            running.pop()
         if not isinstance(result, CheckResult):
             raise ArgumentTypeError(f"{self.name}: check returned {type(result).__name__}, not a CheckResult")
-        return dataclasses.replace(result, claim=self.statement, source=self.source)
+        if result.verdict is not Verdict.UNDECIDED and not certified(result):
+            # PROVED and DISPROVED come only from the kernel: a result built by hand (or a verdict changed after the
+            # kernel issued it, or one combined with combine_verdicts) is not one
+            why = (f"the check returned a {result.verdict.name} it did not get from the kernel (a CheckResult built "
+                   "by hand, or its verdict changed after it was issued): PROVED and DISPROVED come only from "
+                   "Proof.result(), dpaudit.verify.lipschitz / sensitivity, dpaudit.bounds.check_inequality / "
+                   "check_identity, or combine_results of such results")
+            result = dataclasses.replace(result, verdict=Verdict.UNDECIDED, reason=why, counterexample=None,
+                                         certificate=None)
+        claim = self.statement
+        if result.domain:  # the steps were decided on a restricted domain: the claim says so
+            claim += f" [decided on the domain: {'; '.join(result.domain)}]"
+        return dataclasses.replace(result, claim=claim, source=self.source)

@@ -56,7 +56,7 @@ import numpy as np
 import sympy as sp
 
 from dpaudit._validation import argument_error, check_int, check_nonnegative
-from dpaudit.verify.decide import decision, exact_sign
+from dpaudit.verify.decide import decision, exact_floats, exact_sign
 from dpaudit.verify.kernel import NotSmooth, c1_conditions
 from dpaudit.verify.piecewise import CaseSplitError, case_split, has_kinks
 from dpaudit.verify.proof import Proof
@@ -102,13 +102,10 @@ def _exact_constant(owner: str, constant: Any) -> sp.Expr:
 
 
 def _exact_floats(expr: Any) -> tuple[Any, list[str]]:
-    """``expr`` with every sympy Float replaced by the shortest decimal that rounds to it, as an exact rational
-    (``0.1`` becomes ``1/10``), and a note per replacement (printed with the verdict)."""
-    expr = sp.sympify(expr)
-    floats = sorted(expr.atoms(sp.Float), key=float)
-    subs = {f: sp.Rational(repr(float(f))) for f in floats}
-    notes = [f"the float {f} is read as the exact rational {q}" for f, q in subs.items()]
-    return (expr.xreplace(subs) if subs else expr), notes
+    """``expr`` with every sympy Float replaced by its exact value (a float is a binary fraction: ``0.1`` is
+    3602879701896397/36028797018963968, not 1/10), and a note per replacement (printed with the verdict); see
+    :func:`dpaudit.verify.decide.exact_floats`."""
+    return exact_floats(expr)
 
 
 def _seeded(seed: int | None, key: str) -> np.random.Generator:
@@ -322,6 +319,10 @@ def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where:
             if not isinstance(v, sp.Symbol):
                 raise argument_error("lipschitz", "variables", "sympy symbols", variables)
     params = sorted({renamed.get(s, s) for s in free} - set(inputs), key=lambda s: s.name)
+    for v in inputs:  # the pair residual is decided over the reals: an integer input would be two different claims
+        if v.is_integer:
+            raise argument_error("lipschitz", "variables", "real inputs (a Lipschitz claim over the integers is not "
+                                 f"supported; {v} is declared integer)", v)
     return exprs, inputs, params, where, float_notes + notes
 
 
@@ -332,7 +333,7 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     if not xs:
         raise argument_error("lipschitz", "f", "a function of at least one real symbol", f)
     low, high = _box("lipschitz", domain, len(xs))
-    ys = [sp.Symbol(v.name + "'", **v.assumptions0) for v in xs]
+    ys = _second_point(xs, {s.name for e in (*exprs, *where, L) for s in sp.sympify(e).free_symbols})
     to_y = dict(zip(xs, ys, strict=True))
     box = [] if low is None else [rel for v, lo, hi in zip(xs, low, high, strict=True)
                                   for rel in (le(sp.Rational(lo), v), le(v, sp.Rational(hi)))]
@@ -350,6 +351,8 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     proof = Proof(key)
     proof.kernel_points = []  # type: ignore[attr-defined]
     proof.given(claim, *notes)
+    if L.free_symbols:  # a symbolic constant: L >= 0 is part of the claim (the squared residuals below lose its sign)
+        proof.nonneg(f"the constant {L} >= 0 (part of the claim)", L, hypotheses=where)
     reason = ""
     split: list[tuple[sp.Expr, list[Any]]] = []
     try:
@@ -375,6 +378,20 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     else:
         reason = result.reason
     return dataclasses.replace(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
+
+
+def _second_point(xs: Sequence[sp.Symbol], taken: set[str]) -> list[sp.Symbol]:
+    """Copies ``x'`` of the inputs for the second point, named apart from every symbol of the claim (a parameter
+    already called ``x'`` gets ``x''``): the pair residual must not identify two different quantities."""
+    taken = set(taken)
+    out = []
+    for v in xs:
+        name = v.name + "'"
+        while name in taken:
+            name += "'"
+        taken.add(name)
+        out.append(sp.Symbol(name, **v.assumptions0))
+    return out
 
 
 def _pair_residuals(exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Mapping[sp.Symbol, sp.Symbol], L: sp.Expr,
@@ -530,7 +547,7 @@ def _by_gradient(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], L: sp.
                       L**2 - sp.Add(*(g**2 for row in jac for g in row))))
     else:
         # ||J u||^2 <= L^2 ||u||^2 for every direction u: L^2 I - J^T J is PSD, decided exactly (no sufficient test)
-        us = [sp.Symbol(f"_u{j}", real=True) for j in range(len(xs))]
+        us = [sp.Dummy(f"u{j}", real=True) for j in range(len(xs))]  # a Dummy: never equal to a symbol of the map
         ju = [sp.Add(*(g * u for g, u in zip(row, us, strict=True))) for row in jac]
         steps.append((f"||J u||_2^2 <= {L}^2 ||u||_2^2 for every u (L^2 I - J^T J is PSD)",
                       L**2 * sp.Add(*(u**2 for u in us)) - sp.Add(*(t**2 for t in ju))))

@@ -60,10 +60,17 @@ from dpaudit.verify.decide import (
     exact_sign,
     plain,
 )
-from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions
-from dpaudit.verify.lemma import FactInstance, LemmaCheck
+from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions, decide
+from dpaudit.verify.lemma import EstablishedFact, FactInstance, LemmaCheck, substitute
 from dpaudit.verify.regions import Region, coverage
-from dpaudit.verify.verdict import CheckResult, Premise, Verdict, combine_verdicts, unique_premises
+from dpaudit.verify.verdict import (
+    CheckResult,
+    Premise,
+    Verdict,
+    _issue,
+    combine_verdicts,
+    unique_premises,
+)
 
 __all__ = ["LocalFact", "Proof", "dependency_result"]
 
@@ -92,11 +99,14 @@ def _exact_truth(owner: str, holds: Any) -> bool:
 
 @dataclass(frozen=True)
 class LocalFact:
-    """A relation this proof established itself (returned by :meth:`Proof.show`), for :meth:`Proof.depends`."""
+    """A relation for :meth:`Proof.depends`: shown by this proof (:meth:`Proof.show`), or a hypothesis of the
+    statement (:meth:`Proof.given_fact`, ``kind="given"``) or a relation taken on trust (:meth:`Proof.assume_fact`,
+    ``kind="assumed"``): a Fact established from those holds only under them (they become its hypotheses)."""
 
     label: str
     relation: Any
     verdict: Verdict
+    kind: str = "shown"
 
 
 _DEPENDENCY_RESULTS: dict[int, tuple[LemmaCheck, CheckResult]] = {}
@@ -144,6 +154,7 @@ class Proof(CrossChecks):
         (see :func:`~dpaudit.verify.decide_nonneg`)."""
         expr = sp.sympify(expr)
         note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
+        self._note_domain(hypotheses)
         return self._add(Step("proof", "kernel", label, decide_nonneg(expr, hypotheses), 1, note,
                               trivial=_trivial(expr, False)), expr)
 
@@ -151,23 +162,28 @@ class Proof(CrossChecks):
         """Proof step: ``expr > 0`` under the symbols' assumptions and ``hypotheses`` (decided by the kernel)."""
         expr = sp.sympify(expr)
         note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
+        self._note_domain(hypotheses)
         return self._add(Step("proof", "kernel", label, decide_positive(expr, hypotheses), 1, note,
                               trivial=_trivial(expr, False)), expr)
 
-    def zero(self, label: str, expr: Any) -> Verdict:
-        """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``)."""
+    def zero(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``) under ``hypotheses``; it must be
+        defined (no denominator vanishing, ...) at every point they allow, as written."""
         expr = sp.sympify(expr)
-        return self._add(Step("proof", "sympy", label, decide_zero(expr), 1, trivial=_trivial(expr, True)), expr)
+        self._note_domain(hypotheses)
+        return self._add(Step("proof", "sympy", label, decide_zero(expr, hypotheses), 1, trivial=_trivial(expr, True)), expr)
 
-    def zeros(self, label: str, exprs: Sequence[Any]) -> Verdict:
-        """Proof step: every expression in ``exprs`` is identically zero (one case each)."""
+    def zeros(self, label: str, exprs: Sequence[Any], *, hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: every expression in ``exprs`` is identically zero (one case each), under ``hypotheses``."""
         exprs = [sp.sympify(e) for e in exprs]
-        verdict = combine_verdicts(*(decide_zero(e) for e in exprs))
+        self._note_domain(hypotheses)
+        verdict = combine_verdicts(*(decide_zero(e, hypotheses) for e in exprs))
         trivial = all(_trivial(e, True) for e in exprs)
         return self._add(Step("proof", "sympy", label, verdict, len(exprs), trivial=trivial), tuple(exprs))
 
-    def equal(self, label: str, lhs: Any, rhs: Any) -> Verdict:
-        """Proof step: the identity ``lhs == rhs`` between two separately computed expressions.
+    def equal(self, label: str, lhs: Any, rhs: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
+        """Proof step: the identity ``lhs == rhs`` between two separately computed expressions, under ``hypotheses``
+        (both sides must be defined at every point they allow: ``n - 1`` in a denominator needs ``n >= 2``).
 
         The step is trivial (it does not count towards PROVED) when both sides are literal
         numbers: then the caller decided the identity before the step did anything.
@@ -175,7 +191,9 @@ class Proof(CrossChecks):
         left, right = sp.sympify(lhs), sp.sympify(rhs)
         residual = sp.Add(left, sp.Mul(-1, right, evaluate=False), evaluate=False)
         trivial = left.is_Number and right.is_Number
-        return self._add(Step("proof", "sympy", label, decide_zero(residual), 1, trivial=bool(trivial)), left - right)
+        self._note_domain(hypotheses)
+        return self._add(Step("proof", "sympy", label, decide_zero(residual, hypotheses), 1, trivial=bool(trivial)),
+                         left - right)
 
     def certificate(self, label: str, residual: Any, certificate: Any) -> Verdict:
         """Proof step: ``residual >= 0`` because it equals ``certificate`` (identity checked by
@@ -204,7 +222,7 @@ class Proof(CrossChecks):
         concave (second derivative ``<= 0`` for every real ``var``)."""
         expr = sp.sympify(expr)
         ends = [decide_nonneg(expr.subs(var, sp.sympify(v))) for v in (lo, hi)]
-        free = sp.Symbol(var.name + "_free", real=True)
+        free = sp.Dummy(var.name + "_free", real=True)  # a Dummy: never equal to another symbol of expr
         moved = expr.subs(var, free)
         curvature = decide_nonneg(-sp.diff(moved, free, 2)) if _smooth_everywhere(moved, free, order=2) else Verdict.UNDECIDED
         verdict = Verdict.PROVED if all(p is Verdict.PROVED for p in (*ends, curvature)) else Verdict.UNDECIDED
@@ -235,6 +253,7 @@ class Proof(CrossChecks):
         if unknown:
             raise InvalidArgument(f"cases {label!r}: certificates for unknown regions {sorted(unknown)}")
         self._note_symbols(sp.sympify(residual))
+        self._note_domain(domain)
         covered, cover_note, orderings_seen = coverage(regions, domain)
         self._add(Step("proof", "coverage", f"coverage: {label}", covered, orderings_seen, cover_note))
         verdicts, bad, shown = [], [], []
@@ -248,6 +267,11 @@ class Proof(CrossChecks):
                 continue
             cert = certificates.get(region.name)
             v = self._certified(expr, None if cert is None else region.apply(cert))
+            if v is Verdict.UNDECIDED and cert is None:
+                # the slack parametrisation can turn a polynomial into a rational function Z3 gives up on; the
+                # region is exactly its conditions, so the residual as written under them decides the same claim
+                if decision(residual, ">=", [*region.conditions, *domain]).verdict is Verdict.PROVED:
+                    v = Verdict.PROVED
             verdicts.append(v)
             if v is not Verdict.PROVED:
                 bad.append(f"{region.name} ({v})")
@@ -260,8 +284,9 @@ class Proof(CrossChecks):
         """Proof step: ``relation`` (``lhs <= rhs`` or ``Eq``) holds, decided by sympy after replacing
         the quantities it names by their expressions in ``where``.
 
-        Returns the relation, in the named quantities, as a :class:`LocalFact` that
-        :meth:`depends` can combine with other checks' facts. For example
+        Returns what was shown, the relation with ``where`` applied (the named quantities are not free to
+        take other values afterwards), as a :class:`LocalFact` that :meth:`depends` can combine with other
+        checks' facts. For example
         ``show("coordinate <= norm", Le(c, n), where={c: Abs(y), n: sqrt(y**2 + r)})`` with ``r >= 0``.
         """
         lo, hi, kind = _goal_sides(relation)
@@ -270,7 +295,8 @@ class Proof(CrossChecks):
         verdict = decide_zero(residual) if kind == "eq" else decide_nonneg(residual)
         trivial = _trivial(residual, kind == "eq")
         self._add(Step("proof", "sympy", label, verdict, 1, f"{relation}", trivial=trivial), residual)
-        return LocalFact(label, relation, verdict)
+        # what was shown is the relation with where= applied: the named quantities are not free to take other values
+        return LocalFact(label, substitute(relation, subs), verdict)
 
     def establish(self, name: str, relation: Any, where: Mapping[Any, Any] | None = None,
                   hypotheses: Sequence[Any] = ()) -> Verdict:
@@ -279,12 +305,19 @@ class Proof(CrossChecks):
 
         Only an established fact is used by :meth:`depends` without a premise: a fact its check declares but
         does not establish is printed as an "unproved Fact" premise beside every verdict resting on it.
+        What is recorded is exactly what was proved (:class:`~dpaudit.verify.lemma.EstablishedFact`): the relation
+        with ``where`` applied, under ``hypotheses``, for the symbols' declared assumptions. A dependent may
+        instantiate only its free (universally quantified) symbols, and must prove the instantiated hypotheses and
+        the replaced symbols' assumptions (:meth:`depends` decides them).
         """
         lo, hi, kind = _goal_sides(relation)
-        residual = sp.sympify(hi - lo).subs(dict(where or {}), simultaneous=True)
+        where = dict(where or {})
+        residual = sp.sympify(hi - lo).subs(where, simultaneous=True)
+        self._note_domain(hypotheses)
         verdict = decision(residual, "==" if kind == "eq" else ">=", hypotheses).verdict
-        if verdict is Verdict.PROVED:
-            self._established.append((name, relation))
+        if verdict is Verdict.PROVED:  # exactly what was proved: the relation as instantiated by where=, under hypotheses
+            self._established.append(EstablishedFact(name, relation, substitute(relation, where),
+                                                     tuple(hypotheses), tuple(where)))
         self._add(Step("proof", "kernel", f"establishes Fact {name!r}: {relation}", verdict, 1), residual)
         return verdict
 
@@ -292,13 +325,13 @@ class Proof(CrossChecks):
         """A hypothesis of the statement as a relation, for :meth:`depends` (recorded like :meth:`given`)."""
         _goal_sides(relation)
         self._hypotheses.append(f"{text}: {relation}")
-        return LocalFact(text, relation, Verdict.PROVED)
+        return LocalFact(text, relation, Verdict.PROVED, "given")
 
     def assume_fact(self, label: str, text: str, relation: Any) -> LocalFact:
         """A relation taken on trust (recorded like :meth:`assume`, printed beside the verdict), for :meth:`depends`."""
         _goal_sides(relation)
         self._premises.append(Premise("assumed", label, f"{text}: {relation}"))
-        return LocalFact(label, relation, Verdict.PROVED)
+        return LocalFact(label, relation, Verdict.PROVED, "assumed")
 
     # -- exact steps ----------------------------------------------------------------------------
 
@@ -352,7 +385,11 @@ class Proof(CrossChecks):
                 certificate: Any = None, establishes: str | None = None) -> Verdict:
         """Proof step: ``goal`` follows from facts of other checks, and those checks are PROVED.
 
-        The implication is checked, not trusted: the instantiated facts are written in slack
+        A Fact the dependency established is used as it was proved (:class:`~dpaudit.verify.lemma.EstablishedFact`):
+        only its universally quantified symbols may be replaced (a quantity its proof defined by ``where=`` may
+        not), and its hypotheses and the replaced symbols' assumptions (a ``positive`` symbol replaced by an
+        expression that must be proved positive) become obligations, decided by the kernel under the local facts
+        among ``premises`` and printed in the step. The implication is checked, not trusted: the instantiated facts are written in slack
         form (:meth:`Region.where`: ``a <= b`` becomes ``b = a + s``), and the goal's residual
         must be non-negative for every slack value (or equal ``certificate``, a manifestly
         non-negative expression). The dependencies' own premises become premises of this proof.
@@ -372,8 +409,14 @@ class Proof(CrossChecks):
             raise InvalidArgument(f"depends {label!r}: name the facts the goal follows from")
         notes = []
         verdicts = []
+        relations: list[Any] = []
+        context = [p.relation for p in premises if isinstance(p, LocalFact) and p.verdict is Verdict.PROVED]
+        # the goal holds under the statement's hypotheses and the relations taken on trust among the premises (and the
+        # obligations below are decided under them): an established Fact carries them as its hypotheses
+        conditions = tuple(p.relation for p in premises if isinstance(p, LocalFact) and p.kind != "shown")
         for inst in premises:
             if isinstance(inst, LocalFact):
+                relations.append(inst.relation)
                 if inst.verdict is not Verdict.PROVED:
                     verdicts.append(Verdict.UNDECIDED)
                     notes.append(f"local fact {inst.label!r} is {inst.verdict}")
@@ -383,21 +426,38 @@ class Proof(CrossChecks):
             if result.verdict is not Verdict.PROVED:
                 verdicts.append(Verdict.UNDECIDED)
                 notes.append(f"{inst.check.name} is {result.verdict}")
-            elif not any(name == inst.fact.name and relation == inst.fact.relation for name, relation in result.established):
+            record = next((e for e in result.established if isinstance(e, EstablishedFact) and e.name == inst.fact.name
+                           and e.relation == inst.fact.relation), None)
+            if record is None:
                 # declared by the dependency but not established by its proof: a premise, printed beside the verdict
                 self._premises.append(Premise("fact", f"unproved Fact {inst.check.name}:{inst.fact.name}",
                                               f"{inst.fact.relation} (declared by {inst.check.name}; its proof does "
                                               "not establish it)"))
+                relations.append(inst.relation)
+                continue
+            # what the dependency proved, instantiated at its quantified symbols only; its hypotheses and the replaced
+            # symbols' assumptions are obligations of this proof, decided by the kernel
+            relation, obligations, problem = record.instantiate(inst.subs)
+            if problem:
+                verdicts.append(Verdict.UNDECIDED)
+                notes.append(f"{inst.check.name}:{inst.fact.name} cannot be instantiated so: {problem}")
+                continue
+            relations.append(relation)
+            for ob in obligations:
+                d = (Verdict.DISPROVED if ob is sp.false else decide(ob, context).verdict)
+                verdicts.append(d if d is Verdict.PROVED else Verdict.UNDECIDED)
+                shown = "it is an integer" if ob is sp.false else str(ob)
+                notes.append(f"obligation of {inst.check.name}:{inst.fact.name}: {shown} ({d})")
         names = ", ".join(dict.fromkeys(_premise_name(p) for p in premises))
         lo, hi, kind = _goal_sides(goal)
-        direct = decision(hi - lo, "==" if kind == "eq" else ">=", [p.relation for p in premises])
+        direct = decision(hi - lo, "==" if kind == "eq" else ">=", relations)
         if direct.verdict is Verdict.PROVED:
             verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
             if establishes is not None and verdict is Verdict.PROVED:
-                self._established.append((establishes, goal))
+                self._established.append(EstablishedFact(establishes, goal, goal, conditions))
             note = f"from {names} ({direct.method})" + ("; " + "; ".join(notes) if notes else "")
             return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), hi - lo)
-        region, ok, why = _slack_form(label, [p.relation for p in premises])
+        region, ok, why = _slack_form(label, relations)
         residual: Any = None
         if region is None or not ok:
             verdicts.append(Verdict.UNDECIDED)
@@ -412,7 +472,7 @@ class Proof(CrossChecks):
                 notes.append(f"the goal does not follow (residual {residual})")
         verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
         if establishes is not None and verdict is Verdict.PROVED:
-            self._established.append((establishes, goal))
+            self._established.append(EstablishedFact(establishes, goal, goal, conditions))
         note = f"from {names}" + ("; " + "; ".join(notes) if notes else "")
         return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), residual)
 
@@ -482,7 +542,7 @@ class Proof(CrossChecks):
             residual = self._residuals[0]
         elif self._residuals:
             residual = tuple(self._residuals)
-        return CheckResult(
+        return _issue(CheckResult(
             verdict=verdict,
             claim="",
             method="+".join(methods) if methods else "none",
@@ -495,7 +555,8 @@ class Proof(CrossChecks):
             premises=unique_premises(self._premises),
             reason=reason,
             established=tuple(self._established) if verdict is Verdict.PROVED else (),
-        )
+            domain=tuple(self._domain),
+        ))
 
 
 def _premise_name(premise: FactInstance | LocalFact) -> str:
@@ -563,7 +624,7 @@ def _smooth_everywhere(expr: sp.Expr, var: sp.Symbol, order: int = 1) -> bool:
 
 def _monotone_nonneg(expr: sp.Expr, var: sp.Symbol, lower: sp.Expr, depth: int) -> Verdict:
     """``expr(lower) >= 0`` and ``expr' >= 0`` on ``[lower, oo)`` (expr C^1 there, by the kernel's whitelist)."""
-    shift = sp.Symbol(f"_{var.name}_shift", nonnegative=True)
+    shift = sp.Dummy(f"{var.name}_shift", nonnegative=True)  # a Dummy: never equal to another symbol of expr
     moved = expr.subs(var, lower + shift)
     start = decide_nonneg(moved.subs(shift, 0))
     if start is not Verdict.PROVED or not _smooth_everywhere(moved, shift):

@@ -91,7 +91,8 @@ def by_radial(proof: Proof, exprs: Sequence[sp.Expr], xs: Sequence[sp.Symbol], t
     inner = sp.Add(*(v * w for v, w in zip(xs, ys, strict=True)))
     back = reduced.xreplace({NORM_X: sp.sqrt(sx), NORM_Y: sp.sqrt(sy), INNER: inner})
     proof.zero(f"f(x) = x G(||x||_2) with G(|x|) = {g}: the pair residual is the reduced residual at |x| = ||x||_2, "
-               "|y| = ||y||_2, <x,y> = sum x_i y_i (an identity, by expansion)", residual - back)
+               "|y| = ||y||_2, <x,y> = sum x_i y_i (an identity, by expansion)", residual - back,
+               hypotheses=[*where, *(sp.sympify(h).xreplace(to_y) for h in where)])  # where both sides are defined
     proof.nonneg("Cauchy-Schwarz: ||x||^2 ||y||^2 - <x,y>^2 >= 0", sx * sy - inner**2)
     proof.nonneg(f"reduced residual {reduced} >= 0 for all |x|, |y| >= 0, <x,y>^2 <= |x|^2 |y|^2", reduced,
                  hypotheses=hypotheses)

@@ -355,7 +355,7 @@ class Region:
             back = sp.sympify(value).xreplace(dict(self.inverse)) - var
             if sp.expand(back) == 0 or any(sp.expand(back - e) == 0 or sp.expand(back + e) == 0 for e in equalities):
                 continue
-            if decide_zero(back) is not Verdict.PROVED:
+            if decide_zero(back, list(self.conditions)) is not Verdict.PROVED:  # on the region (where it is defined)
                 return False, f"the parametrisation does not give back {var} (residual {back})"
         leftover = set().union(*(sp.sympify(v).free_symbols for v in self.substitution.values())) if self.substitution else set()
         unknown = {s for s in leftover if isinstance(s, sp.Dummy) and s not in self.inverse}

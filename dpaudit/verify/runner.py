@@ -5,7 +5,8 @@ Each check runs under a timeout; a timeout is UNDECIDED with the reason. The exp
 are a regression snapshot: a verdict equal to the expected one is ``ok``; UNDECIDED -> PROVED is
 reported as an *improvement* (update the snapshot); anything else is a mismatch, and so is a
 check that raises. Exit status: 0 when there is no mismatch, 1 otherwise, 2 on a usage problem
-(``--only`` matches nothing, ``--path`` holds no check).
+(``--only`` matches nothing, ``--path`` holds no check, or a check under ``--path`` takes the name of a
+built-in check: refused even with ``--no-builtin``, so a verdict is never reported under a name that is not its own).
 
 Examples
 --------
@@ -171,6 +172,14 @@ def _counts(rows: Sequence[Row]) -> Counter[str]:
     return Counter(str(row.result.verdict) if row.result else "error" for row in rows)
 
 
+def _premises_cell(result: CheckResult) -> str:
+    """What the verdict rests on: the premises taken on trust, and the domain its steps were decided on."""
+    parts = [result.premises_text()] if result.premises else []
+    if result.domain:
+        parts.append("domain: " + ", ".join(result.domain))
+    return "; ".join(parts) or "-"
+
+
 def format_table(rows: Sequence[Row], *, paper_order: Sequence[str] = (), width: int | None = None) -> str:
     """The table followed by per-verdict and per-paper counts, improvements and mismatches.
 
@@ -179,7 +188,7 @@ def format_table(rows: Sequence[Row], *, paper_order: Sequence[str] = (), width:
     cells = [COLUMNS] + [
         (row.check.name, row.check.source, row.result.method if row.result else "-",
          str(row.result.cases) if row.result else "-", row.verdict_text,
-         (row.result.premises_text() or "-") if row.result else "-", f"{row.seconds:.2f}s")
+         _premises_cell(row.result) if row.result else "-", f"{row.seconds:.2f}s")
         for row in rows
     ]
     out = render(cells[0], cells[1:], right=(3, 6), width=width)
@@ -274,6 +283,11 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
         return 2
     selected: list[LemmaCheck] = []
     paper_order: tuple[str, ...] = ()
+    builtin_names: set[str] = set()
+    if args.path and checks is None:  # a user's check may not take a built-in check's name, even with --no-builtin
+        from dpaudit.proofs.registry import all_checks
+
+        builtin_names = {c.name for c in all_checks()}
     if not args.no_builtin:
         if checks is None:
             from dpaudit.proofs import PAPER_ORDER
@@ -291,6 +305,11 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
             return 2
         if not found:
             print(f"dpaudit prove --path: no module under {path} defines CHECK or CHECKS", file=out)
+            return 2
+        taken = sorted(c.name for c in found if c.name in builtin_names)
+        if taken:
+            print(f"dpaudit prove --path: {path} defines checks named like built-in checks ({', '.join(taken)}): "
+                  "their verdicts would be reported under the built-in names; rename them (e.g. mine/...)", file=out)
             return 2
         selected.extend(found)
     try:

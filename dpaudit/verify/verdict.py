@@ -25,14 +25,59 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from dpaudit.errors import InvalidArgument
 
-__all__ = ["CheckResult", "Premise", "Verdict", "combine_verdicts", "verdict_from_sympy"]
+__all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "combine_results", "combine_verdicts", "verdict_from_sympy"]
+
+
+class Certificate:
+    """Issued with a PROVED or DISPROVED :class:`CheckResult` by the code that decided it through the kernel
+    (:meth:`dpaudit.verify.Proof.result`, :func:`dpaudit.verify.lipschitz`, :func:`dpaudit.bounds.check_inequality`
+    ...). It records the verdict it was issued for; ``dpaudit prove`` accepts a PROVED or DISPROVED only with a
+    certificate issued for that very verdict (:func:`certified`), so a check cannot build its own PROVED."""
+
+    __slots__ = ("__weakref__", "verdict")
+
+    def __init__(self, verdict: Verdict) -> None:
+        self.verdict = verdict
+
+    def __repr__(self) -> str:
+        return f"<kernel certificate for {self.verdict}>"
+
+
+_ISSUED: weakref.WeakSet[Certificate] = weakref.WeakSet()
+
+
+def _issue(result: CheckResult) -> CheckResult:
+    """``result`` with a fresh certificate for its verdict (for the producers listed in :class:`Certificate`)."""
+    cert = Certificate(result.verdict)
+    _ISSUED.add(cert)
+    return dataclasses.replace(result, certificate=cert)
+
+
+def certified(result: CheckResult) -> bool:
+    """Was ``result``'s verdict issued by a producer that decides through the kernel (see :class:`Certificate`)?
+    ``dataclasses.replace`` keeps the certificate, and it stays valid only while the verdict is unchanged."""
+    cert = result.certificate
+    return isinstance(cert, Certificate) and cert in _ISSUED and cert.verdict is result.verdict
+
+
+def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResult:
+    """The conjunction of ``parts`` as one result (verdict by :func:`combine_verdicts`), certified when every part
+    is: the way to combine kernel results by hand (a CheckResult built around :func:`combine_verdicts` is not)."""
+    verdict = combine_verdicts(*(p.verdict for p in parts))
+    result = CheckResult(verdict, claim, premises=unique_premises(q for p in parts for q in p.premises), **fields)
+    decided = [p for p in parts if p.verdict is verdict] if verdict is Verdict.DISPROVED else list(parts)
+    if verdict is not Verdict.UNDECIDED and decided and all(certified(p) for p in decided):
+        return _issue(result)
+    return result
 
 
 class Verdict(enum.Enum):
@@ -148,9 +193,14 @@ class CheckResult:
         Why the verdict is UNDECIDED (e.g. a timeout, a step sympy could not decide).
     evidence : Mapping or None
         Search statistics of a check that could only refute (pairs searched, the largest ratio seen).
-    established : tuple of (str, relation)
-        The :class:`~dpaudit.verify.Fact` s the proof established, by name and relation
+    established : tuple of EstablishedFact
+        The :class:`~dpaudit.verify.Fact` s the proof established, with exactly what was proved
         (:meth:`~dpaudit.verify.Proof.establish`, or :meth:`~dpaudit.verify.Proof.depends` with ``establishes=``).
+    domain : tuple of str
+        Restrictions of the domain the proof steps were decided on (a case analysis's ``domain=``, a step's
+        ``hypotheses=``): printed beside the verdict and in the claim, since the statement holds only there.
+    certificate : Certificate or None
+        Set by the producers that decide through the kernel (see :class:`Certificate`); never by hand.
     """
 
     verdict: Verdict
@@ -165,7 +215,9 @@ class CheckResult:
     premises: tuple[Premise, ...] = ()
     reason: str = field(default="", compare=False)
     evidence: Mapping[str, Any] | None = field(default=None, compare=False)
-    established: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    established: tuple[Any, ...] = field(default=(), compare=False)
+    certificate: Certificate | None = field(default=None, compare=False, repr=False)
+    domain: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def proved(self) -> bool:
@@ -199,6 +251,8 @@ class CheckResult:
             text += f"  {self.source}"
         if self.verdict is Verdict.PROVED and self.premises:
             text += f"  [given {self.premises_text()}]"
+        if self.domain:
+            text += f"  [on the domain: {'; '.join(self.domain)}]"
         if self.verdict is Verdict.PROVED and self.assumptions:
             text += f"  [hypotheses: {'; '.join(self.assumptions)}]"
         if self.counterexample:

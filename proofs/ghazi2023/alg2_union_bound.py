@@ -47,8 +47,13 @@ def _corrected() -> CheckResult:
                 sp.expand_log(sp.log(1 / level), force=True),
                 sp.expand_log((4 * k_ + 1) * sp.log(users + 1) + sp.log(1 / gamma), force=True))
     core = 5 * L * sp.sqrt((4 * k_ + 1) * sp.log(users + 1) + sp.log(1 / gamma)) / (mu * sp.sqrt(m))
-    proof.equal("Delta* = C / (n - 4 kappa - 1) with C = 5 G sqrt(ln(1/level)) / (mu sqrt(m))", union,
-                core / (users - 4 * k_ - 1))
+    # ln(1/level) >= 0 (level <= beta < 1, a failure probability, and log is increasing) is named ell (a printed
+    # premise): the kernel proves a sqrt defined only from an argument it can sign, and it does not sign this log
+    ell = sp.Symbol("ell", nonnegative=True)
+    log_inverse_level = (4 * k_ + 1) * sp.log(users + 1) + sp.log(1 / gamma)
+    proof.assume("ell = ln(1/level) >= 0", "level = beta/(n + 1)^{4 kappa + 1} <= beta < 1 and log is increasing")
+    proof.equal("Delta* = C / (n - 4 kappa - 1) with C = 5 G sqrt(ln(1/level)) / (mu sqrt(m)), ln(1/level) = ell",
+                union.subs(log_inverse_level, ell), (core / (users - 4 * k_ - 1)).subs(log_inverse_level, ell))
     proof.nonneg("Thm 3.6 at the level on n - s users is C / (n - s - 1); for s = 4 kappa - t <= 4 kappa: "
                  "1/(n - 4 kappa - 1) - 1/(n - s - 1) >= 0",
                  sp.factor(sp.together(1 / (users - 4 * k_ - 1) - 1 / (users - (4 * k_ - t) - 1))))

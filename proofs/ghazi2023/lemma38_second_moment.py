@@ -19,7 +19,8 @@ def _run() -> CheckResult:
                  "E<v_a, v_b> = (||sum v||^2 - S)/(N(N - 1)) = -S/(N(N - 1)), S = sum ||v_i||^2")
     m, big_n, big_s = sp.symbols("m N S", positive=True)
     second = m * big_s / big_n + m * (m - 1) * (-big_s / (big_n * (big_n - 1)))
-    proof.equal("m S/N - m(m - 1) S/(N(N - 1)) = m (N - m)/(N - 1) * S/N", second, m * (big_n - m) / (big_n - 1) * big_s / big_n)
+    proof.equal("m S/N - m(m - 1) S/(N(N - 1)) = m (N - m)/(N - 1) * S/N", second, m * (big_n - m) / (big_n - 1) * big_s / big_n,
+                hypotheses=[big_n >= 2])  # N >= 2 (given)
     g = sp.Symbol("G", positive=True)
     mi, ni = sp.symbols("m_i N_i", positive=True, integer=True)
     s_gap = sp.Symbol("s", nonnegative=True)  # S = N G^2 - s, since each ||v_i||^2 <= G^2

@@ -20,7 +20,8 @@ def _run() -> CheckResult:
     k = sp.Symbol("k", positive=True, integer=True)
     s_closed = r * (1 - r**k) / (1 - r)
     proof.zero("induction base: S(1) = r", s_closed.subs(k, 1) - r)
-    proof.zero("induction step: S(k + 1) - S(k) = r^{k+1}", s_closed.subs(k, k + 1) - s_closed - r ** (k + 1))
+    proof.zero("induction step: S(k + 1) - S(k) = r^{k+1}", s_closed.subs(k, k + 1) - s_closed - r ** (k + 1),
+               hypotheses=[r < 1])  # r = e^{-eps} < 1 (the closed form divides by 1 - r)
     eps = sp.Symbol("epsilon", positive=True)
     z_note = (1 + sp.exp(-eps) - 2 * sp.exp(-eps * (k + 1))) / (1 - sp.exp(-eps))
     proof.zero("Z = 1 + 2 S(kappa) equals (1 + e^-eps - 2 e^{-eps(kappa+1)})/(1 - e^-eps)", (1 + 2 * s_closed).subs(r, sp.exp(-eps)) - z_note)

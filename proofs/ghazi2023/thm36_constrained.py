@@ -46,18 +46,23 @@ def _corrected() -> CheckResult:
     grad_fn_a_dot = p - w / (nn - 1)  # <grad F_n(a), a - b> = <g_bar - (g_n - g_bar)/(n - 1), a - b>
     proof.equal("grad F_n(a) = g_bar - (g_n - g_bar)/(n - 1)",
                 (nn * sp.Symbol("G_bar") - sp.Symbol("G_n")) / (nn - 1),
-                sp.Symbol("G_bar") - (sp.Symbol("G_n") - sp.Symbol("G_bar")) / (nn - 1))
+                sp.Symbol("G_bar") - (sp.Symbol("G_n") - sp.Symbol("G_bar")) / (nn - 1), hypotheses=[nn > 1])
     # strong convexity: grad_fn_a_dot - q - mu D^2 = s >= 0; optimality of a: p = -u <= 0
     combo = (grad_fn_a_dot - q - mm * dd**2 - s_slack).subs(p, -p_slack)
     proof.equal("-w/(n-1) - mu D^2 = s + u + q (a sum of non-negative slacks)",
-                (-w / (nn - 1) - mm * dd**2).subs(p, -p_slack) - combo, s_slack + p_slack + q)
+                (-w / (nn - 1) - mm * dd**2).subs(p, -p_slack) - combo, s_slack + p_slack + q, hypotheses=[nn > 1])
     proof.cite("Cauchy-Schwarz", "-w <= ||g_n - g_bar|| D, so mu D^2 <= ||g_n - g_bar|| D/(n - 1): D <= ||g_n - g_bar||/(mu (n - 1))")
     # g_n - g_bar is the mean of m centred item gradients u = grad l - g_bar with sum 0 over all nm items, ||u|| <= 2G
     big_g, beta = sp.symbols("G beta", positive=True)
     lemma = 5 * (2 * big_g) * sp.sqrt(m * sp.log(1 / beta))  # Lemma 3.8 with B = 2G
     bound = (lemma / m) / (mu * (n - 1))
-    proof.equal("(5 (2G) sqrt(m ln(1/beta)) / m) / (mu (n - 1)) = 10 G sqrt(ln(1/beta)) / (mu (n - 1) sqrt(m))",
-                bound, THM36_CONSTRAINED.subs({L: big_g, gamma: beta}))
+    # ln(1/beta) >= 0 for a failure probability beta < 1 is named ell (a printed premise): the kernel proves a sqrt
+    # defined only from an argument it can sign, and it does not sign ln(1/beta) from beta < 1
+    ell = sp.Symbol("ell", nonnegative=True)
+    proof.assume("ell = ln(1/beta) >= 0", "beta < 1 and log is increasing")
+    proof.equal("(5 (2G) sqrt(m ln(1/beta)) / m) / (mu (n - 1)) = 10 G sqrt(ln(1/beta)) / (mu (n - 1) sqrt(m)), ln(1/beta) = ell",
+                bound.subs(sp.log(1 / beta), ell), THM36_CONSTRAINED.subs({L: big_g, gamma: beta}).subs(sp.log(1 / beta), ell),
+                hypotheses=[n > 1])  # n - 1 users remain
     # cross-check on random instances where K binds: the first-order bound with the computed minimisers
     rng = proof.rng
     problem = ERMProblem(SquaredLoss(), radius=0.2, feature_bound=1.0, label_bound=1.0, l2=0.5)

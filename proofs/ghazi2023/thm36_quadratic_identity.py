@@ -18,7 +18,8 @@ def _run() -> CheckResult:
     xbar, xn = sp.symbols("xbar xbar_n", real=True)  # overall mean and user n's mean (each user has m items)
     theta_all = xbar
     theta_minus = (n * xbar - xn) / (n - 1)  # mean of the remaining (n - 1) m items
-    proof.zero("theta*(x) - theta*(x_{-n}) = (xbar_n - xbar)/(n - 1)", theta_all - theta_minus - (xn - xbar) / (n - 1))
+    proof.zero("theta*(x) - theta*(x_{-n}) = (xbar_n - xbar)/(n - 1)", theta_all - theta_minus - (xn - xbar) / (n - 1),
+               hypotheses=[n >= 2])  # removing user n leaves n - 1 >= 1 users
     mu, count = sp.symbols("mu N", positive=True)
     th, total, z = sp.symbols("theta S z", real=True)
     # d/dtheta sum_i (mu/2)(theta - z_i)^2 = sum_i mu (theta - z_i) = mu (N theta - S) for N items with sum S

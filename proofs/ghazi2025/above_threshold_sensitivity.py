@@ -52,7 +52,8 @@ def _corrected() -> CheckResult:
     eps, s, nu, a, b = sp.symbols("epsilon s nu a b", real=True)
     dq = 2
     proof.equal("rescaling: (s + (4 dq/e) a - (nu - (2 dq/e) b))/dq = s/dq + (4/e) a - (nu/dq - (2/e) b), e = eps/2",
-                (s + 4 * dq / (eps / 2) * a - (nu - 2 * dq / (eps / 2) * b)) / dq, s / dq + 4 / (eps / 2) * a - (nu / dq - 2 / (eps / 2) * b))
+                (s + 4 * dq / (eps / 2) * a - (nu - 2 * dq / (eps / 2) * b)) / dq, s / dq + 4 / (eps / 2) * a - (nu / dq - 2 / (eps / 2) * b),
+                hypotheses=[eps > 0])  # a privacy budget is positive (the identity divides by it)
     mech = AboveThreshold(epsilon=0.5, threshold=90.0, sensitivity=2.0, variant="ghazi2025")
     proof.numeric_eq("dpaudit AboveThreshold(eps/2, sensitivity 2) scales are 8/eps, 16/eps at eps = 1",
                      [mech.threshold_scale, mech.query_scale], [8.0, 16.0], {"scale": np.array(["threshold", "query"])})

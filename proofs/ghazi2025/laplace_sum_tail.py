@@ -37,7 +37,7 @@ def prove_tail(proof: Proof) -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Expr]:
     proof.assume("limits at infinity", "F_1 -> 0 as x -> -oo and F_3 -> 0 as x -> +oo (exponents with coefficients up = 1/b1 + 1/b2 > 0, 1/b1 > 0)")
     total = f1.subs(x, 0) + (f2.subs(x, t) - f2.subs(x, 0)) + (0 - f3.subs(x, t))
     target = (b1**2 * sp.exp(-t / b1) - b2**2 * sp.exp(-t / b2)) / (2 * (b1**2 - b2**2))
-    proof.equal("the convolution integral equals the closed form (b1 != b2)", total, target)
+    proof.equal("the convolution integral equals the closed form (b1 != b2)", total, target, hypotheses=[sp.Ne(b1, b2)])
     return b1, b2, t, target
 
 

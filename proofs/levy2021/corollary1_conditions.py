@@ -33,8 +33,12 @@ def _run() -> CheckResult:
     t = big_b * sp.sqrt(2 * sp.log(n / gamma) / m)
     proof.equal("McDiarmid with c = 2B/m at t = B sqrt(2 ln(n/gamma)/m): exp(-2 t^2/(m (2B/m)^2)) = gamma/n",
                 sp.exp(-2 * t**2 / (m * (2 * big_b / m) ** 2)), gamma / n)
-    proof.equal("tau_m = B/sqrt(m) + t (the mean's bound plus the deviation)", big_b / sp.sqrt(m) * (1 + sp.sqrt(2 * sp.log(n / gamma))),
-                big_b / sp.sqrt(m) + t)
+    # ln(n/gamma) >= 0 (gamma = 1/A <= 1/2 < 1 <= n, and log is increasing: the premise above) is named ell here:
+    # the kernel proves sqrt defined only from an argument it can sign, and it does not sign ln(n/gamma) from gamma <= n
+    ell = sp.Symbol("ell", nonnegative=True)
+    proof.assume("ell = ln(n/gamma) >= 0", "gamma = 1/A <= 1/2 < 1 <= n and log is increasing")
+    proof.equal("tau_m = B/sqrt(m) + t (the mean's bound plus the deviation), with ell = ln(n/gamma) >= 0",
+                big_b / sp.sqrt(m) * (1 + sp.sqrt(2 * ell)), big_b / sp.sqrt(m) + t.subs(sp.log(n / gamma), ell))
     proof.zero("union over the n users: n * gamma/n = gamma", n * (gamma / n) - gamma)
     a, b, c, e = sp.symbols("a b c e", nonnegative=True)  # d = 1 + a, n = 1 + b, m = 1 + c, eps^2 = e
     dd, nn, mm = 1 + a, 1 + b, 1 + c

@@ -28,8 +28,9 @@ def _run() -> CheckResult:
     # summing the d coordinates: ||X||^2 = d B^2 - s with s = sum_i s_i >= 0
     box = proof.show("||X||_2^2 <= d B^2 (sum of the d coordinate bounds)", sp.Le(norm_x_sq, d * big_b**2),
                      where={norm_x_sq: d * big_b**2 - slack})
-    proof.depends("(U X)_j^2 <= ||U X||_2^2 = ||X||_2^2 <= d B^2, i.e. |(U X)_j| <= sqrt(d) B", sp.Le(coord_sq, d * big_b**2),
-                  [to_norm, HADAMARD.fact("norm", {NORM_UX_SQ: norm_y_sq, NORM_X_SQ: norm_x_sq}), box])
+    # the facts are used as shown (where= applied): ||Y||^2 = y_j^2 + rest and ||X||^2 = d B^2 - s
+    proof.depends("(U X)_j^2 <= ||U X||_2^2 = ||X||_2^2 <= d B^2, i.e. |(U X)_j| <= sqrt(d) B", sp.Le(y**2, d * big_b**2),
+                  [to_norm, HADAMARD.fact("norm", {NORM_UX_SQ: y**2 + rest, NORM_X_SQ: d * big_b**2 - slack}), box])
     rng = proof.rng
     lhs, rhs = [], []
     for k in range(0, 9):

@@ -30,7 +30,8 @@ def _corrected() -> CheckResult:
     theta = [big_r / 2 * v / norm for v in mu]
     proof.equal("||theta*|| = R/2 (d = 3, mu != 0)", sp.sqrt(sum(t**2 for t in theta)).subs({mu[0]: sp.Symbol("p", positive=True)}), big_r / 2)
     proof.equal("L(theta*) = -<theta*, mu> = -(R/2) ||mu||, the Cauchy-Schwarz lower bound over Theta",
-                -sum(t * v for t, v in zip(theta, mu, strict=True)), -(big_r / 2) * norm)
+                -sum(t * v for t, v in zip(theta, mu, strict=True)), -(big_r / 2) * norm,
+                hypotheses=[sum(v**2 for v in mu) > 0])  # mu != 0 (given)
     return proof.result()
 
 

@@ -20,7 +20,8 @@ def _run() -> CheckResult:
     proof.assume("rescaling the comparisons", "running the test on s/2 with threshold nu/2 is the same mechanism (all comparisons divided by 2)")
     eps, s, nu, a, b = sp.symbols("epsilon s nu a b", real=True)
     proof.equal("rescaling: (s + (16/eps) a - (nu - (8/eps) b))/2 = s/2 + (4/(eps/2)) a - (nu/2 - (2/(eps/2)) b) for unit Laplace a, b",
-                (s + 16 * a / eps - nu + 8 * b / eps) / 2, s / 2 + 4 / (eps / 2) * a - (nu / 2 - 2 / (eps / 2) * b))
+                (s + 16 * a / eps - nu + 8 * b / eps) / 2, s / 2 + 4 / (eps / 2) * a - (nu / 2 - 2 / (eps / 2) * b),
+                hypotheses=[eps > 0])  # a privacy budget is positive (the identity divides by it)
     mech = AboveThreshold(epsilon=0.5, threshold=0.0, sensitivity=2.0, variant="lowy2024")  # eps = 1, budget eps/2
     proof.numeric_eq("dpaudit AboveThreshold(eps/2, sensitivity 2) scales are 8/eps and 16/eps at eps = 1",
                      [mech.threshold_scale, mech.query_scale], [8.0, 16.0], {"scale": np.array(["threshold", "query"])})

@@ -51,7 +51,8 @@ def _run() -> CheckResult:
     tau, t_q = sp.symbols("tau t", positive=True)
     flips = t_q + 1  # p + q <= X + 2 <= t + 1 when X <= t - 1 (j0 counts on both sides)
     bound = 2 * 3 * tau * flips / (g - 1)
-    proof.equal("Delta = 2 (3 tau)(t + 1)/(g - 1) = 6 tau (t + 1)/(g - 1)", bound, 6 * tau * (t_q + 1) / (g - 1))
+    proof.equal("Delta = 2 (3 tau)(t + 1)/(g - 1) = 6 tau (t + 1)/(g - 1)", bound, 6 * tau * (t_q + 1) / (g - 1),
+                hypotheses=[g > 1])  # g >= 2C/3 + 1 > 1 (given above)
     # (5) the note's constant: g >= 2C/3 gives 9 tau (t + 1)/C; Chernoff with mean <= 6 gives t = max(33, log2(1/zeta))
     proof.equal("with g - 1 >= 2C/3: 6 tau (t+1)/(2C/3) = 9 tau (t+1)/C", 6 * tau * (t_q + 1) / (2 * big_c / 3),
                 9 * tau * (t_q + 1) / big_c)

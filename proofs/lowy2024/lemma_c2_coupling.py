@@ -44,7 +44,8 @@ def _run() -> CheckResult:
     # (3) a common kept point c (one of the f - 1): all kept points of D and of D' within 4 tau of c (retained diameter)
     mean_difference_step(proof)
     tau, t_q = sp.symbols("tau t", positive=True)
-    proof.equal("Delta = 2 (4 tau)(t + 1)/(f - 1)", 2 * 4 * tau * (t_q + 1) / (f - 1), 8 * tau * (t_q + 1) / (f - 1))
+    proof.equal("Delta = 2 (4 tau)(t + 1)/(f - 1)", 2 * 4 * tau * (t_q + 1) / (f - 1), 8 * tau * (t_q + 1) / (f - 1),
+                hypotheses=[f > 1])  # the bound divides by f - 1 (more than one kept user)
     proof.given("two robust means of vectors clamped to the L-ball are also at most 2L apart: Delta = min(., 2L)")
 
     def prop(k: int, gamma_num: int) -> None:  # the implementation's kept count is the bound (can only refute)

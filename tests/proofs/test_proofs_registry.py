@@ -19,7 +19,11 @@ def test_proofs_verdict_matches_expected(check):
         f"{check.name}: computed {result.verdict}, expected {check.expected}\n"
         f"details: {result.details}\ncounterexample: {result.counterexample}"
     )
-    assert result.claim == check.statement
+    # the claim is the statement, followed by the domain the kernel decided it on when that is restricted
+    expected_claim = check.statement
+    if result.domain:
+        expected_claim += f" [decided on the domain: {'; '.join(result.domain)}]"
+    assert result.claim == expected_claim
     assert result.source == check.source
     assert result.cases > 0, "a check must try at least one case"
     assert result.method and result.method != "none"

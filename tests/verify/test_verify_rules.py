@@ -209,10 +209,13 @@ def test_verify_local_facts_take_part_in_depends():
     y, rest = sp.Symbol("y", real=True), sp.Symbol("rest", nonnegative=True)
     coord, norm = sp.symbols("coord norm", nonnegative=True)
     bound = sp.Symbol("B", positive=True)
+    # show() returns what it showed, where= applied (y^2 <= y^2 + rest), so the other facts and the goal are
+    # stated on the same quantities
     to_norm = proof.show("y^2 <= ||Y||^2", le(coord, norm), where={coord: y**2, norm: y**2 + rest})
-    box = proof.given_fact("||Y||^2 <= B^2", le(norm, bound**2))
-    assert proof.depends("y^2 <= B^2", le(coord, bound**2), [to_norm, box]) is Verdict.PROVED
-    assert proof.depends("y^2 <= B^2 / 2 does not follow", le(coord, bound**2 / 2), [to_norm, box]) is Verdict.UNDECIDED
+    assert to_norm.relation == le(y**2, y**2 + rest)
+    box = proof.given_fact("||Y||^2 <= B^2", le(y**2 + rest, bound**2))
+    assert proof.depends("y^2 <= B^2", le(y**2, bound**2), [to_norm, box]) is Verdict.PROVED
+    assert proof.depends("y^2 <= B^2 / 2 does not follow", le(y**2, bound**2 / 2), [to_norm, box]) is Verdict.UNDECIDED
 
 
 def test_verify_lemmacheck_accepts_a_users_own_check_without_papers():

@@ -11,6 +11,7 @@ import sympy as sp
 from dpaudit.errors import InvalidArgument
 from dpaudit.neighbors import ItemReplace
 from dpaudit.verify import Fact, LemmaCheck, Proof, Verdict, exact_sign, le, lipschitz, sensitivity
+from dpaudit.verify.decide import decision
 
 X, Y, A, B = sp.symbols("x y a b", real=True)
 X1, X2 = sp.symbols("x1 x2", real=True)
@@ -73,10 +74,14 @@ def _lemma(name: str, establish: bool) -> LemmaCheck:
 def test_a_fact_the_dependency_did_not_establish_is_a_printed_premise():
     # before: Proof.depends trusted every declared Fact of a PROVED dependency and printed nothing
     a, b = sp.symbols("a b", nonnegative=True)
+    # an established Fact is used as it was proved (gap_out = gap_in/2 by where=, so only gap_in is instantiated);
+    # a declared one the proof did not establish is taken as stated, and printed as a premise
+    uses = {False: (le(b, a), {GAP_OUT: b, GAP_IN: a}), True: (le(a / 2, a), {GAP_IN: a})}
     for establish, premise in ((False, True), (True, False)):
         dep = _lemma(f"test/fact-{establish}", establish)
         proof = Proof(f"test/uses-fact-{establish}")
-        assert proof.depends("b <= a", le(b, a), [dep.fact("contraction", {GAP_OUT: b, GAP_IN: a})]) is Verdict.PROVED
+        goal, subs = uses[establish]
+        assert proof.depends("the contraction's gaps", goal, [dep.fact("contraction", subs)]) is Verdict.PROVED
         result = proof.result()
         assert result.verdict is Verdict.PROVED
         assert ("unproved Fact test/fact-False:contraction" in result.verdict_text()) is premise
@@ -206,3 +211,12 @@ def test_search_results_do_not_depend_on_imports(tmp_path, monkeypatch):
     import many_constants  # noqa: F401
 
     assert tried() == before
+
+
+def test_a_negative_power_of_a_positive_base_is_a_reciprocal():
+    # before: the translation skipped the reciprocal when the base was syntactically positive, so
+    # 1/(u + 1) > 1/2 was PROVED for all u > 0 (false at u = 1), and [DR14]'s eps < 1 "held" on a box reaching 1
+    u = sp.Symbol("u", positive=True)
+    assert decision(1 / (u + 1) - sp.Rational(1, 2), ">").verdict is Verdict.DISPROVED
+    assert decision(1 / (u + 1), ">").verdict is Verdict.PROVED
+    assert decision(sp.Rational(1, 2) - 1 / (u + 1)**2, ">=").verdict is Verdict.DISPROVED

@@ -14,7 +14,9 @@ by their declared assumptions?":
 
 sympy is used to build formulas and to rewrite them (``rewrites=``: forms equal to the goal, tried for a proof
 only); it never decides a sign. A goal must be defined at every point of the domain (no division by zero,
-even root or log of a negative number): :func:`decide` proves that first.
+even root or log of a negative number, function outside its real domain): :func:`decide` proves that first, on
+the goal as written, before any rewrite is tried (a rewrite such as ``tan(x) cos(x) -> sin(x)`` removes
+undefined points). Symbols must be real (:func:`~.translate.check_real_symbol`).
 
 :func:`c1_conditions` is the whitelist of functions known to be C^1 (where), for steps that use a derivative.
 """
@@ -33,7 +35,7 @@ from flint import ctx
 
 from dpaudit.errors import DPAuditError
 from dpaudit.verify.kernel.evaluate import branch_and_bound, enclose_constant, truth
-from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula
+from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula, check_real_symbol
 from dpaudit.verify.verdict import Verdict
 
 __all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "decide", "recheck"]
@@ -86,10 +88,10 @@ def recheck(goal: Any, hypotheses: Sequence[Any], point: Mapping[sp.Symbol, Frac
     """Is ``point`` a counterexample? The hypotheses (and the symbols' assumptions) certainly hold there and
     the goal certainly fails, decided in rationals or in arb balls at 200, 400, then 1000 bits."""
     for s, v in point.items():
-        checks = {"positive": v > 0, "negative": v < 0, "nonnegative": v >= 0, "nonpositive": v <= 0,
-                  "nonzero": v != 0, "integer": v.denominator == 1}
-        if any(s.assumptions0.get(k) is True and not ok for k, ok in checks.items()):
-            return False
+        exact = sp.Rational(v.numerator, v.denominator)
+        for key, wanted in s.assumptions0.items():  # every declared assumption (even, odd, prime, ...), on a rational
+            if getattr(exact, f"is_{key}", None) is not wanted:
+                return False
     old = ctx.prec
     try:
         for bits in _RECHECK_BITS:
@@ -149,7 +151,11 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
     candidate: dict[sp.Symbol, Fraction] | None = None
     reasons = []
     abstracted = False
-    for form in (goal, *rewrites):
+    # the goal as written first, for its definedness (and a proof); then the rewrites; a goal with rewrites is decided
+    # by them first when they are cheaper (a rewrite to 0), so the goal's own Z3 query runs once, after them
+    order = (goal, *rewrites) if not rewrites else (goal, *rewrites, goal)
+    for position, form in enumerate(order):
+        definedness_only = bool(rewrites) and position == 0
         tr = Translation(enclose_constant)
         try:
             hz = [tr.formula(h) for h in hypotheses]
@@ -158,13 +164,19 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
                 tr.symbol(s)
         except UnsupportedFormula as exc:
             reasons.append(str(exc))
+            if position == 0:
+                break  # definedness is decided on the goal as written, before any rewriting: no rewrite may help
             continue
         where = tuple(tr.assumptions) + shown
         defined = z3.And(*tr.defined) if tr.defined else z3.BoolVal(True, tr.ctx)
         status, _ = _check(tr.ctx, *tr.side, *hz, z3.Not(defined))
         if status != z3.unsat:
-            reasons.append("not shown to be defined at every point of the domain (a division by zero, or an even "
-                           "root or log of a negative number, is not excluded)")
+            reasons.append("not shown to be defined at every point of the domain (a division by zero, an even root or "
+                           "log of a negative number, or a function outside its real domain, is not excluded)")
+            if position == 0:
+                break  # a rewrite (tan(x) cos(x) -> sin(x)) may remove the undefined points: it proves nothing then
+            continue
+        if definedness_only:
             continue
         status, model = _check(tr.ctx, *tr.side, *hz, z3.Not(gz))
         abstracted = abstracted or bool(tr.abstracted)
@@ -230,6 +242,8 @@ def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any]
         counterexample is always re-checked against ``goal`` itself.
     """
     for h in (goal, *hypotheses, *rewrites):
+        for s in getattr(h, "free_symbols", ()):
+            check_real_symbol(s)
         if isinstance(h, (bool, sp.logic.boolalg.BooleanAtom)):
             return Decision(Verdict.UNDECIDED, "none", f"a relation already evaluated to {h} (by sympy) is not a statement "
                             "the kernel can check; build it with evaluate=False")

@@ -7,8 +7,11 @@ if-then-else; ``e**(p/q)`` is an auxiliary ``t >= 0`` with ``t**q = e`` (and ``e
 a fresh real constrained by *true* facts about it (its range, sign, classical bounds such as
 ``exp(u) >= 1 + u`` and ``log(u) <= u - 1``, monotonicity between two values of the same function,
 and certified enclosures of constants): an over-approximation, so ``unsat`` still proves the formula
-for the real functions, while a model is only a candidate to re-check. Any other function is an
-unconstrained real (sound, and never a reason to conclude anything about it).
+for the real functions, while a model is only a candidate to re-check. Only the functions of :data:`DOMAINS`
+are translated, each with the condition under which its value is a real number (``acosh(u)`` needs ``u >= 1``,
+``tan(u)`` needs ``cos(u) != 0``); any other function is refused (:class:`UnsupportedFormula`), except a
+user's undefined function ``g(x)`` (and its derivatives), which is an unconstrained real, assumed real and
+defined everywhere (printed as an assumption).
 
 Every partial operation records where it is defined (``d != 0`` under a division, ``e >= 0`` under an
 even root, ``u > 0`` under a log, a ``Piecewise`` with no default): :attr:`Translation.defined`.
@@ -21,13 +24,57 @@ from typing import Any
 
 import sympy as sp
 import z3
+from sympy.core.function import AppliedUndef
 
 from dpaudit.errors import DPAuditError
 
-__all__ = ["MONOTONE", "Translation", "UnsupportedFormula"]
+__all__ = ["DOMAINS", "MONOTONE", "Translation", "UnsupportedFormula", "check_real_symbol"]
 
 #: Increasing functions: two values of one of them are ordered like their arguments.
 MONOTONE = (sp.exp, sp.log, sp.tanh, sp.atan, sp.erf, sp.sinh, sp.asinh)
+
+#: The functions the kernel translates, with where their value is a real number (None: everywhere). A function
+#: not listed here is refused: sympy's functions are complex-valued off their real domain (acosh(0) = i pi / 2).
+DOMAINS: dict[Any, Any] = {
+    sp.exp: None, sp.sin: None, sp.cos: None, sp.tanh: None, sp.atan: None, sp.erf: None, sp.erfc: None,
+    sp.sinh: None, sp.cosh: None, sp.asinh: None,
+    sp.log: lambda t, u, arg: u > 0,
+    sp.tan: lambda t, u, arg: t.term(sp.cos(arg)) != 0, sp.sec: lambda t, u, arg: t.term(sp.cos(arg)) != 0,
+    sp.cot: lambda t, u, arg: t.term(sp.sin(arg)) != 0, sp.csc: lambda t, u, arg: t.term(sp.sin(arg)) != 0,
+    sp.asin: lambda t, u, arg: z3.And(u >= -1, u <= 1), sp.acos: lambda t, u, arg: z3.And(u >= -1, u <= 1),
+    sp.acosh: lambda t, u, arg: u >= 1, sp.atanh: lambda t, u, arg: z3.And(u > -1, u < 1),
+}
+
+
+def surely_positive(e: Any) -> bool:
+    """A syntactic proof that ``e > 0``: a positive rational, a symbol declared positive, ``exp``/``pi``/``E``, or sums,
+    products and real powers of such (a log of it, or a denominator, needs no definedness query to Z3 then; a
+    quotient such as ``2**1800/beta**1800`` would otherwise be a polynomial of degree 1800 for it)."""
+    if e.is_Rational:
+        return bool(e > 0)
+    if isinstance(e, sp.Symbol):
+        return e.assumptions0.get("positive") is True
+    if e in (sp.pi, sp.E) or isinstance(e, sp.exp):
+        return True
+    if isinstance(e, (sp.Add, sp.Mul)):
+        return all(surely_positive(a) for a in e.args)
+    if isinstance(e, sp.Pow):
+        return surely_positive(e.args[0]) and e.args[1].is_Rational is True
+    return False
+
+
+def check_real_symbol(s: sp.Symbol) -> None:
+    """Refuse a symbol that may be non-real or infinite (``imaginary``, ``complex``, ``extended_real``): the kernel
+    decides statements over the real numbers. A symbol with no assumption at all is read as a real."""
+    from dpaudit.errors import InvalidArgument
+
+    if s.is_real is True:
+        return
+    if s.is_real is False or s.is_extended_real is True or s.is_complex is True or s.is_infinite is True:
+        kinds = sorted(k for k, v in s.assumptions0.items() if v is True and k != "commutative")
+        raise InvalidArgument(f"symbol {s.name!r}: the verification kernel decides statements over the real numbers, so "
+                              f"a symbol must be real (declare it real=True, positive=True, ...); got the assumptions "
+                              f"{kinds} (non-real, or allowing +-oo)")
 
 
 class UnsupportedFormula(DPAuditError):
@@ -64,6 +111,7 @@ class Translation:
     def symbol(self, s: sp.Symbol) -> z3.ArithRef:
         if s in self.vars:
             return self.vars[s]
+        check_real_symbol(s)
         name = f"{s.name}_{len(self.vars)}"
         v = z3.Int(name, self.ctx) if s.is_integer else z3.Real(name, self.ctx)
         self.vars[s] = v
@@ -135,7 +183,8 @@ class Translation:
             for _ in range(abs(n) - 1):
                 out = out * b
             if n < 0:
-                self.defined.append(b != 0)
+                if not surely_positive(base):  # a base proved positive syntactically needs no definedness query
+                    self.defined.append(b != 0)
                 return 1 / out
             return out
         if exp.is_Rational and not e.free_symbols:
@@ -148,7 +197,8 @@ class Translation:
             for _ in range(q - 1):
                 power = power * t
             self.side.append(z3.Implies(b >= 0, z3.And(t >= 0, power == b)))
-            self.defined.append(b >= 0 if p > 0 else b > 0)
+            if not surely_positive(base):
+                self.defined.append(b >= 0 if p > 0 else b > 0)
             return self.term_power(t, p)
         # b**e = exp(e log b) for b > 0: the facts about exp and log apply (e.g. 2**n >= 1 for n >= 0)
         log_b = sp.log(base, evaluate=False)
@@ -185,15 +235,20 @@ class Translation:
             elif isinstance(e, MONOTONE):
                 self._monotone(e.func, self.term(e.args[0]), a)
             return a
-        if not isinstance(e, sp.Function) or len(e.args) != 1:
-            return a  # an unknown function (or power): an arbitrary real
+        if isinstance(e, AppliedUndef) or (isinstance(e, sp.Derivative) and isinstance(e.expr, AppliedUndef)):
+            self.assumptions.append(f"{e} real (an unspecified function, assumed real and defined everywhere)")
+            return a
+        if e.func not in DOMAINS or len(e.args) != 1:
+            raise UnsupportedFormula(f"{e.func.__name__} is not on the kernel's list of functions with a known real "
+                                     f"domain (in {e})")
         u = self.term(e.args[0])
         f = e.func
+        if DOMAINS[f] is not None and not (f is sp.log and surely_positive(e.args[0])):
+            self.defined.append(DOMAINS[f](self, u, e.args[0]))
         facts: list[z3.BoolRef] = []
         if f is sp.exp:
             facts = [a > 0, a >= 1 + u, z3.Implies(u < 1, a * (1 - u) <= 1)]
         elif f is sp.log:
-            self.defined.append(u > 0)
             facts = [z3.Implies(u > 0, z3.And(a <= u - 1, a * u >= u - 1))]
         elif f in (sp.tanh, sp.erf, sp.atan):
             bound = self.term(sp.pi) / 2 if f is sp.atan else self.num(1)

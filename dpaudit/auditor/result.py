@@ -355,3 +355,25 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return "inf" if value > 0 else ("-inf" if value < 0 else "nan")
     return value
+
+
+class ClaimRecord:
+    """The verdict line and strict-JSON export shared by the scores-in and one-run results (dataclasses)."""
+
+    claimed_epsilon: float | None
+    violation: bool
+
+    @property
+    def verdict(self) -> str:
+        """``"VIOLATION"``, ``"no violation found"`` or ``"no claim given"``."""
+        if self.claimed_epsilon is None:
+            return "no claim given"
+        return "VIOLATION" if self.violation else "no violation found"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain data; non-finite floats become the strings "inf", "-inf", "nan"."""
+        return _jsonable(asdict(self))  # type: ignore[call-overload]
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """JSON text; non-finite floats are written as the strings "inf", "-inf"."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)

@@ -32,10 +32,9 @@ References
 
 from __future__ import annotations
 
-import json
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,7 +54,7 @@ from dpaudit._validation import (
 from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
 from dpaudit.auditor.ranking import Candidate
-from dpaudit.auditor.result import _jsonable
+from dpaudit.auditor.result import ClaimRecord
 from dpaudit.auditor.selection import SCALAR_FRACTION, choose_candidates, default_selection_fraction
 from dpaudit.auditor.stats import clopper_pearson_lower, clopper_pearson_upper
 
@@ -67,7 +66,7 @@ SCORES_SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True)
-class ScoresAuditResult:
+class ScoresAuditResult(ClaimRecord):
     """Outcome of :func:`audit_scores`: the bound, the event behind it, and its counts.
 
     ``numerator`` names the sample whose event probability is bounded from below; ``n_numerator``
@@ -98,19 +97,6 @@ class ScoresAuditResult:
     gdp_epsilon_estimate: float | None = None
     notes: tuple[str, ...] = ()
     schema_version: int = field(default=SCORES_SCHEMA_VERSION)
-
-    @property
-    def verdict(self) -> str:
-        if self.claimed_epsilon is None:
-            return "no claim given"
-        return "VIOLATION" if self.violation else "no violation found"
-
-    def to_dict(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """JSON text; non-finite floats are written as the strings "inf", "-inf"."""
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_text(self) -> str:
         claim = "none" if self.claimed_epsilon is None else f"epsilon = {self.claimed_epsilon:g}"

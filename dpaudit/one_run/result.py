@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
-from dpaudit.auditor.result import _jsonable
+from dpaudit.auditor.result import ClaimRecord
 
 __all__ = ["ONE_RUN_SCHEMA_VERSION", "GuessOutcome", "OneRunResult"]
 
@@ -33,7 +31,7 @@ class GuessOutcome:
 
 
 @dataclass(frozen=True)
-class OneRunResult:
+class OneRunResult(ClaimRecord):
     """Outcome of a one-run audit (:func:`dpaudit.one_run.audit_canaries` and friends).
 
     Attributes
@@ -67,19 +65,6 @@ class OneRunResult:
     run_seconds: float | None = None
     notes: tuple[str, ...] = ()
     schema_version: int = field(default=ONE_RUN_SCHEMA_VERSION)
-
-    @property
-    def verdict(self) -> str:
-        if self.claimed_epsilon is None:
-            return "no claim given"
-        return "VIOLATION" if self.violation else "no violation found"
-
-    def to_dict(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """JSON text; non-finite floats are written as the strings "inf", "-inf"."""
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_text(self) -> str:
         b = self.best

@@ -105,6 +105,10 @@ def exact_floats(expr: Any) -> tuple[Any, list[str]]:
 def decide_nonneg(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
     """Is ``expr >= 0`` for every value allowed by its symbols' assumptions (and ``hypotheses``)?
 
+    The kernel decides over the real numbers: a symbol declared without assumptions (``Symbol("z")``) is
+    read as real, as in :func:`~dpaudit.verify.lipschitz`; a symbol declared complex, imaginary or
+    extended-real is refused with :class:`~dpaudit.errors.InvalidArgument`.
+
     Decided by the trusted kernel (:mod:`dpaudit.verify.kernel`): PROVED from Z3 or certified interval
     arithmetic, DISPROVED only with a counterexample re-checked exactly, UNDECIDED otherwise. sympy only
     supplies equal forms of ``expr`` (expand, factor, together, expand_log, simplify).
@@ -139,6 +143,8 @@ def decide_zero(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
     to the literal 0 by sympy's expand or simplify also proves it, once the kernel has proved ``expr`` defined at
     every point, as written (``(x**2 - 1)/(x - 1) - (x + 1)`` is not: sympy's rewriting is trusted only where the
     expression is defined, its signs never).
+
+    As for :func:`decide_nonneg`, the symbols range over the reals (a symbol without assumptions is read as real).
 
     Parameters
     ----------

@@ -35,6 +35,7 @@ from fractions import Fraction
 
 import numpy as np
 from flint import arb
+from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error, check_nonnegative, check_positive
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, fraction_bounds, precision
@@ -88,7 +89,8 @@ class IdenticalProfile(PrivacyProfile):
         return LossDistribution.from_atoms(*(_one_atom()), _ZERO, step)
 
 
-def _one_atom():  # type: ignore[no-untyped-def]
+def _one_atom() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """One atom at loss 0 with mass 1, as ``(loss_lo, loss_hi, mass_lo, mass_hi)`` for :meth:`LossDistribution.from_atoms`."""
     return np.zeros(1), np.zeros(1), np.ones(1), np.ones(1)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import TypedDict, Unpack
 
 import numpy as np
 from flint import arb
@@ -49,6 +50,15 @@ def _mul_down(a: NDArray[np.float64], b: NDArray[np.float64] | float) -> NDArray
 def _mul_up(a: NDArray[np.float64], b: NDArray[np.float64] | float) -> NDArray[np.float64]:
     with np.errstate(invalid="ignore", over="ignore"):
         return np.where(a == 0, 0.0, np.nextafter(a * b, np.inf))
+
+
+class FiniteOptions(TypedDict, total=False):
+    """The keyword options :func:`finite_from_fractions` and :func:`finite_from_arbs` pass on to :class:`FiniteProfile`."""
+
+    labels: Sequence[str] | None
+    description: str
+    kind: str
+    exact_max_losses: tuple[Fraction | None, Fraction | None] | None
 
 
 class FiniteProfile(PrivacyProfile):
@@ -176,7 +186,7 @@ def _log_ratio(ratio: float, *, upper: bool) -> float:
     return b.hi if upper else b.lo
 
 
-def finite_from_fractions(p: Sequence[Fraction], q: Sequence[Fraction], **kwargs) -> FiniteProfile:  # type: ignore[no-untyped-def]
+def finite_from_fractions(p: Sequence[Fraction], q: Sequence[Fraction], **kwargs: Unpack[FiniteOptions]) -> FiniteProfile:
     """A finite profile from exact rational probabilities (each rounded outward to floats)."""
     if len(p) != len(q):
         raise argument_error("finite_from_fractions", "q", f"as long as p ({len(p)})", len(q))
@@ -188,7 +198,7 @@ def finite_from_fractions(p: Sequence[Fraction], q: Sequence[Fraction], **kwargs
     )
 
 
-def finite_from_arbs(p: Sequence[arb], q: Sequence[arb], **kwargs) -> FiniteProfile:  # type: ignore[no-untyped-def]
+def finite_from_arbs(p: Sequence[arb], q: Sequence[arb], **kwargs: Unpack[FiniteOptions]) -> FiniteProfile:
     """A finite profile from Arb balls of the probabilities (negative lower ends clipped to 0)."""
     pb = [arb_bounds(x) for x in p]
     qb = [arb_bounds(x) for x in q]

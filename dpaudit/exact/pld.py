@@ -204,7 +204,7 @@ def bin_masses(index: NDArray[np.float64], mass: NDArray[np.float64], infinite: 
         return GridMeasure(0, np.zeros(1), infinite)
     k = index.astype(np.int64)
     start = int(k.min())
-    sums = np.bincount(k - start, weights=mass)
+    sums = np.asarray(np.bincount(k - start, weights=mass), dtype=np.float64)  # float64 already: typed, not copied
     lo, hi = scaled_bounds(sums, int(mass.size))
     return GridMeasure(start, hi if upper else lo, infinite)
 

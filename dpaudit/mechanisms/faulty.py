@@ -78,6 +78,13 @@ class _LyuSVT(UnsafeMechanism):
         q = check_finite_array(f"{type(self).__name__}.sample", "data", data, ndim=1)
         return q, check_size(f"{type(self).__name__}.sample", size)
 
+    def _query_noise(self, size: int, queries: int, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``Lap(query_scale)`` per query and trial, shape ``(size, queries)``; zeros for a variant without query noise."""
+        scale = self.query_scale
+        if scale is None:
+            return np.zeros((size, queries))
+        return rng.laplace(0.0, scale, size=(size, queries))
+
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(1.0, "linf"))
 
@@ -111,7 +118,7 @@ class SparseVectorLyu3(_LyuSVT):
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
         q, size = self._queries(data, size)
         rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
-        noisy = q + rng.laplace(0.0, self.query_scale, size=(size, q.shape[0]))
+        noisy = q + self._query_noise(size, q.shape[0], rng)
         above = noisy >= self.threshold + rho
         codes = svt_codes(above, self.cutoff, TOP)
         return np.where(codes == TOP, noisy, 0.0)
@@ -153,7 +160,7 @@ class SparseVectorLyu4(_LyuSVT):
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
         q, size = self._queries(data, size)
         rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
-        nu = rng.laplace(0.0, self.query_scale, size=(size, q.shape[0]))
+        nu = self._query_noise(size, q.shape[0], rng)
         return svt_codes(q + nu >= self.threshold + rho, self.cutoff, TOP)
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -192,7 +199,7 @@ class SparseVectorLyu6(_LyuSVT):
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
         q, size = self._queries(data, size)
         rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
-        nu = rng.laplace(0.0, self.query_scale, size=(size, q.shape[0]))
+        nu = self._query_noise(size, q.shape[0], rng)
         return svt_codes(q + nu >= self.threshold + rho, None, TOP)
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:

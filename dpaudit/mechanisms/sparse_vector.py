@@ -37,7 +37,7 @@ from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import QueryDistance
 
 if TYPE_CHECKING:
-    from dpaudit.exact import PrivacyProfile
+    from dpaudit.exact import FiniteProfile
     from dpaudit.exact.threshold import ThresholdSpec
 
 __all__ = ["BOTTOM", "NOT_REACHED", "TOP", "AboveThreshold", "SparseVector", "svt_codes", "threshold_pair_profile"]
@@ -103,7 +103,7 @@ class SparseVector(MechanismBase):
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
 
-    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+    def privacy_profile(self, d0: Any, d1: Any) -> FiniteProfile:
         """The exact law of the answers on both query vectors (conditioned on the threshold noise)."""
         from dpaudit.exact.threshold import ThresholdSpec
 
@@ -111,7 +111,7 @@ class SparseVector(MechanismBase):
         return threshold_pair_profile(type(self).__name__, spec, d0, d1, f"sparse vector [LSL17, Alg. 1], c = {self.cutoff}")
 
 
-def threshold_pair_profile(name: str, spec: ThresholdSpec, d0: Any, d1: Any, description: str) -> PrivacyProfile:
+def threshold_pair_profile(name: str, spec: ThresholdSpec, d0: Any, d1: Any, description: str) -> FiniteProfile:
     """The exact profile of a sparse-vector variant on two query vectors (validated as ``sample`` does)."""
     from dpaudit.exact.pairs import paired_arrays
     from dpaudit.exact.threshold import threshold_profile
@@ -196,7 +196,7 @@ class AboveThreshold(MechanismBase):
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
 
-    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+    def privacy_profile(self, d0: Any, d1: Any) -> FiniteProfile:
         """The exact law of the answers on both query vectors (``T - Lap`` has the law of ``T + Lap``)."""
         from dpaudit.exact.threshold import ThresholdSpec
 

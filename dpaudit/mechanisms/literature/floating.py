@@ -54,6 +54,13 @@ class SnappingLaplace(MechanismBase):
         object.__setattr__(self, "grid", 2.0 ** math.ceil(math.log2(scale)))
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` snapped releases [Mir12, Sec. 5]: clamp, add ``sign * scale * ln(U)``, round to the grid, clamp.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size,)``; every value a multiple of ``grid`` in ``[-bound, bound]``.
+        """
         x = np.clip(check_finite_array("SnappingLaplace.sample", "data", data, ndim=0), -self.bound, self.bound)
         size = check_size("SnappingLaplace.sample", size)
         sign = np.where(rng.random(size) < 0.5, -1.0, 1.0)
@@ -62,6 +69,7 @@ class SnappingLaplace(MechanismBase):
         return np.clip(np.round(noisy / self.grid) * self.grid, -self.bound, self.bound)
 
     def claimed_guarantee(self) -> PureDP:
+        """epsilon-DP for a sensitivity-1 scalar, in floating point [Mir12, Thm 1]."""
         return PureDP(self.epsilon, QueryDistance(1.0, "l1"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:

@@ -150,6 +150,13 @@ class OneTimeRappor(_Bloom, MechanismBase):
         return 2 * self.hashes * math.log((1 - self.f / 2) / (self.f / 2))
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` permanent randomized responses of the Bloom filter of ``data`` [EPK14, steps 1-2].
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, filter_size)``, bits in ``{0, 1}``.
+        """
         return self._permanent(data, size, rng)
 
     def _report_one(self, truth: int) -> Fraction:
@@ -179,6 +186,13 @@ class Rappor(_Bloom, MechanismBase):
         return self.hashes * math.log(q_star * (1 - p_star) / (p_star * (1 - q_star)))
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` RAPPOR reports [EPK14, step 3]: a permanent 1 reported as 1 with probability ``q``, a permanent 0 with ``p``.
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, filter_size)``, bits in ``{0, 1}``.
+        """
         prr = self._permanent(data, size, rng)
         report_one = np.where(prr == 1, self.q, self.p)
         return (rng.random(prr.shape) < report_one).astype(np.int8)

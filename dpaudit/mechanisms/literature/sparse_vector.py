@@ -76,6 +76,13 @@ class SparseVectorResampled(_Params, MechanismBase):
         self._check()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` runs of [LSL17, Alg. 2], the threshold noise redrawn after each ⊤ (one pass per query).
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, len(data))``.
+        """
         q, size = self._queries(data, size)
         eps1 = eps2 = self.epsilon / 2.0
         rho = rng.laplace(0.0, self.cutoff / eps1, size=size)
@@ -115,6 +122,13 @@ class NumericalSVT(_Params, MechanismBase):
         self._check()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` runs of NumSVT [WDWKZ19, Fig. 1]: a fresh noisy answer on ⊤, 0 on ⊥ and after the cutoff.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, len(data))``.
+        """
         q, size = self._queries(data, size)
         k = q.shape[0]
         rho = rng.laplace(0.0, 3.0 / self.epsilon, size=(size, 1))

@@ -434,6 +434,7 @@ class MechanismContract:
         return cls._contract_cache  # type: ignore[attr-defined]
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
+        """Parametrise ``contract_case`` with the suite's cases (pytest's hook; ids are the cases' names)."""
         if "contract_case" in metafunc.fixturenames:
             cases = type(self)._cases()
             metafunc.parametrize("contract_case", cases, ids=[case.name for case in cases])
@@ -446,22 +447,32 @@ class MechanismContract:
             pytest.skip(f"{case.name} is exempt from this check: {case.exempt[check]}")
 
     def test_refuses_out_of_domain_data_up_front(self, contract_case: ContractCase) -> None:
+        """Each case's mechanism refuses data outside its declared domain before any draw."""
         self._unless_exempt(contract_case, "out_of_domain")
         check_refuses_out_of_domain(contract_case)
 
     def test_finite_output_on_extreme_in_domain_data(self, contract_case: ContractCase) -> None:
+        """Each case's mechanism returns finite outputs on the extreme values its domain allows."""
         self._unless_exempt(contract_case, "extreme")
         check_extreme_inputs(contract_case)
 
     def test_same_seed_same_output_for_any_batch_size(self, contract_case: ContractCase) -> None:
+        """The same seed gives the same outputs whatever the batch size."""
         self._unless_exempt(contract_case, "same_seed")
         check_same_seed_same_output(contract_case)
 
     def test_declared_claim_is_valid(self, contract_case: ContractCase) -> None:
+        """Each case's claim is bound to a relation covering its neighbour, and (unless unsound) survives an audit.
+
+        The audit is of the pair ``(data, neighbour)`` at the claim itself (:func:`check_claim`); the
+        class's ``claim_failure_probability`` is split evenly over the audited cases (a Bonferroni
+        correction), so the class fails a correct mechanism with at most that probability.
+        """
         self._unless_exempt(contract_case, "claim")
         audited = sum(not case.unsound and case.neighbour is not None for case in type(self)._cases())
         check_claim(contract_case, confidence=1.0 - self.claim_failure_probability / max(1, audited))
 
     def test_returned_arrays_are_fresh(self, contract_case: ContractCase) -> None:
+        """Each call returns a new array, never a view of the input or of another call's output."""
         self._unless_exempt(contract_case, "fresh")
         check_fresh_outputs(contract_case)

@@ -87,6 +87,7 @@ class Cells:
 
     @property
     def size(self) -> int:
+        """The number of cells."""
         return int(self.p_lo.size)
 
     @classmethod
@@ -128,6 +129,7 @@ class Cells:
 
     @classmethod
     def concat(cls, parts: Sequence[Cells]) -> Cells:
+        """The cells of ``parts`` in one collection, in order."""
         return cls(*(np.concatenate([getattr(c, f) for c in parts]) for f in _FIELDS))
 
     def weighted(self, count: int) -> Cells:
@@ -157,6 +159,22 @@ class Cells:
 
     def profile(self, *, description: str, max_losses: tuple[Enclosure | None, Enclosure | None] | None = None,
                 kind: str = EXACT) -> CellProfile:
+        """The profile these cells certify (see the module docstring for the bounds it uses).
+
+        Parameters
+        ----------
+        description : str
+            What the pair is, for reports.
+        max_losses : tuple of two Enclosure or None, optional
+            Tighter enclosures of the largest loss per direction (from :func:`refine_maximum`); ``None``
+            keeps the cells' own ``max_j ln ratio_hi_j``.
+        kind : str
+            ``"exact"`` or ``"upper bound"``.
+
+        Returns
+        -------
+        CellProfile
+        """
         return CellProfile(self.p_lo, self.p_hi, self.q_lo, self.q_hi, self.r_lo, self.r_hi, loss_lo=self.l_lo, loss_hi=self.l_hi,
                            max_losses=max_losses, description=description, kind=kind)
 
@@ -273,6 +291,7 @@ class CellProfile(PrivacyProfile):
 
     @property
     def size(self) -> int:
+        """The number of cells."""
         return int(self._cells[0][0].size)
 
     def masses(self, direction: int = 0) -> tuple[Array, Array]:
@@ -281,6 +300,11 @@ class CellProfile(PrivacyProfile):
         return cells[0], cells[1]
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """Enclosure of ``H_{e^epsilon}`` in ``direction``: the cell sums of the module docstring.
+
+        Lower end ``sum_j (P(C_j) - a Q(C_j))_+``; upper end ``sum_j P(C_j) (1 - a / ratio_hi_j)_+``,
+        capped by the cell's own ``P(C_j) - a Q(C_j)`` when its whole ratio range lies above ``a``.
+        """
         a = exp_bounds(epsilon)
         n_lo, n_hi, d_lo, d_hi, r_lo, r_hi, _, _ = self._cells[direction]
         with np.errstate(invalid="ignore", over="ignore"):
@@ -293,10 +317,12 @@ class CellProfile(PrivacyProfile):
         return sum_bounds(lo, hi)
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Enclosure of the mass of the cells the other law cannot produce (ratio ``+inf``)."""
         n_lo, n_hi, _, d_hi, _, r_hi, _, _ = self._cells[direction]
         return sum_bounds(n_lo[d_hi == 0], n_hi[np.isinf(r_hi)])
 
     def max_loss(self, direction: int) -> Enclosure:
+        """Enclosure of the largest loss over cells of positive mass (the given ``max_losses`` when tighter)."""
         n_lo, n_hi, _, d_hi, _, _, l_lo, l_hi = self._cells[direction]
         support = n_hi > 0
         hi = float(np.max(l_hi[support])) if np.any(support) else -math.inf

@@ -74,18 +74,23 @@ class IdenticalProfile(PrivacyProfile):
     description = "identical laws on the two datasets"
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """Zero: identical laws have no hockey-stick divergence."""
         return _ZERO
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Zero: neither law puts mass where the other has none."""
         return _ZERO
 
     def max_loss(self, direction: int) -> Enclosure:
+        """Zero: the privacy loss is 0 everywhere."""
         return _ZERO
 
     def exact_max_loss(self, direction: int) -> Fraction | None:
+        """Exactly 0."""
         return Fraction(0)
 
     def loss_distribution(self, direction: int, step: float) -> LossDistribution:
+        """One atom of mass 1 at loss 0."""
         return LossDistribution.from_atoms(*(_one_atom()), _ZERO, step)
 
 
@@ -109,6 +114,7 @@ class LaplaceProfile(PrivacyProfile):
         return arb_of(self.ratio)
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """``1 - e^{(eps - a)/2}`` for ``eps < a = |shift| / scale``, else 0, in either direction [BBG18, Sec. 4]."""
         if Fraction(epsilon) >= self.ratio:
             return _ZERO
         with precision():
@@ -116,12 +122,15 @@ class LaplaceProfile(PrivacyProfile):
             return arb_bounds(value)
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Zero: both Laplace laws have full support."""
         return _ZERO
 
     def max_loss(self, direction: int) -> Enclosure:
+        """``a = |shift| / scale``: the loss ``(|x - shift| - |x|) / scale`` is largest beyond the shift."""
         return fraction_bounds(self.ratio)
 
     def exact_max_loss(self, direction: int) -> Fraction | None:
+        """``|shift| / scale`` as an exact rational."""
         return self.ratio
 
     def epsilon(self, delta: float) -> EpsilonBracket:
@@ -143,6 +152,7 @@ class LaplaceProfile(PrivacyProfile):
             return arb_bounds(1 - ((arb_of(t) - self._a()) / 2).exp() / 2)
 
     def loss_distribution(self, direction: int, step: float) -> LossDistribution:
+        """The loss distribution from :meth:`survival` on the grid ``k * step`` over ``[-a - step, a + step]``."""
         a = float(self.ratio)
         return LossDistribution.from_survival(self.survival, -a - step, a + step, _ZERO, step)
 
@@ -174,6 +184,7 @@ class GaussianProfile(PrivacyProfile):
         return out
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """``Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu)`` in Arb, either direction [BW18, Thm 8]."""
         if self.mu.hi == 0.0:
             return _ZERO
         with precision():
@@ -183,12 +194,15 @@ class GaussianProfile(PrivacyProfile):
         return Enclosure(max(b.lo, 0.0), min(b.hi, 1.0))
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Zero: both Gaussian laws have full support."""
         return _ZERO
 
     def max_loss(self, direction: int) -> Enclosure:
+        """``+inf`` (the Gaussian loss is unbounded), or 0 when ``mu = 0``."""
         return _ZERO if self.mu.hi == 0.0 else Enclosure(math.inf, math.inf)
 
     def exact_max_loss(self, direction: int) -> Fraction | None:
+        """``0`` when ``mu = 0``; otherwise ``None`` (the loss is unbounded)."""
         return Fraction(0) if self.mu.hi == 0.0 else None
 
     def survival(self, t: float) -> Enclosure:

@@ -103,6 +103,7 @@ class LaplaceStep(Step):
     scale: float
 
     def profile(self) -> PrivacyProfile:
+        """The Laplace profile of the shift (a composition over coordinates when several coordinates move)."""
         nonzero = [s for s in (_magnitude(v) for v in as_values(self.shift)) if s > 0]
         if not nonzero:
             return IdenticalProfile()
@@ -119,6 +120,7 @@ class GaussianStep(Step):
     sigma: float
 
     def profile(self) -> GaussianProfile:
+        """The Gaussian profile with ``mu = ||shift||_2 / sigma`` [BW18, Thm 8]."""
         return GaussianProfile(as_values(self.shift), self.sigma)
 
 
@@ -130,6 +132,7 @@ class DiscreteLaplaceStep(Step):
     rate: float
 
     def profile(self) -> PrivacyProfile:
+        """The exact finite law of the two-sided geometric noise shifted by ``shift`` [GRS09]."""
         return discrete_laplace_profile(check_int("DiscreteLaplaceStep", "shift", self.shift), check_positive("DiscreteLaplaceStep", "rate", self.rate))
 
 
@@ -146,6 +149,7 @@ class TruncatedDiscreteLaplaceStep(Step):
     kappa: int | None = None
 
     def profile(self) -> FiniteProfile:
+        """The exact finite law of ``R - kappa`` shifted by ``shift`` [GKKMMZ23, Def. 3.4]."""
         kappa = tdlap_kappa(self.epsilon, self.delta) if self.kappa is None else self.kappa
         return truncated_discrete_laplace_profile(check_int("TruncatedDiscreteLaplaceStep", "shift", self.shift), self.epsilon, kappa)
 
@@ -166,6 +170,7 @@ class AboveThresholdStep(Step):
     variant: Literal["lowy2024", "ghazi2025"] = "lowy2024"
 
     def profile(self) -> FiniteProfile:
+        """The exact law of AboveThreshold's answers on ``queries0`` and ``queries1``."""
         from dpaudit.mechanisms.sparse_vector import AboveThreshold
 
         mech = AboveThreshold(self.epsilon, self.threshold, self.sensitivity, self.variant)
@@ -179,6 +184,7 @@ class ProfileStep(Step):
     of: PrivacyProfile
 
     def profile(self) -> PrivacyProfile:
+        """The profile given, unchanged."""
         return self.of
 
 
@@ -193,6 +199,7 @@ class DPStep(Step):
     delta: float = 0.0
 
     def profile(self) -> FiniteProfile:
+        """The dominating pair of an (epsilon, delta)-DP release [KOV15, Thm 2.1]: a four-point law, an upper bound."""
         eps = check_nonnegative("DPStep", "epsilon", self.epsilon)
         delta = check_probability("DPStep", "delta", self.delta)
         with precision():
@@ -221,6 +228,20 @@ class Adaptive(Step):
             raise argument_error("Adaptive", "options", "at least one step", self.options)
 
     def reduced(self) -> Step:
+        """The single step that dominates every option (see the class docstring).
+
+        Returns
+        -------
+        Step
+            ``dominating`` when given (after checking it on a grid of epsilons), else the Laplace
+            option of largest ``|shift| / scale`` or the Gaussian option of largest ``mu``.
+
+        Raises
+        ------
+        InvalidArgument
+            When the options are neither all scalar Laplace nor all Gaussian steps and no
+            ``dominating`` step is given.
+        """
         if self.dominating is not None:
             _check_domination(self.dominating, self.options)
             return self.dominating
@@ -234,6 +255,7 @@ class Adaptive(Step):
                              None, fix="pass dominating=DPStep(epsilon, delta) with a guarantee every option satisfies.")
 
     def profile(self) -> PrivacyProfile:
+        """The profile of the dominating step (an upper bound)."""
         return compose([self])
 
 

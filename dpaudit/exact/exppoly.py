@@ -39,6 +39,7 @@ class ExpPoly:
 
     @classmethod
     def constant(cls, scales: tuple[float, ...], value: arb | int) -> ExpPoly:
+        """The constant ``value`` over the scales ``scales``."""
         return cls(scales, {(0,) * len(scales): arb(value) if isinstance(value, int) else value})
 
     @classmethod
@@ -63,9 +64,11 @@ class ExpPoly:
         return ExpPoly(self.scales, out)
 
     def scaled(self, factor: arb | int) -> ExpPoly:
+        """Every coefficient times ``factor``."""
         return ExpPoly(self.scales, {k: c * factor for k, c in self.terms.items()})
 
     def is_zero(self) -> bool:
+        """True when there are no terms (the zero function)."""
         return not self.terms
 
     def integrate(self, low: float | None, high: float | None) -> arb:

@@ -111,6 +111,7 @@ class FiniteProfile(PrivacyProfile):
 
     @property
     def size(self) -> int:
+        """The number of outputs."""
         return int(self.p_lo.size)
 
     def _laws(self, direction: int) -> tuple[NDArray[np.float64], ...]:
@@ -119,6 +120,10 @@ class FiniteProfile(PrivacyProfile):
         return self.q_lo, self.q_hi, self.p_lo, self.p_hi
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """Enclosure of ``H_{e^epsilon} = sum_o (P(o) - e^epsilon Q(o))_+`` in ``direction``.
+
+        Each term is rounded outward; a term with nothing to subtract keeps its mass exactly.
+        """
         a = exp_bounds(epsilon)
         p_lo, p_hi, q_lo, q_hi = self._laws(direction)
         prod_lo, prod_hi = _mul_down(q_lo, a.lo), _mul_up(q_hi, a.hi)
@@ -128,10 +133,12 @@ class FiniteProfile(PrivacyProfile):
         return sum_bounds(lo, hi)
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Enclosure of the numerator law's mass on outputs the denominator law cannot produce."""
         p_lo, p_hi, q_lo, q_hi = self._laws(direction)
         return sum_bounds(p_lo[q_hi == 0], p_hi[q_lo == 0])
 
     def max_loss(self, direction: int) -> Enclosure:
+        """Enclosure of ``max_o ln(P(o)/Q(o))`` over outputs of positive numerator mass (``+inf`` if ``Q(o) = 0``)."""
         p_lo, p_hi, q_lo, q_hi = self._laws(direction)
         support = p_hi > 0
         if np.any(support & (q_lo == 0)):

@@ -75,6 +75,7 @@ class EpsilonBracket:
 
     @property
     def exact(self) -> bool:
+        """True when the bracket comes from the law of the pair itself (``kind == "exact"``)."""
         return self.kind == EXACT
 
     def refutes(self, claimed_epsilon: float) -> bool:

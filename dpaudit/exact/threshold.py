@@ -75,10 +75,12 @@ class ThresholdSpec:
 
     @property
     def scales(self) -> tuple[float, ...]:
+        """The Laplace scales in play: ``(b_1,)`` without query noise, else ``(b_1, b_2)``."""
         return (self.threshold_scale,) if self.query_scale is None else (self.threshold_scale, self.query_scale)
 
     @property
     def halting_code(self) -> int:
+        """The answer code that counts towards the cutoff: 1 (⊤) for ``"above"``, 0 (⊥) for ``"below"``."""
         return 1 if self.halt_on == "above" else 0
 
 

@@ -69,6 +69,7 @@ class Sampler:
         return np.stack([_owned_output(self.target(own_dataset(data), rng), f"from one call {where}".rstrip()) for _ in range(size)])
 
     def claimed_guarantee(self) -> Guarantee | None:
+        """The target's own claim when it is a mechanism; ``None`` for a bare sampler."""
         if self.kind == "mechanism":
             return self.target.claimed_guarantee()
         return None

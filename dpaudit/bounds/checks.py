@@ -443,4 +443,5 @@ class CheckSpec:
     run: Callable[[np.random.Generator], CheckResult]
 
     def __call__(self, *, rng: np.random.Generator) -> CheckResult:
+        """Run the check with the seeded generator of its numerical cross-check."""
         return self.run(rng)

@@ -47,6 +47,7 @@ class OrderedCell(Region):
         return [dict(group) for group in self.ranks]
 
     def apply(self, expr: Any) -> sp.Expr:
+        """Substitute on the cell: kinks (``Max``, ``Min``, ``Abs``) resolved by the cell's ranks first."""
         return super().apply(resolve_kinks(expr, self.rank_maps))
 
 

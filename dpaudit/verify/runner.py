@@ -87,6 +87,7 @@ class Row:
 
     @property
     def verdict_text(self) -> str:
+        """The verdict as printed: the result, with the expected verdict when they differ."""
         if self.result is None:
             return f"error !! expected {self.check.expected}"
         text = str(self.result.verdict)

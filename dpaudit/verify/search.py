@@ -152,6 +152,7 @@ class PairSearch:
 
     @property
     def done(self) -> bool:
+        """True once a violation is found or the pair budget is spent."""
         return self.violation is not None or self.pairs >= self.budget
 
     def _clip(self, v: NDArray[np.float64]) -> NDArray[np.float64]:

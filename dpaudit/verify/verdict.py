@@ -221,14 +221,17 @@ class CheckResult:
 
     @property
     def proved(self) -> bool:
+        """True when the verdict is PROVED."""
         return self.verdict is Verdict.PROVED
 
     @property
     def disproved(self) -> bool:
+        """True when the verdict is DISPROVED."""
         return self.verdict is Verdict.DISPROVED
 
     @property
     def undecided(self) -> bool:
+        """True when the verdict is UNDECIDED."""
         return self.verdict is Verdict.UNDECIDED
 
     def premises_text(self, kind: str | None = None) -> str:

@@ -236,6 +236,7 @@ class SphereMeanProblem:
 
     @property
     def dim(self) -> int:
+        """The dimension ``d`` (the length of ``mu``)."""
         return len(self.mu)
 
     @property

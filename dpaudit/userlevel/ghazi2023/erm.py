@@ -57,10 +57,12 @@ class UnitData:
 
     @property
     def shape(self) -> tuple[int, int, int]:
+        """``(n, m, d)``: users, items per user, feature dimension."""
         n, m, d = self.features.shape
         return n, m, d
 
     def users(self, index: Any) -> UnitData:
+        """The users selected by ``index`` (any numpy index on the user axis)."""
         return UnitData(self.features[index], self.labels[index])
 
 
@@ -84,10 +86,12 @@ class GroupedData:
 
     @property
     def n_types(self) -> int:
+        """The number of distinct user types."""
         return int(self.counts.size)
 
     @property
     def dim(self) -> int:
+        """The feature dimension ``d``."""
         return int(self.features.shape[2])
 
 
@@ -176,6 +180,7 @@ class ERMProblem:
 
     @property
     def is_squared(self) -> bool:
+        """True for the squared loss (whose minimiser the per-type means determine in closed form)."""
         return isinstance(self.loss, SquaredLoss)
 
     # -- unit-scale constants ---------------------------------------------------------------------

@@ -93,6 +93,7 @@ class PhaseCall:
 
     @property
     def n_users(self) -> int:
+        """The number of users the call runs on."""
         return self.spec.n_users
 
 

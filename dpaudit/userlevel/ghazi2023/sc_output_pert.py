@@ -333,6 +333,7 @@ class SCOutputPert(MechanismBase):
 
     @property
     def threshold_kind(self) -> str:
+        """The threshold rule in force: ``threshold`` when given, else ``"certified"`` (corrected preset) or ``"printed"`` (paper)."""
         return default_threshold(self.threshold, self.preset)
 
     def parameters(self, n_users: int, m_items: int, dim: int) -> SCParameters:

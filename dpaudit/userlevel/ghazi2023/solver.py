@@ -60,11 +60,17 @@ class Balls:
 
     @staticmethod
     def of(problems: int, dim: int, *balls: tuple[NDArray[np.float64] | float, NDArray[np.float64] | float]) -> Balls:
+        """``problems`` copies of the intersection of the given balls in ``R^dim``.
+
+        Each ball is ``(centre, radius)``, with the centre a ``(dim,)`` or ``(problems, dim)`` array and
+        the radius a number or a ``(problems,)`` array (broadcast to every problem).
+        """
         centres = np.stack([np.broadcast_to(np.asarray(c, dtype=float), (problems, dim)) for c, _ in balls], axis=1)
         radii = np.stack([np.broadcast_to(np.asarray(r, dtype=float), (problems,)) for _, r in balls], axis=1)
         return Balls(np.ascontiguousarray(centres), np.ascontiguousarray(radii))
 
     def take(self, index: NDArray[np.int64]) -> Balls:
+        """The problems selected by ``index``."""
         return Balls(self.centres[index], self.radii[index])
 
 

@@ -501,9 +501,11 @@ class GradientQuery(MechanismBase):
         return grads
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of ``inner`` on the users' average gradients at ``theta``."""
         return self.inner.sample(self.user_gradients(data), size, rng=rng)
 
     def claimed_guarantee(self) -> Guarantee:
+        """The claim set from the paper's budget split (``claim``), not from ``inner``."""
         return self.claim
 
     def tight_guarantee(self) -> ApproxDP:

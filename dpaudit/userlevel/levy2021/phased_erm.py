@@ -107,6 +107,7 @@ class PhaseRound:
 
     @property
     def n_users(self) -> int:
+        """The number of the round's users, ``stop - start``."""
         return self.stop - self.start
 
 
@@ -523,6 +524,7 @@ class PhasedERMRound(MechanismBase):
     centre: tuple[float, ...]
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` outputs of the round from the public centre, shape ``(size, d)``."""
         owner = "PhasedERMRound.sample"
         size = check_size(owner, size)
         items = _check_items(owner, data)
@@ -539,4 +541,5 @@ class PhasedERMRound(MechanismBase):
         return out
 
     def claimed_guarantee(self) -> ApproxDP:
+        """The run's (epsilon, delta) under user replacement: each round is run at the full budget [LSA+21, Thm 4 proof]."""
         return ApproxDP(self.parent.epsilon, self.parent.delta, UserReplace())  # [LSA+21, Thm 4 proof]

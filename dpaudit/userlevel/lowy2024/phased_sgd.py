@@ -179,10 +179,12 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
 
     @property
     def domain(self) -> PublicDomain:
+        """The declared public domain of the data (loss, radius, feature and label bounds)."""
         return PublicDomain(self.loss, self.radius, self.feature_bound, self.label_bound)
 
     @property
     def constants(self) -> Alg1Constants:
+        """The constants of the chosen preset."""
         return ALG1_CONSTANTS[self.preset]
 
     @property

@@ -1,5 +1,4 @@
-"""Outputs with a continuous part: the output space cut into cells, each with its two masses and the
-range of the likelihood ratio on it.
+"""Outputs with a continuous part: cells, each with its two masses and its likelihood-ratio range.
 
 A mechanism that releases a real value (the noisy answer of Lyu et al.'s Alg. 3, the value of a
 noisy maximum, the Laplace releases of numerical sparse vector) has densities ``p`` and ``q``
@@ -204,8 +203,10 @@ def laplace_cdf_ball(x: arb, scale: arb) -> arb:
 
 
 def laplace_pair_cells(t0: float, t1: float, scale: float, band: int) -> Cells:
-    """``Lap(t0, scale)`` against ``Lap(t1, scale)`` on the cells ``(-inf, lo]``, ``band`` equal cells of
-    ``[lo, hi]`` and ``[hi, inf)`` (``lo, hi = min, max(t0, t1)``).
+    """``Lap(t0, scale)`` against ``Lap(t1, scale)`` on cells.
+
+    The cells are ``(-inf, lo]``, ``band`` equal cells of ``[lo, hi]`` and ``[hi, inf)`` (``lo, hi =
+    min, max(t0, t1)``).
 
     The loss ``(|v - t1| - |v - t0|)/scale`` is constant outside ``[lo, hi]`` (``+-|t0 - t1|/scale``) and
     linear inside, so each cell's loss range is its value at the cell's ends: exact up to Arb's rounding.

@@ -274,8 +274,9 @@ def weights_profile(w0: Sequence[int], w1: Sequence[int], description: str) -> F
 
 
 def randomized_response_profile(keep: float, k: int, differing: int) -> FiniteProfile:
-    """k-ary randomized response with keep probability ``keep`` (exact: a float on numpy's 2^-53 grid)
-    on ``differing`` entries that change between the datasets.
+    """k-ary randomized response on ``differing`` entries that change between the datasets.
+
+    The keep probability ``keep`` is exact: a float on numpy's 2^-53 grid.
 
     One entry changing from ``x`` to ``x'`` gives three outputs up to merging: ``x`` (``p`` vs ``r``),
     ``x'`` (``r`` vs ``p``) and any other category (``(k-2) r`` on both), ``r = (1 - p)/(k - 1)``.

@@ -1,5 +1,6 @@
-"""Exponential polynomials, integrated exactly in Arb: the engine behind the selection and
-sparse-vector profiles.
+"""Exponential polynomials, integrated exactly in Arb.
+
+The engine behind the selection and sparse-vector profiles.
 
 Conditionally on one noise variable ``r`` (the threshold noise of sparse vector, the winning value
 of report-noisy-max), the probability of an output is a product of Laplace or exponential CDFs and
@@ -119,8 +120,11 @@ def interior_point(lo: float | None, hi: float | None) -> float:
 
 
 class Primitive:
-    """An antiderivative of an :class:`ExpPoly`, ``sum_k c_k e^{lambda_k r} / lambda_k`` (``c_0 r`` for a zero rate),
-    to evaluate at many points (one exponential per term and point)."""
+    """An antiderivative of an :class:`ExpPoly`, to evaluate at many points.
+
+    ``sum_k c_k e^{lambda_k r} / lambda_k`` (``c_0 r`` for a zero rate): one exponential per term
+    and point.
+    """
 
     __slots__ = ("terms",)
 

@@ -1,5 +1,6 @@
-"""Discrete noise: the discrete Laplace (two-sided geometric) and the shifted truncated discrete
-Laplace of Ghazi et al. 2023.
+"""Discrete noise: the discrete Laplace (two-sided geometric) and Ghazi et al. 2023's truncated one.
+
+The truncated discrete Laplace is shifted to be centred on the answer.
 
 References
 ----------

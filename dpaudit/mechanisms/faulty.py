@@ -376,8 +376,9 @@ class HistogramWrongScale(UnsafeMechanism):
 
 @dataclass(frozen=True)
 class GaussianAddRemoveUnderReplace(UnsafeMechanism):
-    """Sum of values clipped to ``[-bound, bound]`` with Gaussian noise for add/remove sensitivity,
-    claimed under *replace*.
+    """Sum of clipped values with Gaussian noise for add/remove sensitivity, claimed under *replace*.
+
+    The values are clipped to ``[-bound, bound]``.
 
     Adding or removing one record moves the sum by at most ``bound``; replacing one moves it by up
     to ``2 bound``. The sigma is calibrated (analytic [BW18]) to ``bound``, so under replace the

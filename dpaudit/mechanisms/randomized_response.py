@@ -48,8 +48,9 @@ def randomized_response_keep_probability(epsilon: float, k: int) -> float:
 
 @dataclass(frozen=True)
 class RandomizedResponse(MechanismBase):
-    """Report each entry's category truthfully with probability ``e^eps/(e^eps+k-1)``, else a uniform
-    *other* category.
+    """Report each entry's category truthfully with probability ``e^eps/(e^eps+k-1)``.
+
+    Otherwise report a uniformly drawn *other* category.
 
     ``data`` is an integer array of categories in ``{0, ..., k-1}``; each entry (one person's value)
     is randomised independently, so the claim is epsilon-DP under :class:`ItemReplace`

@@ -137,8 +137,11 @@ class ExponentialMechanism(MechanismBase):
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The exact law ``∝ exp(eps u_i / 2s)`` on both utility vectors (of the definition; the float
-        inverse-CDF sampler rounds each probability by about 2^-53)."""
+        """The exact law ``∝ exp(eps u_i / 2s)`` on both utility vectors.
+
+        This is the law of the definition; the float inverse-CDF sampler rounds each probability by
+        about 2^-53.
+        """
         from dpaudit.exact.closed_forms import exponential_mechanism_profile
         from dpaudit.exact.pairs import paired_arrays
 

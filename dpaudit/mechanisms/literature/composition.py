@@ -117,9 +117,11 @@ class SVT34Parallel(UnsafeMechanism):
         return PureDP(2 * self.epsilon, QueryDistance(1.0, "linf"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The true law: the two halves' laws side by side (independent noise), composed exactly
-        (:func:`dpaudit.exact.compose`: their privacy-loss distributions, certified on a grid; the
-        largest loss is the sum of the halves')."""
+        """The true law: the two halves' laws side by side (independent noise), composed exactly.
+
+        By :func:`dpaudit.exact.compose`: their privacy-loss distributions, certified on a grid; the
+        largest loss is the sum of the halves'.
+        """
         from dpaudit.exact import ProfileStep, compose
 
         with warnings.catch_warnings():
@@ -137,12 +139,14 @@ MAX_ANSWER = 2.0**960
 
 @dataclass(frozen=True)
 class PrefixSum(MechanismBase):
-    """Running sums of ``q + Lap(1/eps)`` over ``length`` answers [WDWKZ19]; ``length * eps``-DP when
-    every answer may change by 1 (basic composition, [DR14, Thm 3.14]).
+    """Running sums of ``q + Lap(1/eps)`` over ``length`` answers [WDWKZ19].
+
+    ``length * eps``-DP when every answer may change by 1 (basic composition, [DR14, Thm 3.14]).
 
     The answers are real numbers in the paper; in floating point their declared domain is
     ``[-2^960, 2^960]`` (:data:`MAX_ANSWER`), so that no running sum overflows to ``inf``, and data
-    outside it is refused before anything is drawn."""
+    outside it is refused before anything is drawn.
+    """
 
     epsilon: float = 0.1
     length: int = 10
@@ -175,8 +179,11 @@ class PrefixSum(MechanismBase):
         return PureDP(self.length * self.epsilon, QueryDistance(1.0, "linf"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The exact law: the running sums are an invertible map of the noisy answers, so the pair's
-        profile is that of ``length`` Laplace releases shifted by ``d1 - d0`` [DR14, Prop. 2.1 both ways]."""
+        """The exact law: that of ``length`` Laplace releases shifted by ``d1 - d0``.
+
+        The running sums are an invertible map of the noisy answers, so the pair's profile is the
+        noisy answers' [DR14, Prop. 2.1 both ways].
+        """
         from dpaudit.exact import LaplaceStep
         from dpaudit.exact.pairs import exact_shifts, paired_arrays
 

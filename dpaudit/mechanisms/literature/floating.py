@@ -73,9 +73,11 @@ class SnappingLaplace(MechanismBase):
         return PureDP(self.epsilon, QueryDistance(1.0, "l1"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The law **over the reals**: ``U`` uniform on (0, 1), so the noise is exactly ``Lap(lambda)``, and the
-        output the grid point (or ``+-B``) whose cell holds ``clamp(x) + noise``
-        (:func:`dpaudit.exact.laplace_variants.snapping_profile`). Its epsilon is ``1 / lambda < eps``.
+        """The law **over the reals**, whose epsilon is ``1 / lambda < eps``.
+
+        ``U`` is uniform on (0, 1), so the noise is exactly ``Lap(lambda)``, and the output is the
+        grid point (or ``+-B``) whose cell holds ``clamp(x) + noise``
+        (:func:`dpaudit.exact.laplace_variants.snapping_profile`).
 
         The law of the floating-point sampler (``U`` on the grid ``2^-53 Z``, ``ln`` and the sum
         rounded) is not this one, and cannot be certified here: it depends on numpy's ``log``, whose

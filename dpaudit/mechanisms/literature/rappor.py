@@ -105,8 +105,11 @@ class _Bloom:
         return set_one + (1 - _below(self.f)) * truth
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The exact law (rational) of the reported bits: bits set by both values have one law on both
-        and cancel; the rest are merged by how many of each kind are reported 1."""
+        """The exact law (rational) of the reported bits.
+
+        Bits set by both values have one law on both and cancel; the rest are merged by how many of
+        each kind are reported 1.
+        """
         from dpaudit.exact.finite import finite_from_fractions
 
         t0, t1 = (self._truth(self._value(d)) for d in (d0, d1))

@@ -140,8 +140,10 @@ class NumericalSVT(_Params, MechanismBase):
         return out
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The true law over the reals: sparse vector's ⊤/⊥ pattern, then a fresh Laplace release per ⊤
-        (:mod:`dpaudit.exact.numerical_svt`)."""
+        """The true law over the reals: the ⊤/⊥ pattern, then a fresh Laplace release per ⊤.
+
+        See :mod:`dpaudit.exact.numerical_svt`.
+        """
         from dpaudit.exact.numerical_svt import numerical_svt_profile
         from dpaudit.exact.pairs import paired_arrays
         from dpaudit.exact.threshold import ThresholdSpec

@@ -1,5 +1,7 @@
-"""Adaptive trials, ``audit(..., trials="auto")``: an audit in stages that stops as soon as a violation
-is established, and otherwise grows while the evidence says one may be within reach, up to a budget.
+"""Adaptive trials, ``audit(..., trials="auto")``: an audit in stages.
+
+It stops as soon as a violation is established, and otherwise grows while the evidence says one may
+be within reach, up to a budget.
 
 **Schedule.** Stage ``s = 1, 2, ...`` ends at ``N_s = round(first_trials * GROWTH**(s - 1))`` trials
 per dataset, ``GROWTH = sqrt(10)`` (from the default first stage: 10^5, 316,228, 10^6, 3,162,278,

@@ -322,9 +322,11 @@ class GroupPrivateItemMean(_ApproxBaseline):
         return ApproxDP(self.epsilon, self.delta, UserReplace())
 
     def tight_guarantee(self, n_users: int, m_items: int) -> ApproxDP:
-        """The exact user-level epsilon at ``delta``: the released Gaussian has user-level l2 sensitivity
-        ``m * 2C/(nm) = 2C/n`` (all ``m`` items of a user move), so its curve is [BW18, Thm 8] at that
-        sensitivity. Never above the claim."""
+        """The exact user-level epsilon at ``delta``; never above the claim.
+
+        The released Gaussian has user-level l2 sensitivity ``m * 2C/(nm) = 2C/n`` (all ``m`` items
+        of a user move), so its curve is [BW18, Thm 8] at that sensitivity.
+        """
         sigma = self.noise_scale(n_users, m_items)
         eps = gaussian_epsilon(sigma, m_items * self.item_sensitivity(n_users, m_items), self.delta)
         return ApproxDP(min(eps, self.epsilon), self.delta, UserReplace())

@@ -96,8 +96,11 @@ class GroupedData:
 
 
 def identical_rows(rows: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """Group identical rows of ``rows`` ``(n, k)``: representatives (first occurrences, in order of appearance),
-    counts, and each row's group. ``-0.0`` and ``0.0`` are the same value."""
+    """Group identical rows of ``rows`` ``(n, k)``: representatives, counts, and each row's group.
+
+    Representatives are first occurrences, in order of appearance. ``-0.0`` and ``0.0`` are the same
+    value.
+    """
     flat = np.ascontiguousarray(np.where(rows == 0.0, 0.0, rows))
     keys = flat.view(np.dtype((np.void, flat.dtype.itemsize * flat.shape[1]))).ravel()  # one byte string per row
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)

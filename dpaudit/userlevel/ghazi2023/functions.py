@@ -86,8 +86,10 @@ class UserMean(UserFunction):
 
 @dataclass(frozen=True)
 class TwoCampScore(UserFunction):
-    """``f(y) = unit (p - q) + jump * unit * 1[p >= 1 and q >= 1]`` for ``p`` users with a positive
-    first item ("plus"), ``q`` with a negative one ("minus"); others are neutral.
+    """``f(y) = unit (p - q) + jump * unit * 1[p >= 1 and q >= 1]``.
+
+    ``p`` counts the users with a positive first item ("plus"), ``q`` those with a negative one
+    ("minus"); others are neutral.
 
     Deleting a neutral user changes nothing and deleting a plus or minus user changes ``f`` by
     ``unit``, except that deleting the last member of a camp while the other camp is present drops

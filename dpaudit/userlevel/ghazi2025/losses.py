@@ -102,8 +102,11 @@ class Ghazi2025Loss(abc.ABC):
 
     @abc.abstractmethod
     def item_constants(self, items: NDArray[np.float64], radius: float) -> dict[str, NDArray[Any]]:
-        """Per-item exact constants over the box: keys ``gradient_sup``, ``rowsum_sup``,
-        ``diagonally_dominant``, ``convex`` and ``in_universe`` (arrays of shape ``items.shape[:-1]``)."""
+        """Per-item exact constants over the box.
+
+        Keys ``gradient_sup``, ``rowsum_sup``, ``diagonally_dominant``, ``convex`` and
+        ``in_universe`` (arrays of shape ``items.shape[:-1]``).
+        """
 
 
 def _theta_items(theta: Any, items: Any) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:

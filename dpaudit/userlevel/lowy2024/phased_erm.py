@@ -302,10 +302,13 @@ class _Alg3Base(PhasedMechanismFields):
         return ApproxDP(self.epsilon, self.delta, UserReplace())
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` independent outputs (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``, or with
-        ``observe="transcript"`` their transcripts: per phase and step the AboveThreshold answer (1 continue,
-        0 halt there, -1 not reached) and the noisy minibatch gradient ``(g + zeta)/L`` (``d`` numbers, 0
-        unless the step continues), then the output; ``sum_i T_i (1 + d) + d`` numbers (the same draws)."""
+        """``size`` independent outputs (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``.
+
+        With ``observe="transcript"``, their transcripts instead: per phase and step the
+        AboveThreshold answer (1 continue, 0 halt there, -1 not reached) and the noisy minibatch
+        gradient ``(g + zeta)/L`` (``d`` numbers, 0 unless the step continues), then the output;
+        ``sum_i T_i (1 + d) + d`` numbers (the same draws).
+        """
         run = self.sample_with_info(data, size, rng=rng)
         if self.observe == "transcript" and run.transcript is not None:
             return run.transcript

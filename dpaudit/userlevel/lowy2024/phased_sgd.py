@@ -376,8 +376,11 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         return groups
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` independent outputs ``x_l`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``,
-        or with ``observe="transcript"`` their transcripts ``(size, l (1 + d) + d)`` (the same draws)."""
+        """``size`` independent outputs ``x_l`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``.
+
+        With ``observe="transcript"``, their transcripts instead, ``(size, l (1 + d) + d)`` (the
+        same draws).
+        """
         run = self.sample_with_info(data, size, rng=rng)
         if self.observe == "transcript" and run.transcript is not None:
             return run.transcript

@@ -266,9 +266,12 @@ def _non_finite_variants(data: Any) -> list[Any]:
 
 
 def near_limit_variants(data: Any) -> list[Any]:
-    """Copies of ``data`` (float) with values near the float limits: every entry one value of
-    +-1.8e308, +-1.5e308 or 5e-324, and, along the first axis (users), one row at +1.8e308, the next at
-    -1.8e308, the next alternating (sums overflow, differences are NaN)."""
+    """Copies of ``data`` (float) with values near the float limits.
+
+    Every entry one value of +-1.8e308, +-1.5e308 or 5e-324, and, along the first axis (users), one
+    row at +1.8e308, the next at -1.8e308, the next alternating (sums overflow, differences are
+    NaN).
+    """
     x = _as_floats(data)
     if x is None:
         return []
@@ -325,8 +328,11 @@ def _refused_up_front(mechanism: Any, data: Any) -> tuple[bool, str]:
 
 
 def check_refuses_out_of_domain(case: ContractCase) -> None:
-    """Every dataset outside the domain (declared, and ``data`` with a NaN or infinite entry) is refused
-    with :class:`InvalidArgument` before any randomness is drawn, without a warning."""
+    """Every dataset outside the domain is refused up front, without a warning.
+
+    The declared ones, and ``data`` with a NaN or infinite entry: each is refused with
+    :class:`InvalidArgument` before any randomness is drawn.
+    """
     __tracebackhide__ = True
     for bad in [*case.out_of_domain, *_non_finite_variants(case.data)]:
         refused, what = _refused_up_front(case.mechanism, bad)
@@ -335,8 +341,11 @@ def check_refuses_out_of_domain(case: ContractCase) -> None:
 
 
 def check_extreme_inputs(case: ContractCase) -> None:
-    """Declared extreme in-domain data gives finite outputs without warnings; near-limit copies of
-    ``data`` are either refused up front or give finite outputs (never a warning, a NaN, another error)."""
+    """Declared extreme in-domain data gives finite outputs without warnings.
+
+    Near-limit copies of ``data`` are either refused up front or give finite outputs (never a
+    warning, a NaN, another error).
+    """
     __tracebackhide__ = True
     for data in case.extreme:
         try:
@@ -356,8 +365,11 @@ def check_extreme_inputs(case: ContractCase) -> None:
 
 
 def check_same_seed_same_output(case: ContractCase, sizes: Sequence[int] = (1, 2, 5)) -> None:
-    """For every batch size, the same seed gives the same outputs (bytes), and one output's shape and
-    dtype do not depend on the batch size; ``mechanism(data, rng)`` gives one such output."""
+    """For every batch size, the same seed gives the same outputs (bytes).
+
+    One output's shape and dtype do not depend on the batch size; ``mechanism(data, rng)`` gives one
+    such output.
+    """
     __tracebackhide__ = True
     rows = set()
     for size in sizes:
@@ -374,8 +386,11 @@ def check_same_seed_same_output(case: ContractCase, sizes: Sequence[int] = (1, 2
 
 
 def check_claim(case: ContractCase, confidence: float = 0.999) -> AuditResult | None:
-    """The claim is a guarantee bound to a neighbour relation; ``neighbour`` is a neighbour of ``data``
-    under it; and (unless ``unsound``) an audit of the pair at ``confidence`` finds no violation."""
+    """The claim is bound to a relation, and (unless ``unsound``) an audit finds no violation.
+
+    The claim is a guarantee bound to a neighbour relation; ``neighbour`` is a neighbour of ``data``
+    under it; and an audit of the pair at ``confidence`` finds no violation.
+    """
     __tracebackhide__ = True
     from dpaudit.guarantees import GDP, ApproxDP, PureDP
 
@@ -396,8 +411,11 @@ def check_claim(case: ContractCase, confidence: float = 0.999) -> AuditResult | 
 
 
 def check_fresh_outputs(case: ContractCase) -> None:
-    """A returned array shares no memory with the next call's, nor with the input, and a later call
-    leaves it unchanged (a mechanism that hands out views of one reused buffer fails)."""
+    """A returned array is the caller's own: no memory shared with the next call's or the input.
+
+    And a later call leaves it unchanged (a mechanism that hands out views of one reused buffer
+    fails).
+    """
     __tracebackhide__ = True
     rng = np.random.default_rng(3)
     first = case.mechanism.sample(case.data, 3, rng=rng)

@@ -275,7 +275,7 @@ def check_identity(
     syms = _symbols_of(lhs, rhs, *where)
     pts = random_points(syms, rng, count, region=region, where=where)
     f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
-    counterexample = None
+    counterexample: Mapping[str, Any] | None = None
     evaluated = 0
     with mpmath.workdps(DIGITS):
         for pt in pts:
@@ -388,7 +388,7 @@ def check_inequality(
         if all(_holds(rel, pt) for rel in where):
             pts.insert(0, pt)
     f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
-    counterexample = None
+    counterexample: Mapping[str, Any] | None = None
     evaluated = 0
     worst = -mpmath.inf
     with mpmath.workdps(DIGITS):

@@ -188,6 +188,8 @@ class _Alg3Base(PhasedMechanismFields):
         for i, (nu, t_i) in enumerate(zip(users, steps, strict=True)):
             if self.preset == "paper":
                 k = self.batch_size or min(nu, math.ceil(uncapped[i]))  # capped at n_i (F5)
+                if cst.sigma is None:  # the paper preset prints sigma; None means "calibrate" (the audit branch)
+                    raise argument_error(owner, "preset", "a preset whose constants print sigma", self.preset)
                 sigma = cst.sigma * tau * math.sqrt(t_i) * math.log(n * d * math.exp(eps) / delta) / (eps * nu)  # [Alg 2 l. 14]
                 budget = self._paper_budget(k, nu, t_i, tau, sigma, eps, delta, eps_at, lip)
             else:

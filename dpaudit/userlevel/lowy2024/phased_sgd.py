@@ -422,7 +422,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         nu, m = p.group_users[phase], p.m_items
         count = p.groups * nu
         if perm is None:
-            block = z[offset : offset + count].reshape(p.groups, nu * m, z.shape[2])
+            block: NDArray[np.float64] = z[offset : offset + count].reshape(p.groups, nu * m, z.shape[2])
         else:
             users = perm[:, offset : offset + count]
             block = z[users].reshape(users.shape[0], p.groups, nu * m, z.shape[2])

@@ -32,7 +32,8 @@ def _run() -> CheckResult:
     proof.nonneg("Alg 2 at (eps', delta'): second DRV term (e - 1) eps'^2/(8 ln(1/delta')) <= eps'/2 "
                  "(chord bound at eps'' = eps'/sqrt(8 d' ln(1/delta')) <= 1; the first term is eps'/2 for every d')",
                  e1 / 2 - (sp.E - 1) * e1**2 / (8 * (sp.log(2) + lp)))
-    bad, cases = [], 0
+    bad: list[dict[str, object]] = []
+    cases = 0
     for n in (4, 100, 10**4, 10**6):
         for d in (1, 7, 64):
             cases += 1

@@ -106,6 +106,9 @@ class _Record:
         self._support_depth = 0
         self._symbols: dict[str, str] = {}
         self._domain: list[str] = []
+        #: Exact counterexample points the kernel found on a Lipschitz check's pair residuals (re-checked by
+        #: :func:`dpaudit.verify.refute.refute_lipschitz`).
+        self.kernel_points: list[dict[str, Any]] = []
 
     def _note_domain(self, relations: Any) -> None:
         """Record restrictions of the domain a step was decided on (printed beside the verdict and in the claim)."""

@@ -62,7 +62,7 @@ def _atoms(relations: Sequence[Any], index: Mapping[sp.Expr, int]) -> list[tuple
     return out
 
 
-def ordering_cells(terms: Sequence[Any], domain: Sequence[Any] = (), *, max_cells: int = MAX_CELLS) -> list[Region]:
+def ordering_cells(terms: Sequence[Any], domain: Sequence[Any] = (), *, max_cells: int = MAX_CELLS) -> list[OrderedCell]:
     """One cell per weak ordering of ``terms`` allowed by ``domain`` and the terms' known order.
 
     ``domain`` holds relations between the terms (``le``, ``lt``, ``eq``). Each cell is a
@@ -87,7 +87,7 @@ def ordering_cells(terms: Sequence[Any], domain: Sequence[Any] = (), *, max_cell
     index = {t: i for i, t in enumerate(terms)}
     known = [(index[a], index[b], k) for a, b, k in _known_relations(terms)]
     constraints = known + _atoms(domain, index)
-    cells = []
+    cells: list[OrderedCell] = []
     for rank in orderings(len(terms)):
         if not all(_rank_holds(a, rank) for a in constraints):
             continue

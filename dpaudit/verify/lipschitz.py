@@ -229,7 +229,7 @@ def _shown_constant(L: sp.Expr) -> str:
 
 def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.ndarray | None, high: np.ndarray | None,
                seed: int | None, budget: int, tol: Fraction) -> CheckResult:
-    where = f"R^{dim}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
+    where = f"R^{dim}" if low is None or high is None else f"the box [{low.tolist()}, {high.tolist()}]"
     claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {where} "
              f"(f = {getattr(f, '__name__', repr(f))})")
     key = f"{_SOURCE}/callable/{dim}/{p}/{L}"
@@ -335,21 +335,21 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     low, high = _box("lipschitz", domain, len(xs))
     ys = _second_point(xs, {s.name for e in (*exprs, *where, L) for s in sp.sympify(e).free_symbols})
     to_y = dict(zip(xs, ys, strict=True))
-    box = [] if low is None else [rel for v, lo, hi in zip(xs, low, high, strict=True)
+    box = [] if low is None or high is None else [rel for v, lo, hi in zip(xs, low, high, strict=True)
                                   for rel in (le(sp.Rational(lo), v), le(v, sp.Rational(hi)))]
     hypotheses = where + box
     pair_domain = list(hypotheses) + [h.xreplace(to_y) for h in hypotheses if h.free_symbols & set(xs)]
     assumed = [a for v in xs for a in _assumption_relations(v)]
     pair_domain += assumed + [a.xreplace(to_y) for a in assumed]
     shown = exprs[0] if len(exprs) == 1 else tuple(exprs)
-    region = f"R^{len(xs)}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
+    region = f"R^{len(xs)}" if low is None or high is None else f"the box [{low.tolist()}, {high.tolist()}]"
     if assumed:  # the symbols' own assumptions restrict the domain: the claim says so
         region += " with " + ", ".join(map(str, assumed))
     claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {region}"
              f" with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
     key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
     proof = Proof(key)
-    proof.kernel_points = []  # type: ignore[attr-defined]
+    proof.kernel_points = []
     proof.given(claim, *notes)
     if L.free_symbols:  # a symbolic constant: L >= 0 is part of the claim (the squared residuals below lose its sign)
         proof.nonneg(f"the constant {L} >= 0 (part of the claim)", L, hypotheses=where)
@@ -520,7 +520,7 @@ def _by_gradient(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], L: sp.
     """The mean value inequality: a C^1 map (the kernel's whitelist, its conditions proved on the domain) on a
     convex domain whose Jacobian has operator norm ``<= L`` everywhere is ``L``-Lipschitz."""
     conditions = list(hypotheses)
-    if low is not None:  # the open box; the closed box follows by continuity (the map is C^1, hence continuous)
+    if low is not None and high is not None:  # the open box; the closed box follows by continuity (the map is C^1, hence continuous)
         conditions = [h for h in hypotheses if not any(h.has(v) for v in xs)]
         conditions += [rel for v, lo, hi in zip(xs, low, high, strict=True) for rel in (lt(sp.Rational(lo), v), lt(v, sp.Rational(hi)))]
     if not _convex(conditions, xs):

@@ -173,7 +173,7 @@ def case_split(residual: Any, domain: Sequence[Any] = (), *, max_cells: int = MA
     groups = [g for g in _groups(terms, links) if len(g) >= 2]
     if not groups:
         raise CaseSplitError(f"nothing to split: no kink of {residual} compares two terms (symbols or numbers)")
-    factors = []
+    factors: list[list[OrderedCell]] = []
     for group in groups:
         inside = [r for r in relations if sp.sympify(r.lhs) in group and sp.sympify(r.rhs) in group]
         factors.append(ordering_cells(group, inside, max_cells=max_cells))

@@ -128,7 +128,7 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
     search on the lambdified map, each candidate re-checked in exact arithmetic."""
     result_so_far = proof.result()
     by_name = {str(s): s for s in (*xs, *ys, *params)}
-    for point in getattr(proof, "kernel_points", []):  # pairs the kernel found on the pair residual
+    for point in proof.kernel_points:  # pairs the kernel found on the pair residual
         if set(point) & {str(v) for v in (*xs, *ys)}:
             # a component's pair: the coordinates it does not involve are equal in x and y (0 here)
             exact = {s: sp.Integer(0) for s in (*xs, *ys)}

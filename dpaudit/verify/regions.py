@@ -249,7 +249,7 @@ class Region:
         >>> Region.chain("a <= x <= b", a, x, b).conditions
         (a <= x, x <= b)
         """
-        terms = [sp.sympify(t) for t in terms]
+        terms = tuple(sp.sympify(t) for t in terms)
         if len(terms) < 2:
             raise InvalidArgument(f"region {name!r}: a chain needs at least two terms")
 

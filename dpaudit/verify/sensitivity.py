@@ -91,9 +91,10 @@ class _Search:
                  bound: Fraction, norm: float, tol: Fraction, budget: int) -> None:
         self.query, self.base, self.relation = query, base, relation
         self.bound, self.norm, self.tol, self.budget = bound, norm, tol, budget
-        self.q_base = self._call(base)
-        if self.q_base is None:
+        q_base = self._call(base)
+        if q_base is None:
             raise argument_error("sensitivity", "query", "finite on the base dataset", query)
+        self.q_base: NDArray[np.float64] = q_base
         self.best_base = base
         self.count = 0
         self.nonfinite = 0

@@ -218,9 +218,12 @@ def _gt0(expr: Any) -> bool:
 
 
 def _certain_sign(expr: Any) -> int | None:
-    """The sign (-1, 0 or 1) of ``expr`` for every value of its symbols, decided by the verification kernel
-    (exact arithmetic or arb balls for a number; Z3 / interval arithmetic with the symbols' assumptions otherwise);
-    None when undecided. sympy's own ``is_positive`` / ``is_negative`` are never consulted."""
+    """The sign (-1, 0 or 1) of ``expr`` for every value of its symbols, decided by the verification kernel.
+
+    Exact arithmetic or arb balls for a number; Z3 / interval arithmetic with the symbols'
+    assumptions otherwise. None when undecided. sympy's own ``is_positive`` / ``is_negative`` are
+    never consulted.
+    """
     from dpaudit.verify.decide import decide_positive, exact_sign
 
     expr = sp.sympify(expr)

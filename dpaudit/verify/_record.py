@@ -1,5 +1,7 @@
-"""The step record shared by the proof steps (:mod:`dpaudit.verify.proof`) and the cross-checks
-(:mod:`dpaudit.verify.crosscheck`)."""
+"""The step record shared by the proof steps (:mod:`dpaudit.verify.proof`) and the cross-checks.
+
+The cross-checks are in :mod:`dpaudit.verify.crosscheck`.
+"""
 
 from __future__ import annotations
 
@@ -123,8 +125,11 @@ class _Record:
 
     @contextlib.contextmanager
     def supporting(self) -> Iterator[None]:
-        """Record the proof steps made inside as ``support`` steps: auxiliary facts (a closed form, a tail
-        bound) that a refutation uses, not sub-claims of the statement."""
+        """Record the proof steps made inside as ``support`` steps.
+
+        Support steps are auxiliary facts (a closed form, a tail bound) that a refutation uses, not
+        sub-claims of the statement.
+        """
         self._support_depth += 1
         try:
             yield

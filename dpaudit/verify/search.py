@@ -210,10 +210,13 @@ class PairSearch:
         return ratio
 
     def _slack_scale(self, gap: float, stretch: float, fx: NDArray[np.float64], fy: NDArray[np.float64]) -> float:
-        """``tol * scale`` is the allowed excess: the tolerance times the larger distance compared, plus (when the
-        tolerance is not 0) a rounding allowance of ``ROUNDING_ULPS`` units in the last place of the values (the
-        error of the float subtraction ``f(x) - f(y)``; 16 ulps of 1e12 is 4e-3, so an offset cannot hide a
-        violation of size 1 the way a tolerance relative to the values did)."""
+        """The ``scale`` of the allowed excess ``tol * scale``: the larger distance compared, plus a rounding allowance.
+
+        The rounding allowance (when the tolerance is not 0) is ``ROUNDING_ULPS`` units in the last
+        place of the values, the error of the float subtraction ``f(x) - f(y)``; 16 ulps of 1e12 is
+        4e-3, so an offset cannot hide a violation of size 1 the way a tolerance relative to the
+        values did.
+        """
         if self.tolerance == 0:
             return 0.0
         rounding = ROUNDING_ULPS * float(np.finfo(float).eps) * max(norm_of(fx, self.norm), norm_of(fy, self.norm))

@@ -284,8 +284,11 @@ def _magnitudes(rng: np.random.Generator, shape: tuple[int, ...], low: float, hi
 
 
 def _other_bases(search: _Search, rng: np.random.Generator, low: float, high: float, extremes: tuple[float, ...]) -> None:
-    """Neighbours of other datasets of the same shape: constant ones at the domain's ends, random ones (log-uniform
-    magnitudes up to the domain's ends), each with its worst-case and random neighbours."""
+    """Neighbours of other datasets of the same shape.
+
+    Constant ones at the domain's ends and random ones (log-uniform magnitudes up to the domain's
+    ends), each with its worst-case and random neighbours.
+    """
     given = search.base
     bases = [np.full(given.shape, v, dtype=float) for v in sorted({extremes[0], extremes[-1], 0.0 if low <= 0 <= high else low})]
     while search.count < search.budget and not search.done:

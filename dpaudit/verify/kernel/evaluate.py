@@ -1,5 +1,6 @@
-"""Certified evaluation of sympy formulas (part of the trusted kernel): exact rationals where the operations
-are rational, python-flint arb balls otherwise.
+"""Certified evaluation of sympy formulas (part of the trusted kernel).
+
+Exact rationals where the operations are rational, python-flint arb balls otherwise.
 
 :func:`value` evaluates an expression at a point (exact rationals, or arb balls for the coordinates of a box);
 the result is a :class:`~fractions.Fraction` (exact), an arb ball that contains every value the expression takes

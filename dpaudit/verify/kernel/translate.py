@@ -47,9 +47,13 @@ DOMAINS: dict[Any, Any] = {
 
 
 def surely_positive(e: Any) -> bool:
-    """A syntactic proof that ``e > 0``: a positive rational, a symbol declared positive, ``exp``/``pi``/``E``, or sums,
-    products and real powers of such (a log of it, or a denominator, needs no definedness query to Z3 then; a
-    quotient such as ``2**1800/beta**1800`` would otherwise be a polynomial of degree 1800 for it)."""
+    """A syntactic proof that ``e > 0``.
+
+    ``e`` is a positive rational, a symbol declared positive, ``exp``/``pi``/``E``, or sums,
+    products and real powers of such. A log of it, or a denominator, needs no definedness query to
+    Z3 then (a quotient such as ``2**1800/beta**1800`` would otherwise be a polynomial of degree
+    1800 for it).
+    """
     if e.is_Rational:
         return bool(e > 0)
     if isinstance(e, sp.Symbol):
@@ -64,8 +68,11 @@ def surely_positive(e: Any) -> bool:
 
 
 def check_real_symbol(s: sp.Symbol) -> None:
-    """Refuse a symbol that may be non-real or infinite (``imaginary``, ``complex``, ``extended_real``): the kernel
-    decides statements over the real numbers. A symbol with no assumption at all is read as a real."""
+    """Refuse a symbol that may be non-real or infinite (``imaginary``, ``complex``, ``extended_real``).
+
+    The kernel decides statements over the real numbers. A symbol with no assumption at all is read
+    as a real.
+    """
     from dpaudit.errors import InvalidArgument
 
     if s.is_real is True:

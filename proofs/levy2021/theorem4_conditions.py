@@ -1,8 +1,12 @@
-"""Thm 4's conditions (eps <= 1, delta <= 1/n^2) and Alg 4's privacy, for the rounds PhasedERM runs: for 0 < eps <= 1 and any
-delta in (0, 1) (so in particular delta <= 1/n^2) every round (Alg 3 with any T >= 1 steps at the full (eps, delta)) is
-(eps, delta)-DP: the T steps compose to (eps, delta) and each step's Alg 2 call, at (eps', delta'), composes its d' coordinates to
-(eps', delta') for every d'. The rounds use disjoint users, so Alg 4 is (eps, delta)-DP (parallel composition). PROVED; the
-construction check and the schedule's disjoint rounds are cross-checked at eps = 1, delta = 1/n^2."""
+"""Thm 4's conditions (eps <= 1, delta <= 1/n^2) and Alg 4's privacy, for the rounds PhasedERM runs.
+
+For 0 < eps <= 1 and any delta in (0, 1) (so in particular delta <= 1/n^2) every round (Alg 3 with
+any T >= 1 steps at the full (eps, delta)) is (eps, delta)-DP: the T steps compose to (eps, delta)
+and each step's Alg 2 call, at (eps', delta'), composes its d' coordinates to (eps', delta') for
+every d'. The rounds use disjoint users, so Alg 4 is (eps, delta)-DP (parallel composition). PROVED;
+the construction check and the schedule's disjoint rounds are cross-checked at eps = 1, delta =
+1/n^2.
+"""
 
 from __future__ import annotations
 

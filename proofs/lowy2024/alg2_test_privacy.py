@@ -1,5 +1,7 @@
-"""Alg 2's concentration test (scores of sensitivity 2, threshold noise Lap(8/eps), score noise Lap(16/eps)) is
-AboveThreshold at budget eps/2, hence eps/2-DP."""
+"""Alg 2's concentration test is AboveThreshold at budget eps/2, hence eps/2-DP.
+
+Scores of sensitivity 2, threshold noise Lap(8/eps), score noise Lap(16/eps).
+"""
 
 from __future__ import annotations
 

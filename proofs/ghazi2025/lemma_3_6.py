@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -32,7 +33,8 @@ PRINTED = "ghazi2025/lemma_3_6_any_batch_size"
 CORRECTED = "ghazi2025/lemma_3_6_batch_size_4"
 
 #: ||x_1 - y_1||_inf after the differing step, the step size, the alignment radius and Alg 2's radius (for Proof.depends).
-FIRST_GAP, STEP, ALIGN_RADIUS, CLIP = sp.symbols("first_gap eta_step rho_align s_clip", positive=True)
+STEP, ALIGN_RADIUS, CLIP = sp.symbols("eta_step rho_align s_clip", positive=True)
+FIRST_GAP = sp.Symbol("first_gap", nonnegative=True)
 
 
 def _median(values: list[Fraction]) -> Fraction:
@@ -66,6 +68,37 @@ def _printed() -> CheckResult:
     return proof.result()
 
 
+def first_step_setting(proof: Proof, gap: Any, eta: Any, rho: Any, s: Any) -> tuple[list[LocalFact], list[Any]]:
+    """The aligned first step in one coordinate, as hypotheses and Fact instances for :meth:`Proof.depends`.
+
+    The statistics rs_x, rs_y, the means mean_x, mean_y, the centres X', Y' and the shared good user c are reals;
+    g = clip(mean_x; rs_x -+ s), g' = clip(mean_y; rs_y -+ s); x_1, y_1 = Pi_[lo, hi](x_0 - eta g), Pi_[lo, hi](x_0 - eta g').
+    Returns the hypotheses (``gap`` is |x_1 - y_1|; the box; the shared good user; Assumption 3.3 (i) for the median,
+    cited from Ghazi et al. 2025, Remark 3.4) and the instances of Alg 2's "within" (twice) and the box projection's
+    "linf". Lemma 3.10 states the same hypotheses (its aligned case) to use the Fact this lemma establishes.
+    """
+    rs_x, rs_y, mean_x, mean_y, x_c, y_c, c_user, x0, lo, hi = sp.symbols("rs_x rs_y mean_x mean_y X' Y' c x_0 lo hi", real=True)
+    g_x, g_y = sym_clamp(mean_x, rs_x - s, rs_x + s), sym_clamp(mean_y, rs_y - s, rs_y + s)
+    step_x, step_y = x0 - eta * g_x, x0 - eta * g_y
+    proof.cite("Ghazi et al. 2025, Remark 3.4", "the coordinate-wise median satisfies Assumption 3.3; (i): if more than B/2 points "
+               "lie in B_inf(X', rho), the statistic lies in B_inf(X', rho)")
+    local = [proof.given_fact("x_1 - y_1 in one coordinate: the box projections of the two steps",
+                              sp.Eq(gap, sp.Abs(sym_clamp(step_x, lo, hi) - sym_clamp(step_y, lo, hi)))),
+             proof.given_fact("the box is not empty", le(lo, hi)),
+             proof.given_fact("c is a good user of both batches: |X' - c| <= rho", le(sp.Abs(x_c - c_user), rho)),
+             proof.given_fact("... and |c - Y'| <= rho", le(sp.Abs(c_user - y_c), rho)),
+             # a good set holds >= 2B/3 > B/2 of its batch, so Assumption 3.3 (i) applies to both batches
+             LocalFact("Assumption 3.3 (i) (Remark 3.4) for D: |rs_x - X'| <= rho", le(sp.Abs(rs_x - x_c), rho), Verdict.PROVED,
+                       "assumed"),
+             LocalFact("Assumption 3.3 (i) (Remark 3.4) for D': |rs_y - Y'| <= rho", le(sp.Abs(rs_y - y_c), rho), Verdict.PROVED,
+                       "assumed")]
+    m_, r_, s_ = sp.Symbol("m", real=True), sp.Symbol("r", real=True), sp.Symbol("s", nonnegative=True)
+    x_, y_, lo_, hi_ = sp.symbols("x y lo hi", real=True)
+    facts = [ALG2.fact("within", {m_: mean_x, r_: rs_x, s_: s}), ALG2.fact("within", {m_: mean_y, r_: rs_y, s_: s}),
+             BOX.fact("linf", {x_: step_x, y_: step_y, lo_: lo, hi_: hi})]
+    return local, facts
+
+
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
     proof.given("B >= 4; D, D' differ in one slot; good sets X_good, Y_good of size >= 2B/3 in B_inf(X', rho), B_inf(Y', rho)",
@@ -79,29 +112,8 @@ def _corrected() -> CheckResult:
     proof.nonneg("2B/3 > B/2: a good set holds more than half of its batch, so Assumption 3.3(i) applies to it",
                  sp.Rational(2, 3) * sp.Symbol("B", positive=True) - sp.Symbol("B", positive=True) / 2)
     rho, s, eta, gap_x = ALIGN_RADIUS, CLIP, STEP, FIRST_GAP  # the goal in the Fact's own symbols: it establishes it
-    # one coordinate (coordinates separate: every step below is per coordinate, and ||.||_inf is their max): the
-    # statistics rs_x, rs_y, the means mean_x, mean_y, the centres X', Y' and the shared good user c are reals;
-    # g = clip(mean_x; rs_x -+ s), g' = clip(mean_y; rs_y -+ s); x_1, y_1 = Pi_[lo, hi](x_0 - eta g), Pi_[lo, hi](x_0 - eta g')
-    rs_x, rs_y, mean_x, mean_y, x_c, y_c, c_user, x0, lo, hi = sp.symbols("rs_x rs_y mean_x mean_y X' Y' c x_0 lo hi", real=True)
-    g_x, g_y = sym_clamp(mean_x, rs_x - s, rs_x + s), sym_clamp(mean_y, rs_y - s, rs_y + s)
-    step_x, step_y = x0 - eta * g_x, x0 - eta * g_y
-    defined = [proof.given_fact("x_1 - y_1 in one coordinate: the box projections of the two steps",
-                                sp.Eq(gap_x, sp.Abs(sym_clamp(step_x, lo, hi) - sym_clamp(step_y, lo, hi)))),
-               proof.given_fact("the box is not empty", le(lo, hi))]
-    shared = [proof.given_fact("c is a good user of both batches: |X' - c| <= rho", le(sp.Abs(x_c - c_user), rho)),
-              proof.given_fact("... and |c - Y'| <= rho", le(sp.Abs(c_user - y_c), rho))]
-    proof.cite("Ghazi et al. 2025, Remark 3.4", "the coordinate-wise median satisfies Assumption 3.3; (i): if more than B/2 points "
-               "lie in B_inf(X', rho), the statistic lies in B_inf(X', rho)")
-    # a good set holds >= 2B/3 > B/2 of its batch (the step above), so Assumption 3.3 (i) applies to both batches
-    break_point = [LocalFact("Assumption 3.3 (i) (Remark 3.4) for D: |rs_x - X'| <= rho", le(sp.Abs(rs_x - x_c), rho), Verdict.PROVED,
-                             "assumed"),
-                   LocalFact("Assumption 3.3 (i) (Remark 3.4) for D': |rs_y - Y'| <= rho", le(sp.Abs(rs_y - y_c), rho), Verdict.PROVED,
-                             "assumed")]
-    m_, r_, s_ = sp.Symbol("m", real=True), sp.Symbol("r", real=True), sp.Symbol("s", nonnegative=True)
-    x_, y_, lo_, hi_ = sp.symbols("x y lo hi", real=True)
-    premises = [*defined, *shared, *break_point,
-                ALG2.fact("within", {m_: mean_x, r_: rs_x, s_: s}), ALG2.fact("within", {m_: mean_y, r_: rs_y, s_: s}),
-                BOX.fact("linf", {x_: step_x, y_: step_y, lo_: lo, hi_: hi})]
+    local, facts = first_step_setting(proof, gap_x, eta, rho, s)
+    premises = [*local, *facts]
     proof.depends("|x_1 - y_1| <= eta |g - g'| <= eta (s + rho + rho + rho + rho + s) = eta (4 rho + 2 s) (the triangle inequality "
                   "along g, rs_x, X', c, Y', rs_y, g': decided by the kernel)",
                   le(gap_x, eta * (4 * rho + 2 * s)), premises, establishes="first step")

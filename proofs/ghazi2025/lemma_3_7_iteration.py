@@ -3,6 +3,8 @@ Alg 2's Lipschitz and affine properties and the box projection), cross-checked b
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import sympy as sp
 from dpaudit.proofs.common.box_projection_nonexpansive import CHECK as BOX
@@ -21,6 +23,44 @@ NAME = "ghazi2025/lemma_3_7_iteration_sensitivity"
 
 #: ||x_t - y_t||_inf for t >= t0 and ||x_{t0} - y_{t0}||_inf (for Proof.depends).
 LATER_GAP, START_GAP = sp.symbols("later_gap start_gap", nonnegative=True)
+
+
+#: the symbols of one step (besides the gaps), renamed by :func:`one_step_setting`'s ``suffix``
+STEP_SYMBOLS = {"user_step_gap": sp.Symbol("user_step_gap", nonnegative=True), "s_step": sp.Symbol("s_step", nonnegative=True),
+                "u": sp.Symbol("u", nonnegative=True), "v": sp.Symbol("v", nonnegative=True),
+                "lo": sp.Symbol("lo", real=True), "hi": sp.Symbol("hi", real=True), "rs_x": RS_X, "rs_y": RS_Y,
+                "mean_x": MEAN_X, "mean_y": MEAN_Y}
+
+
+def one_step_setting(proof: Proof, gap: Any, out: Any, suffix: str = "") -> tuple[list[Any], dict[str, Any]]:
+    """The hypotheses of one step t -> t + 1 in one coordinate, for :meth:`Proof.depends`, and the symbols used.
+
+    D = ``gap`` = ||x_t - y_t||_inf; ``out`` is the new gap: the box projections of Alg 2's two estimates (Alg 2 on the
+    users' steps, radius s_step = eta s by affine equivariance); u = eta h, v = eta r of a row of the Hessian (Lemma
+    3.2's conditions); the robust statistic moves by at most the users' step gap (Assumption 3.3 (ii), a hypothesis
+    of the lemma; the median satisfies it, Remark 3.4); the mean does (averaging); and each user's step moves the pair
+    by at most (|1 - u| + v) D (Lemma 3.2's reduction). ``suffix`` renames the symbols (Lemma 3.10 states these
+    hypotheses for a later step beside those of the first step); the returned map is name -> symbol.
+    """
+    names = {k: (sp.Symbol(v.name + suffix, **v.assumptions0) if suffix else v) for k, v in STEP_SYMBOLS.items()}
+    step, u, v, lo, hi = names["user_step_gap"], names["u"], names["v"], names["lo"], names["hi"]
+    est_x = sym_clamp(names["mean_x"], names["rs_x"] - names["s_step"], names["rs_x"] + names["s_step"])
+    est_y = sym_clamp(names["mean_y"], names["rs_y"] - names["s_step"], names["rs_y"] + names["s_step"])
+    local = [
+        proof.given_fact("the new gap in one coordinate: the box projections of Alg 2's two estimates",
+                         sp.Eq(out, sp.Abs(sym_clamp(est_x, lo, hi) - sym_clamp(est_y, lo, hi)))),
+        proof.given_fact("the box is not empty", le(lo, hi)),
+        proof.given_fact("u = eta h, v = eta r for a row of the Hessian: v <= u (Assumption 2.5: DD)", le(v, u)),
+        proof.given_fact("... and u + v = eta (h + r) <= eta beta <= 2 (eta <= 2/beta)", le(u + v, 2)),
+        proof.given_fact("Assumption 3.3 (ii) of the robust statistic: it moves by at most the users' step gap",
+                         le(sp.Abs(names["rs_x"] - names["rs_y"]), step)),
+        proof.assume_fact("averaging", "the mean of the users' steps moves by at most the largest step gap",
+                          le(sp.Abs(names["mean_x"] - names["mean_y"]), step)),
+        proof.assume_fact("Lemma 3.2's reduction", "each user's step moves the pair by at most the row sum (|1 - u| + v) times "
+                          "||x_t - y_t||_inf (the mean value theorem and the induced l_inf norm cited in Lemma 3.2's proof)",
+                          le(step, (sp.Abs(1 - u) + v) * gap)),
+    ]
+    return local, names
 
 
 def _dd_hessian(rng: np.random.Generator, d: int) -> np.ndarray:
@@ -43,39 +83,22 @@ def _run() -> CheckResult:
     # that, so its statistic (Assumption 3.3 (ii), a hypothesis of the lemma) and its mean (averaging) move by at most
     # that, and so does its estimate (Alg 2 (ii)); the box projection does not expand (box projection, l_inf)
     gap, out = START_GAP, LATER_GAP  # in the Fact's own symbols (the induction over t is the premise below)
-    step = sp.Symbol("user_step_gap", nonnegative=True)
-    u, v = sp.symbols("u v", nonnegative=True)
-    lo, hi = sp.symbols("lo hi", real=True)
-    s_alg2 = sp.Symbol("s_step", nonnegative=True)  # Alg 2's radius on the users' steps (eta s, by affine equivariance)
-    est_x = sym_clamp(MEAN_X, RS_X - s_alg2, RS_X + s_alg2)
-    est_y = sym_clamp(MEAN_Y, RS_Y - s_alg2, RS_Y + s_alg2)
-    est_gap = sp.Abs(est_x - est_y)
-    local = [
-        proof.given_fact("the new gap in one coordinate: the box projections of Alg 2's two estimates",
-                         sp.Eq(out, sp.Abs(sym_clamp(est_x, lo, hi) - sym_clamp(est_y, lo, hi)))),
-        proof.given_fact("the box is not empty", le(lo, hi)),
-        proof.given_fact("u = eta h, v = eta r for a row of the Hessian: v <= u (Assumption 2.5: DD)", le(v, u)),
-        proof.given_fact("... and u + v = eta (h + r) <= eta beta <= 2 (eta <= 2/beta)", le(u + v, 2)),
-        proof.given_fact("Assumption 3.3 (ii) of the robust statistic: it moves by at most the users' step gap",
-                         le(sp.Abs(RS_X - RS_Y), step)),
-        proof.assume_fact("averaging", "the mean of the users' steps moves by at most the largest step gap",
-                          le(sp.Abs(MEAN_X - MEAN_Y), step)),
-        proof.assume_fact("Lemma 3.2's reduction", "each user's step moves the pair by at most the row sum (|1 - u| + v) times "
-                          "||x_t - y_t||_inf (the mean value theorem and the induced l_inf norm cited in Lemma 3.2's proof)",
-                          le(step, (sp.Abs(1 - u) + v) * gap)),
-    ]
+    local, names = one_step_setting(proof, gap, out)
     x_, y_, lo_, hi_ = sp.symbols("x y lo hi", real=True)
     u_, v_ = sp.symbols("u v", nonnegative=True)
+    est_x = sym_clamp(MEAN_X, RS_X - names["s_step"], RS_X + names["s_step"])
+    est_y = sym_clamp(MEAN_Y, RS_Y - names["s_step"], RS_Y + names["s_step"])
     # (a) each user's step moves the pair by at most D (Lemma 3.2); (b) then the new gap is at most D. Two steps keep
     # each kernel query small; (b) lists (a)'s hypotheses too, so the Fact established carries all of them
+    step, u, v = names["user_step_gap"], names["u"], names["v"]
     contraction = [local[2], local[3], local[6]]
     step_ok = proof.depends("each user's step moves the pair by at most ||x_t - y_t||_inf (Lemma 3.2)", le(step, gap),
                             [*contraction, LEMMA_3_2[0].fact("contraction", {INPUT_GAP_32: gap, u_: u, v_: v})])
     user_steps = LocalFact("each user's step moves the pair by at most D (Lemma 3.2)", le(step, gap), step_ok)
     proof.depends("||x_{t+1} - y_{t+1}||_inf <= ||x_t - y_t||_inf", le(out, gap),
                   [*local, user_steps,
-                   ALG2.fact("lipschitz", {EST_GAP: est_gap, PERTURBATION_EST: step, S_CLIP: s_alg2}),
-                   BOX.fact("linf", {x_: est_x, y_: est_y, lo_: lo, hi_: hi})], establishes="no growth")
+                   ALG2.fact("lipschitz", {EST_GAP: sp.Abs(est_x - est_y), PERTURBATION_EST: step, S_CLIP: names["s_step"]}),
+                   BOX.fact("linf", {x_: est_x, y_: est_y, lo_: names["lo"], hi_: names["hi"]})], establishes="no growth")
     proof.assume("induction over t", "a gap that does not grow in one step does not grow over any number of steps")
     rng = proof.rng
     ratios: list[float] = []

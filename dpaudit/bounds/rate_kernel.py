@@ -18,7 +18,8 @@ variables): ``m_i = e^{<alpha_i, y>} <= max_j e^{<beta_j, y>} <= sum_j b_j <= cl
 statement a derived term may carry log factors ``Lambda_i >= 0`` (proved): ``K`` then contains them (a polylog).
 
 **DISPROVED** needs the kernel's counterexample to an exponent obligation: a rational log-direction ``y*`` inside the
-regime (every ``y*_v > 0``, so side conditions such as ``n >= log(1/delta) log(m)/eps`` hold far along it) where ``<alpha_i, y*> > max_j <beta_j, y*>``, re-checked exactly, with (kernel, as supporting facts)
+regime (every ``y*_v > 0``, so side conditions such as ``n >= log(1/delta) log(m)/eps`` hold far along it) where
+``<alpha_i, y*> > max_j <beta_j, y*>``, re-checked exactly, with (kernel, as supporting facts)
 ``derived >= c_i m_i``, ``c_i > 0`` and ``claimed <= sum_j k_j b_j``. Along ``v = e^{t direction_v y*_v}`` the ratio
 ``derived/claimed`` is then at least ``c_i/(sum_j k_j) e^{t margin}``, larger than any constant times any power of
 ``log t``: that last, elementary step is printed as a premise ("polynomial growth beats polylog factors").
@@ -196,7 +197,7 @@ def kernel_rate_check(
             proof.nonneg(f"log factor {lg} of {mono} is >= 0 (it goes into the constant: O~)", lg, hypotheses=domain)
     for c, mono, _ in b_split:
         proof.positive(f"coefficient of {mono} in the stated rate is positive", c, hypotheses=domain)
-    for (c, mono, lg), residual in zip(a_split, residuals, strict=True):
+    for (_, mono, _), residual in zip(a_split, residuals, strict=True):
         proof.nonneg(f"exponent of {mono} <= the largest exponent of the stated rate, for every log-direction y of the regime",
                      residual, hypotheses=log_space)
     if derived_is_lower_bound:

@@ -19,10 +19,21 @@ import sympy as sp
 from dpaudit.proofs.ghazi2025._preset import safe_parameters
 from dpaudit.proofs.ghazi2025.above_threshold_sensitivity import CHECKS as AT
 from dpaudit.proofs.ghazi2025.above_threshold_sensitivity import EPS, TRANSCRIPT_LOSS
-from dpaudit.proofs.ghazi2025.lemma_3_6 import ALIGN_RADIUS, CLIP, FIRST_GAP, STEP, first_step_setting
+from dpaudit.proofs.ghazi2025.lemma_3_6 import (
+    ALIGN_RADIUS,
+    CLIP,
+    FIRST_GAP,
+    STEP,
+    first_step_setting,
+)
 from dpaudit.proofs.ghazi2025.lemma_3_6 import CHECKS as LEMMA_3_6
 from dpaudit.proofs.ghazi2025.lemma_3_7_iteration import CHECK as LEMMA_3_7
-from dpaudit.proofs.ghazi2025.lemma_3_7_iteration import LATER_GAP, START_GAP, STEP_SYMBOLS, one_step_setting
+from dpaudit.proofs.ghazi2025.lemma_3_7_iteration import (
+    LATER_GAP,
+    START_GAP,
+    STEP_SYMBOLS,
+    one_step_setting,
+)
 from dpaudit.proofs.ghazi2025.lemma_3_8 import BATCH as CEILING_BATCH
 from dpaudit.proofs.ghazi2025.lemma_3_8 import CHECKS as LEMMA_3_8
 from dpaudit.proofs.ghazi2025.lemma_3_9_precondition import CHECKS as LEMMA_3_9

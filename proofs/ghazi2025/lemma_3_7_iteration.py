@@ -10,7 +10,15 @@ import sympy as sp
 from dpaudit.proofs.common.box_projection_nonexpansive import CHECK as BOX
 from dpaudit.proofs.ghazi2025._alg2 import alg2
 from dpaudit.proofs.ghazi2025.alg2_estimator import CHECK as ALG2
-from dpaudit.proofs.ghazi2025.alg2_estimator import EST_GAP, MEAN_X, MEAN_Y, PERTURBATION_EST, RS_X, RS_Y, S_CLIP
+from dpaudit.proofs.ghazi2025.alg2_estimator import (
+    EST_GAP,
+    MEAN_X,
+    MEAN_Y,
+    PERTURBATION_EST,
+    RS_X,
+    RS_Y,
+    S_CLIP,
+)
 from dpaudit.proofs.ghazi2025.lemma_3_2_contraction import CHECKS as LEMMA_3_2
 from dpaudit.proofs.ghazi2025.lemma_3_2_contraction import INPUT_GAP as INPUT_GAP_32
 

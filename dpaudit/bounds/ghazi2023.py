@@ -28,6 +28,7 @@ from dpaudit.bounds.rate_checks import check_rate
 from dpaudit.bounds.symbols import Delta, L, R, T, c, d, delta, epsilon, gamma, k, lam, m, mu, n
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
 from dpaudit.bounds.verdict import CheckResult, combine_verdicts
+from dpaudit.verify.verdict import combine_results
 
 __all__ = [
     "CHECKS",
@@ -201,11 +202,12 @@ def check_thm41_chain(*, rng: np.random.Generator, claim: Bound | None = None) -
     last = L * sp.sqrt(d) * SIGMA_PHASE.subs(4**k, (n * m) ** sp.log(4))
     derived = (lam * R**2 + last + limit).subs(lam, bound.settings.get(lam, LAMBDA_THM41))
     rate = check_rate(derived, bound, claim="Thm 4.1 rate from the proof's chain", source=str(bound.citation), rng=rng)
-    verdict = combine_verdicts(step1.verdict, rate.verdict)
-    return CheckResult(verdict, f"Thm 4.1 follows from its parameter settings ({bound.name})", str(bound.citation),
-                       "sympy+rates+numeric", rate.residual, ("sigma_i from Thm 3.1 with 2G, lambda_i",),
-                       rate.counterexample or step1.counterexample, step1.cases + rate.cases,
-                       f"sum step: {step1.verdict.name}; rate: {rate.verdict.name} ({rate.details})")
+    return combine_results(f"Thm 4.1 follows from its parameter settings ({bound.name})", step1, rate,
+                           source=str(bound.citation), method="kernel+rates", residual=rate.residual,
+                           assumptions=("sigma_i from Thm 3.1 with 2G, lambda_i",),
+                           counterexample=rate.counterexample or step1.counterexample, cases=step1.cases + rate.cases,
+                           details=f"sum step: {step1.verdict.name}; rate: {rate.verdict.name} ({rate.details})",
+                           reason="; ".join(r.reason for r in (step1, rate) if r.reason))
 
 
 def _generalisation_total(lam_expr: sp.Expr) -> sp.Expr:
@@ -261,10 +263,13 @@ def check_thm51_last_phase(*, rng: np.random.Generator, claim: Bound | None = No
                            rng=rng, count=16)
     rate = check_rate(lower, bound, claim="last-phase term 2cGR N_0/n is covered by Thm 5.1's rate",
                       source=str(_cite("Alg 4, proof of Thm 5.1")), rng=rng)
-    verdict = combine_verdicts(ident.verdict, rate.verdict)
-    return CheckResult(verdict, "Thm 5.1's proof (last-phase noise, N_0 users) gives the stated rate", str(bound.citation),
-                       "sympy+rates+numeric", rate.residual, ("last batch has >= N_0 users",), rate.counterexample,
-                       ident.cases + rate.cases, f"identity: {ident.verdict.name}; rate: {rate.verdict.name} ({rate.details})")
+    # the conjunction, certified when its parts are (combine_results: a DISPROVED rests on the refuting part only)
+    return combine_results("Thm 5.1's proof (last-phase noise, N_0 users) gives the stated rate", ident, rate,
+                           source=str(bound.citation), method="kernel+rates", residual=rate.residual,
+                           assumptions=("last batch has >= N_0 users",), counterexample=rate.counterexample,
+                           cases=ident.cases + rate.cases,
+                           details=f"identity: {ident.verdict.name}; rate: {rate.verdict.name} ({rate.details})",
+                           reason="; ".join(r.reason for r in (ident, rate) if r.reason))
 
 
 THM51_WITH_LAST_PHASE = Bound(

@@ -194,6 +194,9 @@ class _PhasedBase(MechanismBase):
     _r1_rule: ClassVar[R1Rule | None] = None
     _certificate_only: ClassVar[bool] = False
 
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_r1_rule", "_certificate_only")
+
     def __post_init__(self) -> None:
         owner = type(self).__name__
         check_observe(owner, self.observe)

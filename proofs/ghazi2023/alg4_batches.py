@@ -85,7 +85,8 @@ def _size_corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=DISJOINT_PRINTED,
-        source="Ghazi et al. 2023, Alg 4 line 8 (x^(i) = (x_l : l in [2^{-i} n, 2^{-i+1} n])) and Thm 5.1's parallel composition; docs/papers/ghazi2023.md, ALG-4 and pitfall P15",
+        source=("Ghazi et al. 2023, Alg 4 line 8 (x^(i) = (x_l : l in [2^{-i} n, 2^{-i+1} n])) and Thm 5.1's parallel composition; "
+                "docs/papers/ghazi2023.md, ALG-4 and pitfall P15"),
         statement="(as printed) The batches x^(i) = users in [2^{-i} n, 2^{-i+1} n], i = 1..T, are pairwise disjoint.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2023",),

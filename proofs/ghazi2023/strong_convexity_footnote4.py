@@ -66,7 +66,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, footnote 4 ('f is mu-strongly convex iff ||grad f(theta) - grad f(theta')|| >= mu ||theta - theta'||'); docs/papers/ghazi2023.md, erratum E10",
+        source=("Ghazi et al. 2023, footnote 4 ('f is mu-strongly convex iff ||grad f(theta) - grad f(theta')|| >= mu ||theta - theta'||'); "
+                "docs/papers/ghazi2023.md, erratum E10"),
         statement="(as printed, 'if' direction) If ||grad f(a) - grad f(b)|| >= mu ||a - b|| for all a, b, then f is mu-strongly convex.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2023",),

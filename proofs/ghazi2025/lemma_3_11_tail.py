@@ -59,7 +59,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, proof of Lemma 3.11 with Hoeffding per coordinate (docs/papers/ghazi2025.md, reading A1); RobustStatsLocalization.parameters",
+        source=("Ghazi et al. 2025, proof of Lemma 3.11 with Hoeffding per coordinate (docs/papers/ghazi2025.md, reading A1); "
+                "RobustStatsLocalization.parameters"),
         statement=("(corrected) With gradient coordinates in [-G, G], each user's mean gradient is within G sqrt(2 ln(2nd/omega)/m) of its "
                    "expectation in every coordinate except with probability omega/(nd), so all n users are, except with probability omega."),
         expected=Verdict.PROVED,

@@ -84,7 +84,8 @@ CHECKS = (
     _pair(DIAMETER_CORRECTED, "Ghazi et al. 2025, proof of Lemma 3.12 with the l_2 diameter of [-D, D]^d (docs/papers/ghazi2025.md, erratum E6)",
           "(corrected) For x_0, x* in [-D, D]^d, ||x_0 - x*||_2 <= 2 D sqrt(d).",
           Verdict.PROVED, _diameter_corrected, "corrected", DIAMETER_PRINTED),
-    _pair(NOISE_PRINTED, "Ghazi et al. 2025, proof of Lemma 3.12 (E||zeta_s||^2 = eta_s^2 d G d log(1/delta) log(nmd)/(m eps^2)); docs/papers/ghazi2025.md, erratum E6",
+    _pair(NOISE_PRINTED, ("Ghazi et al. 2025, proof of Lemma 3.12 (E||zeta_s||^2 = eta_s^2 d G d log(1/delta) log(nmd)/(m eps^2)); "
+                          "docs/papers/ghazi2025.md, erratum E6"),
           "(as printed) E||zeta_s||_2^2 = eta_s^2 d G d log(1/delta) log(nmd)/(m eps^2) is invariant under a change of units of theta and the loss.",
           Verdict.DISPROVED, _noise_printed, "printed", NOISE_CORRECTED),
     _pair(NOISE_CORRECTED, "Ghazi et al. 2025, proof of Lemma 3.12 with G^2 d and Thm 3.1's eta (docs/papers/ghazi2025.md, erratum E6 and reading A5)",

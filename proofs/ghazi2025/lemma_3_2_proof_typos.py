@@ -91,7 +91,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=MVT_PRINTED,
-        source="Ghazi et al. 2025, App. B.1 (proof of Lemma 3.2: 'by the mean-value theorem ... where z is in the segment'); docs/papers/ghazi2025.md, erratum E2",
+        source=("Ghazi et al. 2025, App. B.1 (proof of Lemma 3.2: 'by the mean-value theorem ... where z is in the segment'); "
+                "docs/papers/ghazi2025.md, erratum E2"),
         statement=("(as printed) For f convex and beta-smooth with DD Hessians, grad f(x) - grad f(y) = grad^2 f(z)(x - y) for some z on "
                    "the segment [x, y]."),
         expected=Verdict.DISPROVED,

@@ -90,7 +90,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Lemma 3.8 (hypothesis '|X_good| < B/3 for any point Y') as used in Lemma 3.10 case (i); docs/papers/ghazi2025.md, reading A6",
+        source=("Ghazi et al. 2025, Lemma 3.8 (hypothesis '|X_good| < B/3 for any point Y') as used in Lemma 3.10 case (i); docs/papers/ghazi2025.md, "
+                "reading A6"),
         statement=("(as printed) Every batch that is not (1/tau)-aligned satisfies Lemma 3.8's hypothesis that every ball B_inf(Y, 1/tau) "
                    "holds fewer than B/3 of its points."),
         expected=Verdict.DISPROVED,

@@ -106,7 +106,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=GAP,
-        source="Ghazi et al. 2025, proof of Lemma 3.8 ('s_1 + Lap(6/eps) <= v'); Alg 3 line 1 and Alg 4 at eps/2; docs/papers/ghazi2025.md, reading A3 and pitfall P19",
+        source=("Ghazi et al. 2025, proof of Lemma 3.8 ('s_1 + Lap(6/eps) <= v'); Alg 3 line 1 and Alg 4 at eps/2; docs/papers/ghazi2025.md, reading "
+                "A3 and pitfall P19"),
         statement=("(proof step) For L_q ~ Lap(8/eps), L_th ~ Lap(4/eps) independent and every t >= 0: "
                    "P(L_q + L_th >= t) <= P(Lap(6/eps) >= t) = e^{-eps t/6}/2."),
         expected=Verdict.DISPROVED,
@@ -129,7 +130,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Lemma 3.8 (probability part) with eps <= 1, delta <= 1/e and the 2B/3 hypothesis (docs/papers/ghazi2025.md, reading A6); Alg 4 at eps/2",
+        source=("Ghazi et al. 2025, Lemma 3.8 (probability part) with eps <= 1, delta <= 1/e and the 2B/3 hypothesis (docs/papers/ghazi2025.md, "
+                "reading A6); Alg 4 at eps/2"),
         statement=("(corrected) For 0 < eps <= 1, 0 < delta <= 1/e, T >= 1, B >= 100 log(T/delta)/eps, nu = 0.9B + 2 log(T/delta)/eps and a "
                    "batch with score s <= (2/3 + 1/(3e)) B, the test with L_th ~ Lap(4/eps), L_q ~ Lap(8/eps) returns a_1 = ⊥ with "
                    "probability at least 1 - delta/(T e^eps)."),

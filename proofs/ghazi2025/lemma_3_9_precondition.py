@@ -81,7 +81,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Thm 3.1 settings vs Lemma 3.9 (6 beta eta B <= 1) and Lemma 3.2 (eta <= 2/beta); docs/papers/ghazi2025.md, reading A2 and pitfall P2",
+        source=("Ghazi et al. 2025, Thm 3.1 settings vs Lemma 3.9 (6 beta eta B <= 1) and Lemma 3.2 (eta <= 2/beta); docs/papers/ghazi2025.md, "
+                "reading A2 and pitfall P2"),
         statement=("(as printed) The parameter settings of Thm 3.1 imply Lemma 3.9's precondition 6 beta eta B <= 1 (and Lemma 3.2's "
                    "eta <= 2/beta)."),
         expected=Verdict.DISPROVED,

@@ -60,7 +60,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Thm 3.1 (nu = 0.9B + 2 log(T/delta)/eps) vs Alg 1 line 7 (Alg 3 called with delta/(2Tmnd)); docs/papers/ghazi2025.md, reading A4",
+        source=("Ghazi et al. 2025, Thm 3.1 (nu = 0.9B + 2 log(T/delta)/eps) vs Alg 1 line 7 (Alg 3 called with delta/(2Tmnd)); "
+                "docs/papers/ghazi2025.md, reading A4"),
         statement="(as printed) The threshold nu is the same whether it is computed with Thm 3.1's delta or with the delta/(2Tmnd) Alg 1 passes to Alg 3.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),

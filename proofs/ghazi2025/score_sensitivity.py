@@ -78,7 +78,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, proof of Lemma 3.10 case (ii) ('the query sensitivity is always bounded by 1') and Lemma A.3; docs/papers/ghazi2025.md, reading A3",
+        source=("Ghazi et al. 2025, proof of Lemma 3.10 case (ii) ('the query sensitivity is always bounded by 1') and Lemma A.3; "
+                "docs/papers/ghazi2025.md, reading A3"),
         statement="(as printed) Replacing one user changes the concentration score s^conc of eq. (3) by at most 1.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),

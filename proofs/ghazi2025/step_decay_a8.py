@@ -56,7 +56,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Alg 5 with eta_s = eta kappa^{-s}, kappa = max(ln m, 4) (docs/papers/ghazi2025.md, reading A8); RobustStatsLocalization.parameters",
+        source=("Ghazi et al. 2025, Alg 5 with eta_s = eta kappa^{-s}, kappa = max(ln m, 4) (docs/papers/ghazi2025.md, reading A8); "
+                "RobustStatsLocalization.parameters"),
         statement=("(corrected) With kappa = max(ln m, 4) >= 4, eta_s = eta kappa^{-s} is decreasing and at most eta/4 for every m >= 1; "
                    "the safe preset's eta_s (5 configurations) are non-increasing with 6 beta eta_s B <= 1 in every phase."),
         expected=Verdict.PROVED,

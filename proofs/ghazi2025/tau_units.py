@@ -45,7 +45,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Thm 3.1 / Lemma 3.11 (tau = O(G log(nmd)/sqrt(m))) vs eq. (3), Alg 1 line 5 (s = 1/tau); docs/papers/ghazi2025.md, reading A1",
+        source=("Ghazi et al. 2025, Thm 3.1 / Lemma 3.11 (tau = O(G log(nmd)/sqrt(m))) vs eq. (3), Alg 1 line 5 (s = 1/tau); "
+                "docs/papers/ghazi2025.md, reading A1"),
         statement="(as printed) With tau = G log(nmd)/sqrt(m), the score exp(-tau ||q_t(Z) - q_t(Z')||_inf) of eq. (3) is invariant under a change of units.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),

@@ -87,7 +87,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Remark 3.4 corrected (docs/papers/ghazi2025.md, erratum E1: trim k >= floor(B/3) per side; the proofs use balls with >= 2B/3 points)",
+        source=("Ghazi et al. 2025, Remark 3.4 corrected (docs/papers/ghazi2025.md, erratum E1: trim k >= floor(B/3) per side; the proofs use balls "
+                "with >= 2B/3 points)"),
         statement=("(corrected) A symmetric trimmed mean removing k values per side, floor(B/3) <= k < B/2, lies in [lo, hi] whenever "
                    "at least ceil(2B/3) of the B values do."),
         expected=Verdict.PROVED,

@@ -47,7 +47,8 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Thm 2 (beta = min{1, 2 gamma + (d^2 B sqrt(log(dn/gamma))/tau) exp(-n eps/(24 sqrt(d log(1/delta))))}); docs/papers/levy2021.md, check L10",
+    source=("Levy et al. 2021, Thm 2 (beta = min{1, 2 gamma + (d^2 B sqrt(log(dn/gamma))/tau) exp(-n eps/(24 sqrt(d log(1/delta))))}); "
+            "docs/papers/levy2021.md, check L10"),
     statement=("If log(dn/gamma) >= 1/10, the failure probability derived from Alg 2's steps, 2 gamma + d (sqrt(d) B/tau') "
                "exp(-n eps'/8), is at most Thm 2's stated 2 gamma + (d^2 B sqrt(log(dn/gamma))/tau) exp(-n eps/(24 sqrt(d log(1/delta))))."),
     expected=Verdict.PROVED,

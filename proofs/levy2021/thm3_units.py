@@ -50,7 +50,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Levy et al. 2021, Thm 3 (iii) as printed in the seed (O~(H^2 R/T + H R Gt sqrt(d)/(n sqrt(m) eps))); docs/papers/levy2021.md, reading 0(c) and check L19",
+        source=("Levy et al. 2021, Thm 3 (iii) as printed in the seed (O~(H^2 R/T + H R Gt sqrt(d)/(n sqrt(m) eps))); docs/papers/levy2021.md, "
+                "reading 0(c) and check L19"),
         statement=("(as printed) The bound E||G_{L,1/H}(theta_hat)||^2 <= O~(H^2 R/T + H R Gt sqrt(d)/(n sqrt(m) eps)) is invariant "
                    "under a change of units of theta and of the loss (every term scales like (loss/theta)^2)."),
         expected=Verdict.DISPROVED,

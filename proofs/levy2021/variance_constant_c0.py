@@ -57,7 +57,8 @@ CHECKS = (LemmaCheck(
     sibling=NAME,
 ), LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Thm 2 (Var(A'|X^n) <= c_0 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2), c_0 = 102400); docs/papers/levy2021.md, check L9 and reading 0(b)",
+    source=("Levy et al. 2021, Thm 2 (Var(A'|X^n) <= c_0 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2), c_0 = 102400); docs/papers/levy2021.md, "
+            "check L9 and reading 0(b)"),
     statement=("(corrected, alpha read as gamma) With tau' = 10 tau sqrt(log(dn/gamma)/d) and eps' = eps/sqrt(8 d log(1/delta)), the total Laplace variance "
                "d * 2 (8 tau'/(n eps'))^2 equals 102400 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2) exactly."),
     expected=Verdict.PROVED,

@@ -66,7 +66,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Lowy et al. 2024, Alg 3 line 4: a sufficient condition for K_i <= n_i (docs/papers/lowy2024.md, finding F5, whose alternative is K_i := min(K_i, n_i))",
+        source=("Lowy et al. 2024, Alg 3 line 4: a sufficient condition for K_i <= n_i (docs/papers/lowy2024.md, finding F5, whose alternative is K_i "
+                ":= min(K_i, n_i))"),
         statement=("(corrected) If n_i >= 1000 L/eps and T_i >= (1000 eps L)^2/L' (L = log(n_i^2 m^2 e^eps/delta), L' = log(1/delta)), "
                    "then K_i <= n_i."),
         expected=Verdict.PROVED,

@@ -60,7 +60,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Lowy et al. 2024, Thm 4.1 / D.3 with the omitted T m log/eps term (docs/papers/lowy2024.md, finding F7; Thm 3.2 has it as sqrt(beta R/L) n^{1/4} m^{5/4}/eps)",
+        source=("Lowy et al. 2024, Thm 4.1 / D.3 with the omitted T m log/eps term (docs/papers/lowy2024.md, finding F7; Thm 3.2 has it as sqrt(beta "
+                "R/L) n^{1/4} m^{5/4}/eps)"),
         statement=("(corrected) With the proof's T and K and eps <= 10: T K m = eps^{5/4} n^{11/8} m^{5/4} + ell n^{3/4} m^{3/2}/sqrt(eps) "
                    "<= 10 mn(1 + n^{3/8} m^{1/4} eps^{1/4}) + ell n^{3/4} m^{3/2}/sqrt(eps)."),
         expected=Verdict.PROVED,

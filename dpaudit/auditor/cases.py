@@ -84,8 +84,11 @@ class AuditCase:
         return ExecutionOptions(**_grouped(self.options).get(ExecutionOptions, {}))
 
     def audit(self, *, seed: Any, scale: float = 1.0, **kwargs: Any) -> AuditResult:
-        """Audit the case (``scale`` multiplies its trial count, ``trials=`` replaces it; other
-        arguments go to :func:`audit`, over the case's ``options``)."""
+        """Audit the case.
+
+        ``scale`` multiplies its trial count, ``trials=`` replaces it; other arguments go to
+        :func:`audit`, over the case's ``options``.
+        """
         case, given = _grouped(self.options), _grouped(kwargs)
         merged = {key: {**case.get(key, {}), **fields} if key not in _replaced(kwargs) else dict(fields)
                   for key, fields in {**case, **given}.items()}

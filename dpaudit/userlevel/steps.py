@@ -56,8 +56,11 @@ def declared_steps(cls: type) -> frozenset[str]:
 
 
 def correct_class(variant: type) -> type | None:
-    """The correct algorithm ``variant`` is built from: its first base outside the variant modules that
-    declares steps (``None`` for a faulty mechanism built from scratch, not from a correct class)."""
+    """The correct algorithm ``variant`` is built from.
+
+    Its first base outside the variant modules that declares steps (``None`` for a faulty mechanism
+    built from scratch, not from a correct class).
+    """
     from dpaudit.mechanisms.base import UnsafeMechanism
 
     for klass in variant.__mro__[1:]:

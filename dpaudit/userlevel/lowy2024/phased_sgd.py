@@ -180,10 +180,12 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
 
     @property
     def domain(self) -> PublicDomain:
+        """The declared public domain of the data (loss, radius, feature and label bounds)."""
         return PublicDomain(self.loss, self.radius, self.feature_bound, self.label_bound)
 
     @property
     def constants(self) -> Alg1Constants:
+        """The constants of the chosen preset."""
         return ALG1_CONSTANTS[self.preset]
 
     @property
@@ -375,8 +377,11 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         return groups
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` independent outputs ``x_l`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``,
-        or with ``observe="transcript"`` their transcripts ``(size, l (1 + d) + d)`` (the same draws)."""
+        """``size`` independent outputs ``x_l`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``.
+
+        With ``observe="transcript"``, their transcripts instead, ``(size, l (1 + d) + d)`` (the
+        same draws).
+        """
         run = self.sample_with_info(data, size, rng=rng)
         if self.observe == "transcript" and run.transcript is not None:
             return run.transcript
@@ -418,7 +423,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         nu, m = p.group_users[phase], p.m_items
         count = p.groups * nu
         if perm is None:
-            block = z[offset : offset + count].reshape(p.groups, nu * m, z.shape[2])
+            block: NDArray[np.float64] = z[offset : offset + count].reshape(p.groups, nu * m, z.shape[2])
         else:
             users = perm[:, offset : offset + count]
             block = z[users].reshape(users.shape[0], p.groups, nu * m, z.shape[2])
@@ -448,13 +453,17 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         return iterates, score, self._inclusion_probabilities(ranks, k)
 
     def _inclusion_probabilities(self, ranks: NDArray[np.int64], k: int) -> NDArray[np.float64]:
-        """Step: ``p_{i,j}``, the probability that iterate ``j`` is kept, from its rank ``h_{i,j}`` among ``k``
-        (the ramp of [Alg 1 line 17]; must change by a bounded amount when one user changes)."""
+        """Step: ``p_{i,j}``, the probability that iterate ``j`` is kept, from its rank ``h_{i,j}`` among ``k``.
+
+        The ramp of [Alg 1 line 17]; it must change by a bounded amount when one user changes.
+        """
         return inclusion_probability(ranks, k)
 
     def _halted_release(self, iterates: NDArray[np.float64], trials: int) -> NDArray[np.float64]:
-        """Step: what a halted trial releases, ``(trials, d)``: the public 0 [Alg 1 line 22], never a function
-        of the data (``iterates`` is there for the broken variants that leak it)."""
+        """Step: what a halted trial releases, ``(trials, d)``: the public 0 [Alg 1 line 22].
+
+        Never a function of the data (``iterates`` is there for the broken variants that leak it).
+        """
         return np.zeros((trials, iterates.shape[-1]))
 
     def _run_chunk(self, z: NDArray[np.float64], p: Alg1Parameters, c: int, rng: np.random.Generator,

@@ -29,6 +29,7 @@ from dpaudit.errors import (
 if TYPE_CHECKING:
     from dpaudit import one_run
     from dpaudit.auditor import AuditCase, AuditResult, ScoresAuditResult, audit, audit_scores
+    from dpaudit.auditor.options import AdaptiveTrials, AttackOptions, ExecutionOptions
     from dpaudit.guarantees import GDP, ApproxDP, Guarantee, PureDP
     from dpaudit.interfaces import Mechanism
 
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
 # names below, and the subpackages, are imported on first attribute access (PEP 562), so that numpy,
 # scipy and sympy load only when something needs them.
 _LAZY = {
+    "AdaptiveTrials": "dpaudit.auditor.options",
+    "AttackOptions": "dpaudit.auditor.options",
+    "ExecutionOptions": "dpaudit.auditor.options",
     "AuditCase": "dpaudit.auditor",
     "AuditResult": "dpaudit.auditor",
     "ScoresAuditResult": "dpaudit.auditor",
@@ -68,11 +72,14 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "GDP",
+    "AdaptiveTrials",
     "ApproxDP",
+    "AttackOptions",
     "AuditCase",
     "AuditResult",
     "CheckpointError",
     "DPAuditError",
+    "ExecutionOptions",
     "Guarantee",
     "InvalidArgument",
     "Mechanism",

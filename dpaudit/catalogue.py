@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit._table import clip, terminal_width
+from dpaudit._text import counted
 from dpaudit.auditor import AuditCase, AuditResult
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.interfaces import Mechanism
@@ -180,7 +181,7 @@ def run_demo(
               f"{'verdict':<9} {'time':>6}")
     rows: list[dict[str, Any]] = []
     if not as_json:
-        print(f"dpaudit demo: {len(chosen)} catalogue entries, root seed {seed}, confidence 0.95", file=out)
+        print(f"dpaudit demo: {counted(len(chosen), 'catalogue entry')}, root seed {seed}, confidence 0.95", file=out)
         print(header, file=out)
         print("-" * len(header), file=out, flush=True)
     started = time.perf_counter()

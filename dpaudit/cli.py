@@ -352,8 +352,10 @@ def _run_audit(args: argparse.Namespace) -> int:
             print(f"dpaudit {args.command}: note: {case.mechanism!r} is invoked once per trial and draws from its own "
                   "random source: the audit is much slower than a vectorised numpy mechanism's (tens of times; "
                   "--trials 1e4 is quicker) and --seed does not reproduce it", file=sys.stderr)
-        result = case.audit(seed=args.seed, confidence=args.confidence, executor=executor, progress=_show_progress(args),
-                            checkpoint=args.checkpoint, **_run_options(args), **_attack_options(args))
+        execution = case.execution_options.replace(executor=executor, progress=_show_progress(args),
+                                                    checkpoint=args.checkpoint, **_execution_options(args))
+        result = case.audit(seed=args.seed, confidence=args.confidence, attack=case.attack_options.replace(**_attack_options(args)),
+                            execution=execution, **_schedule(args))
     if args.command == "report":
         from dpaudit.report import write_report
 
@@ -381,17 +383,26 @@ def _run_scores(args: argparse.Namespace) -> int:
     return EXIT_VIOLATION if result.violation else EXIT_OK
 
 
-def _run_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Options that change the draws but not the attack (``--block-size``), and the budget of ``--trials auto``."""
-    options: dict[str, Any] = {} if args.block_size is None else {"block_size": args.block_size}
-    if getattr(args, "resolved_trials", None) == "auto":
-        options["max_trials"] = DEFAULT_MAX_TRIALS if args.max_trials is None else args.max_trials
-        options["max_seconds"] = DEFAULT_MAX_SECONDS if args.max_time is None else args.max_time
-        if args.max_stages is not None:
-            options["max_stages"] = args.max_stages
-        if args.first_trials is not None:
-            options["first_trials"] = args.first_trials
-    return options
+def _execution_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Execution options that change the draws (``--block-size``), when given."""
+    return {} if args.block_size is None else {"block_size": args.block_size}
+
+
+def _schedule(args: argparse.Namespace) -> dict[str, Any]:
+    """``trials=AdaptiveTrials(...)``, the budget of ``--trials auto``; nothing for a fixed count."""
+    from dpaudit.auditor.options import AdaptiveTrials
+
+    if getattr(args, "resolved_trials", None) != "auto":
+        return {}
+    budget: dict[str, Any] = {
+        "max_trials": DEFAULT_MAX_TRIALS if args.max_trials is None else args.max_trials,
+        "max_seconds": DEFAULT_MAX_SECONDS if args.max_time is None else args.max_time,
+    }
+    if args.max_stages is not None:
+        budget["max_stages"] = args.max_stages
+    if args.first_trials is not None:
+        budget["first_trials"] = args.first_trials
+    return {"trials": AdaptiveTrials(**budget)}
 
 
 def _attack_options(args: argparse.Namespace) -> dict[str, Any]:

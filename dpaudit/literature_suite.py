@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.auditor.cases import AuditCase
+from dpaudit.auditor.options import AttackOptions
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.mechanisms import LaplaceMechanism, ReportNoisyMax, SparseVector, faulty
 from dpaudit.mechanisms.literature import (
@@ -169,9 +170,9 @@ def _cases() -> list[AuditCase]:
               "Running sums of q + Lap(1/eps): 10 eps = 1.0-DP when all 10 answers change."),
         _case("Laplace, IEEE bits", "one below", LaplaceMechanism(0.1), (1.0, 0.0), 100_000, True,
               "numpy's textbook sampler with its bits read [Mir12]: outputs near 0 are on a finer grid "
-              "than 1 + noise can produce, so not DP for any epsilon.", float_bits=True),
+              "than 1 + noise can produce, so not DP for any epsilon.", attack=AttackOptions(float_bits=True)),
         _case("SnappingLaplace, IEEE bits", "one above", SnappingLaplace(0.1, 100.0), (0.0, 1.0), 200_000, False,
-              "Mironov's snapping mechanism, 0.1-DP in floating point [Mir12, Thm 1].", float_bits=True),
+              "Mironov's snapping mechanism, 0.1-DP in floating point [Mir12, Thm 1].", attack=AttackOptions(float_bits=True)),
     ]
 
 

@@ -15,6 +15,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
+from dpaudit._text import counted
 from dpaudit.auditor.result import AuditResult
 
 __all__ = ["render_html", "write_report"]
@@ -101,7 +102,7 @@ def render_html(
         ("P[E | denominator]", _interval(ev.p_denominator_interval)),
         ("epsilon lower bound", f"ln((P_num_lo - delta) / P_den_hi) = {result.epsilon_lower_bound:.6g}"),
         ("trials", f"{result.trials} per dataset: {result.selection_trials} to choose the attack, "
-                   f"{result.estimation_trials} to estimate ({result.candidates_evaluated} candidate(s) paid for)"),
+                   f"{result.estimation_trials} to estimate ({counted(result.candidates_evaluated, 'candidate')} paid for)"),
         ("outputs", result.output_kind),
         ("seed entropy", f"{result.seed_entropy} (block size {result.block_size})"),
         ("time", f"{result.total_seconds:.2f} s"),

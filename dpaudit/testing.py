@@ -47,7 +47,9 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit._text import counted
 from dpaudit.auditor import AuditResult, audit
+from dpaudit.auditor.options import AdaptiveTrials
 from dpaudit.errors import CheckFailed, InvalidArgument
 
 __all__ = [
@@ -86,7 +88,7 @@ def assert_private(
     pairs: Sequence[tuple[Any, Any]] | None = None,
     epsilon: float | None = None,
     delta: float | None = None,
-    trials: int | str = DEFAULT_TRIALS,
+    trials: int | str | AdaptiveTrials = DEFAULT_TRIALS,
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
     max_trials: int | None = None,
@@ -113,8 +115,9 @@ def assert_private(
     epsilon, delta : float, optional
         The claim; default: the mechanism's ``claimed_guarantee()`` (``epsilon`` is required for a
         plain callable) and its delta, else 0.
-    trials : int or "auto"
-        Trials per dataset and pair, or ``"auto"`` (the default): adaptive, up to ``max_trials``.
+    trials : int, "auto" or AdaptiveTrials
+        Trials per dataset and pair, or ``"auto"`` (the default): adaptive, up to ``max_trials``;
+        an :class:`~dpaudit.auditor.options.AdaptiveTrials` sets the whole schedule.
     seed : int
         Root seed (default :data:`DEFAULT_SEED`); several pairs get streams spawned from it.
     confidence : float
@@ -124,7 +127,8 @@ def assert_private(
         :data:`DEFAULT_MAX_TRIALS`) and seconds (default none: a time limit makes the verdict
         depend on the machine's speed, which the failure message then says).
     **audit_options
-        Passed to :func:`dpaudit.audit` (``executor``, ``candidates``, ...).
+        Passed to :func:`dpaudit.audit`: ``attack=AttackOptions(...)``, ``execution=ExecutionOptions(...)``
+        or their fields (``candidates``, ``executor``, ...).
 
     Returns
     -------
@@ -158,19 +162,20 @@ def assert_private(
     confidence = check_in_range("assert_private", "confidence", confidence, 0.0, 1.0, low_closed=False, high_closed=False)
     per_pair = 1.0 - (1.0 - confidence) / len(pairs)
     seeds: list[Any] = [seed] if len(pairs) == 1 else list(np.random.SeedSequence(seed).spawn(len(pairs)))
-    if trials == "auto":
-        audit_options["max_trials"] = DEFAULT_MAX_TRIALS if max_trials is None else max_trials
-    elif max_trials is not None:
-        audit_options["max_trials"] = max_trials  # refused by audit() with a fixed count, naming it
-    if max_seconds is not None:
-        audit_options["max_seconds"] = max_seconds
+    if isinstance(trials, str) and trials == "auto":
+        schedule = {name: audit_options.pop(name) for name in ("first_trials", "max_stages") if name in audit_options}
+        trials = AdaptiveTrials(max_trials=DEFAULT_MAX_TRIALS if max_trials is None else max_trials,
+                                max_seconds=max_seconds, **schedule)
+    else:  # refused by audit() with a fixed count, naming them
+        audit_options.update({name: value for name, value in (("max_trials", max_trials), ("max_seconds", max_seconds))
+                              if value is not None})
     results = []
     for index, ((a, b), child) in enumerate(zip(pairs, seeds, strict=True)):
         result = audit(mechanism, a, b, epsilon=epsilon, delta=delta, trials=trials, seed=child,
                        confidence=per_pair, **audit_options)
         if result.violation:
             where = "" if len(pairs) == 1 else f" on pair {index} of {len(pairs)}"
-            ran = f"{result.trials} trials" + (f" in {len(result.stages)} stage(s)" if result.stages else "")
+            ran = counted(result.trials, "trial") + (f" in {counted(len(result.stages), 'stage')}" if result.stages else "")
             raise CheckFailed(
                 f"{result.mechanism} leaks{where}: epsilon >= {result.epsilon_lower_bound:.4f} exceeds the claimed "
                 f"{result.claimed_epsilon:g} at delta = {result.delta:g} (confidence {per_pair:g}; "

@@ -1,6 +1,7 @@
 """The empirical auditor: confidence lower bounds on epsilon from samples of a mechanism."""
 
 from dpaudit.auditor.cases import AuditCase
+from dpaudit.auditor.options import AdaptiveTrials, AttackOptions, ExecutionOptions
 from dpaudit.auditor.result import AuditResult, EventEvidence
 from dpaudit.auditor.runner import audit
 from dpaudit.auditor.scores import ScoresAuditResult, audit_scores
@@ -13,9 +14,12 @@ from dpaudit.auditor.stats import (
 )
 
 __all__ = [
+    "AdaptiveTrials",
+    "AttackOptions",
     "AuditCase",
     "AuditResult",
     "EventEvidence",
+    "ExecutionOptions",
     "ScoresAuditResult",
     "audit",
     "audit_scores",

@@ -69,10 +69,14 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from dpaudit._validation import argument_error, check_count, check_int, check_positive
 from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
 from dpaudit.auditor.independence import check_row_independence
+from dpaudit.auditor.options import (
+    DEFAULT_FIRST_TRIALS,
+    DEFAULT_MAX_TRIALS,
+    AdaptiveTrials,
+)
 from dpaudit.auditor.ranking import Candidate, predicted_bounds
 from dpaudit.auditor.result import AuditResult, EventEvidence, StageRecord
 from dpaudit.auditor.sampling import BlockSource
@@ -94,8 +98,6 @@ __all__ = [
 ]
 
 GROWTH = math.sqrt(10.0)
-DEFAULT_FIRST_TRIALS = 100_000
-DEFAULT_MAX_TRIALS = 10_000_000
 #: Output numbers per dataset a later stage's selection may hold (its rows are capped at this over
 #: the row's size); a bound fixed in advance, so it never depends on the machine's memory.
 MAX_SELECTION_VALUES = 1 << 24
@@ -113,24 +115,9 @@ class Budget:
     max_stages: int | None
 
     @classmethod
-    def from_arguments(cls, owner: str, trials: Any, minimum: int, first_trials: Any, max_trials: Any,
-                       max_seconds: Any, max_stages: Any) -> Budget | None:
-        """The budget of ``trials="auto"``; ``None`` for a fixed count, which takes none of the budget's arguments."""
-        if not (isinstance(trials, str) and trials == "auto"):
-            budget = {"first_trials": first_trials, "max_trials": max_trials, "max_seconds": max_seconds,
-                      "max_stages": max_stages}
-            given = [name for name, value in budget.items() if value is not None]
-            if given and not isinstance(trials, str):
-                raise argument_error(owner, given[0], "left out with a fixed trial count (it sets an adaptive audit's "
-                                     "budget)", budget[given[0]], fix="pass trials='auto' to audit in stages.")
-            if isinstance(trials, str):
-                raise argument_error(owner, "trials", f"an integer >= {minimum} or 'auto'", trials)
-            return None
-        first = DEFAULT_FIRST_TRIALS if first_trials is None else check_count(owner, "first_trials", first_trials, minimum=minimum)
-        most = DEFAULT_MAX_TRIALS if max_trials is None else check_count(owner, "max_trials", max_trials, minimum=minimum)
-        seconds = None if max_seconds is None else check_positive(owner, "max_seconds", max_seconds, allow_inf=True)
-        stages = None if max_stages is None else check_int(owner, "max_stages", max_stages, minimum=1)
-        return cls(first, most, None if seconds is None or math.isinf(seconds) else seconds, stages)
+    def of(cls, schedule: AdaptiveTrials) -> Budget:
+        """The budget of an adaptive audit (its fields checked by :class:`AdaptiveTrials`)."""
+        return cls(schedule.first_trials, schedule.max_trials, schedule.max_seconds, schedule.max_stages)
 
     def whole_blocks(self, block_size: int) -> int:
         """Trials of the whole blocks that hold ``max_trials``: the plan never cuts a block short."""
@@ -505,9 +492,9 @@ def _result(sampler: Any, source: BlockSource, notes: list[str], done: list[_Sta
         notes.append(f"stopped by the time limit (max_seconds = {max_seconds:g}) after stage {done[-1].s}: where it stops "
                      "depends on this machine's speed; the verdict is valid all the same (each stage's spending is "
                      "fixed in advance); to reproduce it exactly, rerun with the arguments under `reproduce`")
-    extra = "" if first_trials == DEFAULT_FIRST_TRIALS else f", first_trials={first_trials}"
-    reproduce = (f"seed={source.streams.entropy}, block_size={source.streams.block_size}, trials='auto'{extra}, "
-                 f"max_trials={max_trials}, max_stages={done[-1].s}")
+    schedule = AdaptiveTrials(first_trials=first_trials, max_trials=max_trials, max_stages=done[-1].s)
+    reproduce = (f"seed={source.streams.entropy}, trials={schedule!r}, "
+                 f"execution=ExecutionOptions(block_size={source.streams.block_size})")
     stage_selection = sum(st.selection_seconds for st in done)
     selection_seconds = stage_selection + looked  # with the selections that decided whether to go on
     total = time.perf_counter() - started

@@ -63,6 +63,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit._text import counted
 from dpaudit.auditor.fingerprint import audit_fingerprint, mechanism_fingerprint
 from dpaudit.errors import CheckpointError
 
@@ -392,7 +393,7 @@ class Checkpoint:
 
     def describe(self, loaded: int, total: int) -> str:
         """One line for the audit's notes: what was loaded, and what the mechanism's fingerprint covers."""
-        done = f"resumed, {loaded} of {total} blocks loaded from it" if loaded else f"{total} blocks recorded in it"
+        done = f"resumed, {loaded} of {counted(total, 'block')} loaded from it" if loaded else f"{counted(total, 'block')} recorded in it"
         if total <= 2:
             done += " (one block per dataset: a smaller block_size lets a killed audit resume part-way)"
         return (f"checkpoint {str(self.path)!r}: {done}; its fingerprint covers the seed, block size, trials, "

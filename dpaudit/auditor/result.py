@@ -19,6 +19,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from dpaudit._text import counted
+
 __all__ = [
     "BRACKET_VERDICTS",
     "CLAIM_ROUNDING",
@@ -268,11 +270,11 @@ class AuditResult:
 
     def _trials_line(self) -> str:
         split = (f"{self.selection_trials} selection, {self.estimation_trials} estimation; "
-                 f"{self.candidates_evaluated} candidate(s) paid for")
+                 f"{counted(self.candidates_evaluated, 'candidate')} paid for")
         if not self.stages:
             return f"  trials            : {self.trials} per dataset ({split})"
         best = max(self.stages, key=lambda st: st.epsilon_lower_bound)
-        return (f"  trials            : {self.trials} per dataset in {len(self.stages)} stage(s) (trials=\"auto\"); "
+        return (f"  trials            : {self.trials} per dataset in {counted(len(self.stages), 'stage')} (trials=\"auto\"); "
                 f"the bound is stage {best.stage}'s ({split})")
 
     def _stage_lines(self) -> list[str]:

@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import time
 import warnings
 from collections.abc import Callable
-from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
@@ -41,9 +39,7 @@ from threadpoolctl import threadpool_limits
 from dpaudit._rng import TrialStreams
 from dpaudit._validation import (
     argument_error,
-    check_count,
     check_in_range,
-    check_int,
     check_nonnegative,
     check_probability,
 )
@@ -52,6 +48,13 @@ from dpaudit.auditor.adaptive import Budget, run_stages
 from dpaudit.auditor.checkpoint import Checkpoint, audit_fingerprint, recorded_seed
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
 from dpaudit.auditor.independence import check_row_independence
+from dpaudit.auditor.options import (
+    MIN_TRIALS,
+    AdaptiveTrials,
+    AttackOptions,
+    ExecutionOptions,
+    resolve_options,
+)
 from dpaudit.auditor.result import AuditResult, EventEvidence
 from dpaudit.auditor.sampling import (
     BlockSource,
@@ -82,7 +85,6 @@ from dpaudit.guarantees import GDP, ApproxDP
 
 __all__ = ["MIN_TRIALS", "audit"]
 
-MIN_TRIALS = 100
 OWNER = "audit"
 
 
@@ -165,25 +167,6 @@ def _auto_block_size(sampler: Any, probe: NDArray[Any], first_stage: int | None 
     return int(size)
 
 
-def _check_checkpoint_path(checkpoint: Any) -> Any:
-    if checkpoint is None:
-        return None
-    if not isinstance(checkpoint, str | os.PathLike) or not os.fspath(checkpoint):
-        raise argument_error(OWNER, "checkpoint", "a path (str or os.PathLike) naming an SQLite file, or None",
-                             checkpoint)
-    return checkpoint
-
-
-def _check_executor(executor: Any) -> Any:
-    if executor is not None and not callable(getattr(executor, "submit", None)):
-        entered = " (this is the context manager itself: pass the executor it yields)" if hasattr(executor, "__enter__") else ""
-        raise argument_error(OWNER, "executor", "a concurrent.futures.Executor (with a submit() method), or None to "
-                             "run serially", executor,
-                             fix=f"make_executor returns a context manager{entered}: `with "
-                                 "dpaudit.auditor.executors.make_executor(workers=2) as ex: audit(..., executor=ex)`.")
-    return executor
-
-
 def audit(
     mechanism: Any,
     d0: Any,
@@ -191,24 +174,13 @@ def audit(
     *,
     epsilon: float | None = None,
     delta: float | None = None,
-    trials: int | str = 100_000,
+    trials: int | str | AdaptiveTrials = 100_000,
     confidence: float = 0.95,
     seed: Any = None,
-    selection_fraction: float | None = None,
-    candidates: int = 1,
     check_neighbors: bool = True,
-    float_bits: bool = False,
-    spot_check: int = 0,
-    block_size: int | None = None,
-    batch_size: int | None = None,
-    executor: Executor | None = None,
-    progress: bool = False,
-    checkpoint: str | os.PathLike[str] | None = None,
-    memory_limit: int | None = None,
-    max_trials: int | None = None,
-    max_seconds: float | None = None,
-    max_stages: int | None = None,
-    first_trials: int | None = None,
+    attack: AttackOptions | None = None,
+    execution: ExecutionOptions | None = None,
+    **options: Any,
 ) -> AuditResult:
     """Lower-bound the epsilon of ``mechanism`` on the pair ``(d0, d1)``; flag it if above the claim.
 
@@ -233,79 +205,39 @@ def audit(
         The claimed delta, in [0, 1). Defaults to the mechanism's claimed delta, else 0. A GDP
         claim needs ``delta > 0`` (it promises no finite epsilon at 0); an (epsilon, delta) claim
         cannot be audited below its own delta.
-    trials : int or "auto"
-        Outputs drawn per dataset, at least 100; or ``"auto"``: audit in stages, from ``first_trials``
-        growing sqrt(10)-fold per stage up to ``max_trials``, stopping as soon as a violation is
-        established, when no violation is within reach, or at the budget
-        (:mod:`dpaudit.auditor.adaptive` gives the schedule, the spending of ``1 - confidence`` over
-        the stages, and why the bound stays valid however the audit stops). The result's
-        ``stages`` and ``stop_reason`` say what happened.
+    trials : int, "auto" or AdaptiveTrials
+        Outputs drawn per dataset, at least 100 (integral floats such as ``1e5`` are accepted); or
+        ``"auto"`` / an :class:`~dpaudit.auditor.options.AdaptiveTrials` with its budget: audit in
+        stages growing sqrt(10)-fold, stopping as soon as a violation is established, when no
+        violation is within reach, or at the budget (:mod:`dpaudit.auditor.adaptive` gives the
+        schedule, the spending of ``1 - confidence`` over the stages, and why the bound stays valid
+        however the audit stops). The result's ``stages`` and ``stop_reason`` say what happened.
     confidence : float
         In (0, 1). The false-alarm probability on a correct mechanism is at most
         ``1 - confidence``.
     seed : None, int, SeedSequence or Generator
-        Root of all randomness; the same seed gives the same result whatever ``executor``. With
-        ``seed=None`` and an existing ``checkpoint``, the seed recorded there is used.
-    selection_fraction : float, optional
-        Fraction of the trials used to choose the attack, in (0, 1). Default: 0.1 for scalar
-        outputs (real or discrete) and 0.3 otherwise (see :mod:`dpaudit.auditor.selection`).
-    candidates : int
-        Number of best events evaluated on the estimation split; each is paid for
-        (Bonferroni over the number actually evaluated, which can be smaller).
+        Root of all randomness; the same seed gives the same result whatever the executor. With
+        ``seed=None`` and an existing checkpoint, the seed recorded there is used.
     check_neighbors : bool
         Check ``d0``, ``d1`` against the claim's neighbour relation.
-    float_bits : bool
-        Also attack the IEEE-754 representation of floating-point outputs (exponents, low-order
-        bits, the dyadic grid each value lies on; :mod:`dpaudit.auditor.bits`). A mechanism that
-        is private over the reals but sampled naively in floating point leaks there [Mironov
-        2012]. Off by default: the textbook samplers (numpy's ``laplace``, ``normal``) all leak
-        this way, including dpaudit's own, so it asks a different question from the default.
-    spot_check : int
-        If positive, this many further trials per dataset are drawn one call each and the chosen
-        event's frequency among them is compared with the estimation split's (Fisher's exact
-        test); a clear disagreement raises :class:`MechanismError` (rows not independent).
-    block_size : int, optional
-        Trials per random-stream block; part of the seed (changing it changes the draws). By
-        default it is the mechanism's ``audit_block_size`` where it declares one (the user-level
-        algorithms whose every trial runs an SGD loop declare 1024, so that long audits spread over
-        workers and checkpoint block by block), else it is chosen from the size of one output (one
-        probe call on a separate stream): about 2**23 output numbers per block, between 2**12 and
-        2**20 trials, so a scalar mechanism is drawn in one call per million trials (with
-        ``trials="auto"``, at most the power of two at or above ``first_trials``).
-    batch_size : int, optional
-        Trials per dispatched task (rounded up to whole blocks). Does not change the results.
-    executor : concurrent.futures.Executor, optional
-        Draw blocks in parallel (for example a ``ProcessPoolExecutor`` or a Dask
-        ``Client.get_executor()``; :func:`dpaudit.auditor.executors.make_executor` builds either);
-        results are identical to the serial run. Work is spread by blocks, so an expensive
-        mechanism needs a ``block_size`` giving many blocks. A worker that dies stops the audit
-        with a :class:`MechanismError` naming the block (a Dask cluster reruns the block itself,
-        with the identical draws).
-    progress : bool
-        Show a progress bar (needs the ``progress`` extra, tqdm).
-    checkpoint : str or PathLike, optional
-        An SQLite file recording every block of outputs as it finishes; rerunning the same audit
-        with the same file loads the recorded blocks and draws only the rest, to the identical
-        result. A file written by another audit (mechanism, seed, pair, claim, block size or
-        trials), or a corrupt or truncated one, is refused. For a plain callable the fingerprint
-        covers its code and parameters but not the functions it calls
-        (:mod:`dpaudit.auditor.checkpoint` lists what it covers). On resume a few recorded blocks,
-        chosen at random, are drawn again and compared byte for byte; the file is locked while the
-        audit runs, so a second audit on the same path is refused.
-    memory_limit : int, optional
-        Bytes the audit may use. It holds the selection rows and one block at a time (with an
-        executor, the blocks in flight), never all outputs; its estimated need is checked after the
-        probe call (the first call, of one trial) and again once the selection split's size is
-        known, and an audit that cannot fit is refused with :class:`InvalidArgument`. Default:
-        the memory available to this process (system, cgroup and address-space limits).
+    attack : AttackOptions, optional
+        How the outputs are attacked: ``selection_fraction``, ``candidates``, ``float_bits``,
+        ``spot_check`` (:class:`~dpaudit.auditor.options.AttackOptions` documents each).
+        Default: ``AttackOptions()``.
+    execution : ExecutionOptions, optional
+        How the draws are made and kept: ``block_size`` (part of the seed), ``batch_size``,
+        ``executor``, ``progress``, ``checkpoint``, ``memory_limit``
+        (:class:`~dpaudit.auditor.options.ExecutionOptions` documents each). Default:
+        ``ExecutionOptions()``.
 
-    max_trials, max_seconds, max_stages, first_trials : optional
-        The budget of ``trials="auto"`` (given with a fixed ``trials``, they are refused): trials
-        per dataset (default 10**7), seconds (default none; a stage that cannot finish in time is
-        not run, or is discarded; the first stage always completes), stages, and the first
-        stage's trials (default 10**5). Stopping on ``max_seconds`` depends on the machine's
-        speed: the result says so, and its ``reproduce`` gives the arguments (``max_stages``)
-        that redo the same stages anywhere.
+    Other Parameters
+    ----------------
+    **options
+        The fields of the three option objects, one by one, as earlier versions took them
+        (``candidates=3``, ``block_size=4096``, ``max_trials=10**6`` with ``trials="auto"``): each
+        goes into its object. An option given both as a keyword and in its object, an unknown
+        keyword, and a budget (``max_trials``, ``max_seconds``, ``max_stages``, ``first_trials``)
+        with a fixed trial count are refused with :class:`InvalidArgument`.
 
     Returns
     -------
@@ -339,16 +271,18 @@ def audit(
     """
     started = time.perf_counter()
     sampler = as_sampler(mechanism)
-    budget = Budget.from_arguments(OWNER, trials, MIN_TRIALS, first_trials, max_trials, max_seconds, max_stages)
-    trials = budget.max_trials if budget is not None else check_count(OWNER, "trials", trials, minimum=MIN_TRIALS)
+    planned_trials, attack, execution = resolve_options(OWNER, trials, attack, execution, options)
+    budget: Budget | None = None
+    if isinstance(planned_trials, AdaptiveTrials):
+        budget = Budget.of(planned_trials)
+        trials = budget.max_trials
+    else:
+        trials = planned_trials
     confidence = check_in_range(OWNER, "confidence", confidence, 0.0, 1.0, low_closed=False, high_closed=False)
-    candidates = check_int(OWNER, "candidates", candidates, minimum=1)
-    spot_check = check_int(OWNER, "spot_check", spot_check, minimum=0)
-    if selection_fraction is not None:
-        selection_fraction = check_in_range(OWNER, "selection_fraction", selection_fraction, 0.0, 1.0, low_closed=False, high_closed=False)
-    executor, checkpoint = _check_executor(executor), _check_checkpoint_path(checkpoint)
-    if memory_limit is not None:
-        memory_limit = check_count(OWNER, "memory_limit", memory_limit, minimum=1)
+    selection_fraction, candidates = attack.selection_fraction, attack.candidates
+    float_bits, spot_check = attack.float_bits, attack.spot_check
+    block_size, batch_size, executor = execution.block_size, execution.batch_size, execution.executor
+    checkpoint, memory_limit = execution.checkpoint, execution.memory_limit
     epsilon, delta, claim = _resolve_claim(sampler, epsilon, delta)
     d0, d1 = _as_dataset(d0, "d0"), _as_dataset(d1, "d1")
     notes: list[str] = []
@@ -370,8 +304,6 @@ def audit(
                              "there is nothing to audit.")
     if block_size is None:
         streams = TrialStreams(streams.entropy, _auto_block_size(sampler, probe, None if budget is None else budget.first_trials))
-    if batch_size is not None:
-        batch_size = check_int(OWNER, "batch_size", batch_size, minimum=1)
     per_task = 1 if batch_size is None else -(-batch_size // streams.block_size)
     in_flight = blocks_in_flight(executor, per_task) + 1  # + the block straddling the split
     limit_source = "memory_limit" if memory_limit is not None else "the memory available"
@@ -389,7 +321,7 @@ def audit(
             drawn = trials if budget is None else budget.describe()
             store = Checkpoint(checkpoint, audit_fingerprint(sampler.target, [d0, d1], drawn, streams, (epsilon, delta)),
                                OWNER)
-        bar = _progress_bar(2 * trials, progress)
+        bar = _progress_bar(2 * trials, execution.progress)
         source = BlockSource(sampler, [d0, d1], streams, planned, batch_size=batch_size, executor=executor, store=store,
                              progress=bar if budget is None else None)  # stages advance their own bar
         t_verify = time.perf_counter()

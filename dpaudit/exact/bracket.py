@@ -85,7 +85,7 @@ def case_bracket(case: Any) -> tuple[EpsilonBracket | None, str]:
     No sampling: the claim's delta (the case's, else the mechanism's, else 0), the pair's profile, and
     its epsilon there; ``(None, why)`` without structure or for an audit of floating-point bits.
     """
-    if case.options.get("float_bits"):
+    if case.attack_options.float_bits:
         return None, "audited bit by bit (float_bits): the profile of the law over the reals does not apply"
     delta = case.delta
     if delta is None:

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit._rng import as_seed_sequence
+from dpaudit._text import counted
 from dpaudit._validation import argument_error, check_finite_array, check_int, check_positive
 from dpaudit.errors import MechanismError
 from dpaudit.guarantees import ApproxDP
@@ -160,6 +161,6 @@ def audit_canary_users(
     name = repr(mechanism) if len(repr(mechanism)) < 120 else type(mechanism).__name__
     result = audit_canaries(scores, included, epsilon=epsilon, delta=delta, confidence=confidence, guesses=guesses,
                             seed=tie_seed, mechanism=name)
-    note = f"{k} canary users in {len(base) + k} users of {can.shape[1]} items; one run"
+    note = f"{counted(k, 'canary user')} in {counted(len(base) + k, 'user')} of {counted(can.shape[1], 'item')}; one run"
     entropy = root.entropy if isinstance(root.entropy, int) else None
     return replace(result, seed_entropy=entropy, run_seconds=seconds, notes=(*result.notes, note))

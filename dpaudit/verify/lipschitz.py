@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from dpaudit._text import counted
 from dpaudit._validation import argument_error, check_int, check_nonnegative
 from dpaudit.verify.decide import decision, exact_floats, exact_sign
 from dpaudit.verify.kernel import NotSmooth, c1_conditions
@@ -244,7 +245,7 @@ def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.nd
     proof.given(claim)
     search = search_pairs(f, dim, norm=p, constant=as_fraction(L), rng=_seeded(seed, key), budget=budget,
                           low=low, high=high, tolerance=tol)
-    label = f"counterexample search ({search.pairs} pairs, tolerance {float(tol):g})"
+    label = f"counterexample search ({counted(search.pairs, 'pair')}, tolerance {float(tol):g})"
     if search.violation is not None:
         proof.rechecked_pair(label, search.violation, cases=search.pairs,
                              note=f"||f(x) - f(y)|| / ||x - y|| = {search.violation['ratio']:.6g} > {L}")
@@ -254,7 +255,7 @@ def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.nd
     evidence = _evidence(search, tol)
     reason = result.reason
     if result.verdict is Verdict.UNDECIDED:
-        reason = (f"no counterexample in {search.pairs} pairs (largest ratio {search.best_ratio:.10g} after the tolerance); "
+        reason = (f"no counterexample in {counted(search.pairs, 'pair')} (largest ratio {search.best_ratio:.10g} after the tolerance); "
                   "a search can only refute, never prove")
     return dataclasses.replace(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from dpaudit._table import render, terminal_width
+from dpaudit._text import counted
 from dpaudit.verify.discovery import checks_in_path, unique_checks
 from dpaudit.verify.lemma import LemmaCheck
 from dpaudit.verify.verdict import CheckResult, Verdict
@@ -218,7 +219,7 @@ def format_table(rows: Sequence[Row], *, paper_order: Sequence[str] = (), width:
     total = sum(row.seconds for row in rows)
     bad = [row for row in rows if not row.ok]
     better = [row for row in rows if row.status == "improved"]
-    out.append(f"{len(rows)} checks, {len(rows) - len(bad) - len(better)} as expected, {len(better)} improved, "
+    out.append(f"{counted(len(rows), 'check')}, {len(rows) - len(bad) - len(better)} as expected, {len(better)} improved, "
                f"{len(bad)} not; {total:.1f}s")
     for row in better:
         out.append(f"IMPROVED {row.check.name}: expected {row.check.expected}, got {row.result.verdict if row.result else '-'}"

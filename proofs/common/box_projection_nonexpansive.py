@@ -67,7 +67,8 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, Lemma 3.7 (box step) / note 5.1; Levy et al. 2021, note L15; Ghazi et al. 2023, note 5.13; Lowy et al. 2024, note 5.10",
+    source=("Ghazi et al. 2025, Lemma 3.7 (box step); Levy et al. 2021, Alg 3 (docs/papers/levy2021.md, check L15); Ghazi et al. 2023, Alg 3/4; Lowy "
+            "et al. 2024, Alg 1 (projection)"),
     statement=("For a box K = prod_i [a_i, b_i] in R^d (a_i <= b_i), the coordinate-wise projection Pi_K satisfies "
                "||Pi_K(x) - Pi_K(y)||_inf <= ||x - y||_inf and ||Pi_K(x) - Pi_K(y)||_2 <= ||x - y||_2 for all x, y in R^d, d >= 1."),
     expected=Verdict.PROVED,

@@ -47,7 +47,8 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Alg 1 line 2 / note L1; Ghazi et al. 2025, Alg 2 line 4 and Lemma 3.5; Lowy et al. 2024, Alg 1 (projection)",
+    source=("Levy et al. 2021, Alg 1 line 2 (docs/papers/levy2021.md, check L1); Ghazi et al. 2025, Alg 2 line 4 and Lemma 3.5; Lowy et al. 2024, Alg "
+            "1 (projection)"),
     statement=("For real a <= b and Pi(x) = min(max(x, a), b): for all real x, y, |Pi(x) - Pi(y)| <= |x - y|, "
                "|Pi(x) - Pi(y)| <= b - a, Pi(x) in [a, b], Pi(Pi(x)) = Pi(x), and Pi is non-decreasing."),
     expected=Verdict.PROVED,

@@ -76,7 +76,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED_GHAZI,
-        source="Ghazi et al. 2025, Prop A.2 (no restriction on epsilon); note section 1.6 and pitfall P17",
+        source="Ghazi et al. 2025, Prop A.2 (no restriction on epsilon); docs/papers/ghazi2025.md, pitfall P17",
         statement=("(as printed) For every eps > 0 and delta in (0, 1), adding N(0, sigma^2 I) with "
                    "sigma^2 = 2 Delta^2 log(1.25/delta)/eps^2 to a function of l_2 sensitivity Delta is (eps, delta)-DP."),
         expected=Verdict.DISPROVED,
@@ -87,7 +87,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=PRINTED_LOWY,
-        source="Lowy et al. 2024, Def A.5 / Lemma A.6 (stated for every eps > 0; the theorems allow eps <= 10); note pitfall P14",
+        source="Lowy et al. 2024, Def A.5 / Lemma A.6 (stated for every eps > 0; the theorems allow eps <= 10); docs/papers/lowy2024.md, pitfall P14",
         statement=("(as printed) For every eps > 0 and delta in (0, 1), the Gaussian mechanism with "
                    "sigma^2 = 2 Delta^2 log(2/delta)/eps^2 is (eps, delta)-DP."),
         expected=Verdict.DISPROVED,

@@ -48,7 +48,8 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, note L15 (Pi_Theta non-expansive); Ghazi et al. 2023, note 5.13 (K_i balls); Lowy et al. 2024, note 5.10",
+    source=("Levy et al. 2021, Alg 3 (Pi_Theta non-expansive; docs/papers/levy2021.md, check L15); Ghazi et al. 2023, Alg 3/4 (the K_i balls); Lowy "
+            "et al. 2024, Alg 1 (projection)"),
     statement=("For the ball K = {y : ||y - c||_2 <= r} in R^d (r > 0, d >= 1), the Euclidean projection satisfies "
                "||P(x) - P(y)||_2 <= ||x - y||_2 for all x, y in R^d."),
     expected=Verdict.PROVED,

@@ -34,7 +34,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, section 3 after Lemma 3.5 ('does not hold in high dimensions') / note 5.2 and pitfall P15",
+    source="Ghazi et al. 2025, section 3 after Lemma 3.5 ('does not hold in high dimensions'); docs/papers/ghazi2025.md, pitfall P15",
     statement=("(negative control) The Euclidean projection onto the unit l_2 ball in R^2 satisfies "
                "||P(x) - P(y)||_inf <= ||x - y||_inf for all x, y."),
     expected=Verdict.DISPROVED,

@@ -66,7 +66,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Alg 1 line 12 and Alg 2 line 6 (sensitivity of s_i, note 4.6); Ghazi et al. 2025, eq. (4)",
+    source="Lowy et al. 2024, Alg 1 line 12 and Alg 2 line 6 (sensitivity of s_i); Ghazi et al. 2025, eq. (4)",
     statement=("For k points and a kernel K in [0, 1] with K(y, y) = 1, the score s(Y) = (1/k) sum_{j,j'} K(y_j, y_j') "
                "changes by at most 2(k - 1)/k <= 2 when one point is replaced, and 2(k - 1)/k is attained."),
     expected=Verdict.PROVED,

@@ -56,7 +56,8 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, note 5.13 and erratum E6 (projecting theta_hat onto K is non-expansive toward theta* in K); Lowy et al. 2024, note 5.10",
+    source=("Ghazi et al. 2023, Alg 3/4 and docs/papers/ghazi2023.md, erratum E6 (projecting theta_hat onto K is non-expansive toward theta* in K); "
+            "Lowy et al. 2024, Alg 1 (projection)"),
     statement=("For K a box or a Euclidean ball in R^d and any x in K, u in R^d: ||Pi_K(u) - x||_2 <= ||u - x||_2, "
                "and Pi_K(x) = x."),
     expected=Verdict.PROVED,

@@ -17,7 +17,7 @@ def _bits(mask: int) -> list[int]:
 
 
 def stability_k(value: Callable[[int], float], n: int, kappa: int, delta: float) -> int | None:
-    """k(x) for a scalar f given as ``value(mask)`` = f(users in mask); horizon 4 kappa (note E4)."""
+    """k(x) for a scalar f given as ``value(mask)`` = f(users in mask); horizon 4 kappa (docs/papers/ghazi2023.md, erratum E4)."""
     value = functools.cache(value)
 
     @functools.cache

@@ -20,7 +20,7 @@ def _run() -> CheckResult:
     proof = Proof(NAME)
     proof.given("Alg 1 outputs ⊥ iff no stable x_{-S} with |S| <= R1 exists, R1 in {0..2 kappa}; so k(x) = None gives P[⊥] = 1 "
                  "and k(x) = 0 gives P[⊥] = 0",
-                 "f(y) = 10 Delta 1[|y| = n0 - 4 kappa - 1] (note P1), n0 = 4 kappa + 5 users")
+                 "f(y) = 10 Delta 1[|y| = n0 - 4 kappa - 1] (docs/papers/ghazi2023.md, pitfall P1), n0 = 4 kappa + 5 users")
     eps, delta = 1.0, 0.5
     kappa = tdlap_kappa(eps / 2, delta / (math.exp(eps / 2) + 2))
     n0 = 4 * kappa + 5
@@ -43,7 +43,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, Thm 3.3 (stated for replace-one user-level neighbours, Def 1.1); note pitfall P1 and 5.5",
+    source="Ghazi et al. 2023, Thm 3.3 (stated for replace-one user-level neighbours, Def 1.1); docs/papers/ghazi2023.md, pitfall P1",
     statement="(negative control) Alg 1 (DelOutputPert) is (eps, delta)-DP also for add/remove-one-user neighbours.",
     expected=Verdict.DISPROVED,
     papers=("ghazi2023",),

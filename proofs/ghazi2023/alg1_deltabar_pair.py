@@ -37,7 +37,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, Alg 1 line 3 as typeset (deltabar = delta/e^{epsbar+2}) and the end of the proof of Thm 3.3; note E1",
+        source=("Ghazi et al. 2023, Alg 1 line 3 as typeset (deltabar = delta/e^{epsbar+2}) and the end of the proof of Thm 3.3; "
+                "docs/papers/ghazi2023.md, erratum E1"),
         statement="(as printed) deltabar = delta/e^{epsbar + 2} satisfies the proof's closing identity (e^{epsbar} + 2) deltabar = delta.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2023",),
@@ -47,7 +48,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, Alg 1 line 3 read as deltabar = delta/(e^{epsbar} + 2); end of the proof of Thm 3.3; note E1",
+        source="Ghazi et al. 2023, Alg 1 line 3 read as deltabar = delta/(e^{epsbar} + 2); end of the proof of Thm 3.3; docs/papers/ghazi2023.md, erratum E1",
         statement="(corrected) deltabar = delta/(e^{epsbar} + 2) satisfies (e^{epsbar} + 2) deltabar = delta for every eps, delta.",
         expected=Verdict.PROVED,
         papers=("ghazi2023",),

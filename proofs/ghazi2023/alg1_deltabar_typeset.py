@@ -26,7 +26,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, Alg 1 line 3 as typeset (deltabar = delta/e^{epsbar+2}); note erratum E1",
+    source="Ghazi et al. 2023, Alg 1 line 3 as typeset (deltabar = delta/e^{epsbar+2}); docs/papers/ghazi2023.md, erratum E1",
     statement="For every epsbar >= 0, (e^{epsbar} + 2) * delta / e^{epsbar + 2} <= delta, so the typeset deltabar is also a valid (smaller) choice.",
     expected=Verdict.PROVED,
     papers=("ghazi2023",),

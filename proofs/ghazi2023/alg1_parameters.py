@@ -43,7 +43,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, Alg 1 line 3 and proof of Thm 3.3 (eqs. (2), (4)); note section 2 table and 5.3",
+    source="Ghazi et al. 2023, Alg 1 line 3 and proof of Thm 3.3 (eqs. (2), (4))",
     statement=("With epsbar = eps/2, deltabar = delta/(e^{epsbar} + 2): (e^{epsbar} + 2) deltabar = delta, e^{2 epsbar} = e^{eps}, "
                "the two delta terms of eqs. (2) and (4) add to delta, and sigma = 2 sqrt(ln(2/deltabar)) 8 kappa Delta/epsbar is linear in Delta."),
     expected=Verdict.PROVED,

@@ -65,7 +65,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, Alg 1 line 3 as typeset (sigma = 2 sqrt(ln(2/deltabar)(8 kappa Delta))/epsbar); note erratum E2",
+        source="Ghazi et al. 2023, Alg 1 line 3 as typeset (sigma = 2 sqrt(ln(2/deltabar)(8 kappa Delta))/epsbar); docs/papers/ghazi2023.md, erratum E2",
         statement=("(as printed) sigma = 2 sqrt(ln(2/deltabar) * 8 kappa Delta)/epsbar makes line 4 (sensitivity 8 kappa Delta) "
                    "(epsbar, deltabar)-DP, for all Delta > 0."),
         expected=Verdict.DISPROVED,
@@ -76,7 +76,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, Alg 1 line 3 read as sigma = 2 sqrt(ln(2/deltabar)) 8 kappa Delta/epsbar; Thm 3.3 proof step 6; note E2",
+        source=("Ghazi et al. 2023, Alg 1 line 3 read as sigma = 2 sqrt(ln(2/deltabar)) 8 kappa Delta/epsbar; Thm 3.3 proof step 6; "
+                "docs/papers/ghazi2023.md, erratum E2"),
         statement=("(corrected) For 0 < eps <= 1, sigma = 2 sqrt(ln(2/deltabar)) 8 kappa Delta/epsbar makes line 4 (epsbar, deltabar)-DP "
                    "for sensitivity 8 kappa Delta."),
         expected=Verdict.PROVED,

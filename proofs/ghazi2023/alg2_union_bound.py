@@ -65,7 +65,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, Alg 2 line 3 (Delta = 10 G sqrt(log(1/beta))/(mu n sqrt(m))) vs Cor 3.7 and Thm 3.1; note erratum E3",
+        source="Ghazi et al. 2023, Alg 2 line 3 (Delta = 10 G sqrt(log(1/beta))/(mu n sqrt(m))) vs Cor 3.7 and Thm 3.1; docs/papers/ghazi2023.md, erratum E3",
         statement=("(as printed) Alg 2's Delta is at least Thm 3.6's bound at the union-bounded level beta/(n + 1)^{4 kappa + 1} on "
                    "sub-datasets of n - 4 kappa users, so Delta_bar_{4 kappa} theta*(x^pi) <= Delta w.p. 1 - beta as Thm 3.1 needs."),
         expected=Verdict.DISPROVED,
@@ -76,7 +76,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, Cor 3.7 with explicit constants (Thm 3.6 + union bound); note ALG-2 Delta* and erratum E3",
+        source="Ghazi et al. 2023, Cor 3.7 with explicit constants (Thm 3.6 + union bound); docs/papers/ghazi2023.md, ALG-2 and erratum E3",
         statement=("(corrected) Delta* = 5 G sqrt((4 kappa + 1) ln(n + 1) + ln(1/beta))/(mu (n - 4 kappa - 1) sqrt(m)) is at least "
                    "Thm 3.6's bound at level beta/(n + 1)^{4 kappa + 1} on every sub-dataset of n - s users, s <= 4 kappa."),
         expected=Verdict.PROVED,

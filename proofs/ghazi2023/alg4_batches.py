@@ -32,7 +32,7 @@ def _disjoint_printed() -> CheckResult:
 
 def _disjoint_corrected() -> CheckResult:
     proof = Proof(DISJOINT_CORRECTED)
-    proof.given("batch i = users u with floor(n/2^i) < u <= floor(n/2^{i-1}) (note ALG-4 proposal)")
+    proof.given("batch i = users u with floor(n/2^i) < u <= floor(n/2^{i-1}) (docs/papers/ghazi2023.md, ALG-4)")
     k = sp.Symbol("k", nonnegative=True, integer=True)
     f = sp.Symbol("f", nonnegative=True)
     proof.nonneg("consecutive bounds are ordered: floor(2y) >= floor(y) for y = k + f (k integer, 0 <= f < 1): 2k + floor(2f) >= k",
@@ -88,7 +88,8 @@ def _size_corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=DISJOINT_PRINTED,
-        source="Ghazi et al. 2023, Alg 4 line 8 (x^(i) = (x_l : l in [2^{-i} n, 2^{-i+1} n])) and Thm 5.1's parallel composition; note ALG-4, P15",
+        source=("Ghazi et al. 2023, Alg 4 line 8 (x^(i) = (x_l : l in [2^{-i} n, 2^{-i+1} n])) and Thm 5.1's parallel composition; "
+                "docs/papers/ghazi2023.md, ALG-4 and pitfall P15"),
         statement="(as printed) The batches x^(i) = users in [2^{-i} n, 2^{-i+1} n], i = 1..T, are pairwise disjoint.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2023",),
@@ -98,7 +99,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=DISJOINT_CORRECTED,
-        source="Ghazi et al. 2023, Alg 4 line 8 with half-open integer ranges (note ALG-4 proposal)",
+        source="Ghazi et al. 2023, Alg 4 line 8 with half-open integer ranges (docs/papers/ghazi2023.md, ALG-4)",
         statement="(corrected) The batches {u : floor(n/2^i) < u <= floor(n/2^{i-1})}, i = 1..T, are pairwise disjoint.",
         expected=Verdict.PROVED,
         papers=("ghazi2023",),
@@ -108,7 +109,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=SIZE_PRINTED,
-        source="Ghazi et al. 2023, Alg 4 line 2 (T = ceil(log(n/N_0))) vs the minimum batch size N_0 (proof of Thm 5.1); note E7",
+        source="Ghazi et al. 2023, Alg 4 line 2 (T = ceil(log(n/N_0))) vs the minimum batch size N_0 (proof of Thm 5.1); docs/papers/ghazi2023.md, erratum E7",
         statement="(as printed) With T = ceil(log(n/N_0)), every batch, including the last (about n/2^T users), has at least N_0 users.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2023",),
@@ -118,7 +119,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=SIZE_CORRECTED,
-        source="Ghazi et al. 2023, Alg 4 line 2 with T = floor(log2(n/N_0)) (note E7 proposal)",
+        source="Ghazi et al. 2023, Alg 4 line 2 with T = floor(log2(n/N_0)) (docs/papers/ghazi2023.md, erratum E7)",
         statement="(corrected) With T = floor(log2(n/N_0)) >= 1 and integer N_0, the last batch has n/2^T >= N_0 users (also after flooring).",
         expected=Verdict.PROVED,
         papers=("ghazi2023",),

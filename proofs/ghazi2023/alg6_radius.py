@@ -51,7 +51,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, Alg 6 line 4 (R' = sigma sqrt(d log(1/beta)) + G sqrt(log(1/beta))/(mu sqrt(nm))) vs Prop B.1; note erratum E9",
+        source=("Ghazi et al. 2023, Alg 6 line 4 (R' = sigma sqrt(d log(1/beta)) + G sqrt(log(1/beta))/(mu sqrt(nm))) vs Prop B.1; "
+                "docs/papers/ghazi2023.md, erratum E9"),
         statement=("(as printed) Alg 6's term G sqrt(log(1/beta))/(mu sqrt(nm)) is at least Prop B.1's radius "
                    "30 G sqrt(log(2/beta))/(mu sqrt(nm)), so Prop B.1 certifies theta*(D) in B(theta*(x), that term)."),
         expected=Verdict.DISPROVED,
@@ -62,7 +63,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, Alg 6 / proof of Thm 5.3 with R' from Prop B.1 and a Gaussian norm bound; note E9 and 5.17",
+        source="Ghazi et al. 2023, Alg 6 / proof of Thm 5.3 with R' from Prop B.1 and a Gaussian norm bound; docs/papers/ghazi2023.md, erratum E9",
         statement=("(corrected) With R' = sigma (sqrt(d) + sqrt(2 ln(1/beta))) + 30 G sqrt(log(2/beta))/(mu sqrt(nm)), theta*(D) lies in "
                    "B(theta_0, R') with probability >= 1 - 2 beta."),
         expected=Verdict.PROVED,

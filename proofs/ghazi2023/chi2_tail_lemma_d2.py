@@ -48,7 +48,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, proof of Lemma D.2 ('Pr[U >= 70 sqrt(d)] <= e^{-10d}', U ~ chi^2(d - 1)); note erratum E11",
+        source="Ghazi et al. 2023, proof of Lemma D.2 ('Pr[U >= 70 sqrt(d)] <= e^{-10d}', U ~ chi^2(d - 1)); docs/papers/ghazi2023.md, erratum E11",
         statement="(as printed) For every d >= 1 and U ~ chi^2(d - 1): P[U >= 70 sqrt(d)] <= e^{-10 d}.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2023",),
@@ -58,7 +58,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, proof of Lemma D.2 with threshold 70 d; note erratum E11",
+        source="Ghazi et al. 2023, proof of Lemma D.2 with threshold 70 d; docs/papers/ghazi2023.md, erratum E11",
         statement="(corrected) For every d >= 1 and U ~ chi^2(d - 1): P[U >= 70 d] <= e^{-10 d}.",
         expected=Verdict.PROVED,
         papers=("ghazi2023",),

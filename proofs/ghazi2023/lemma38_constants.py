@@ -38,7 +38,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, Lemma 3.8 and its proof in App. A (beta < 1/e, 5G sqrt(m log(1/beta))); note section 4",
+    source="Ghazi et al. 2023, Lemma 3.8 and its proof in App. A (beta < 1/e, 5G sqrt(m log(1/beta)))",
     statement=("With t = 4G sqrt(m ln(1/beta)): exp(-t^2/(16 m G^2)) = beta, the factor N/(N - m) >= 1 only tightens the tail, and "
                "t + sqrt(m) G <= 5G sqrt(m ln(1/beta)) exactly when beta <= 1/e."),
     expected=Verdict.PROVED,

@@ -50,7 +50,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, App. A (proof of Lemma 3.8: E||sum_{j in [m]} v_{i_j}||^2 <= m G^2); note 5.9(a)",
+    source="Ghazi et al. 2023, App. A (proof of Lemma 3.8: E||sum_{j in [m]} v_{i_j}||^2 <= m G^2)",
     statement=("If sum_{i=1}^N v_i = 0 and ||v_i|| <= G, then for a uniformly random permutation pi, "
                "E||sum_{j=1}^m v_pi(j)||^2 = m(N - m)/(N - 1) * (1/N) sum_i ||v_i||^2 <= m G^2 (1 <= m <= N, N >= 2)."),
     expected=Verdict.PROVED,

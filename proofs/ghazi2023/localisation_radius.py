@@ -67,7 +67,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, Alg 3/4 (K_i = B(theta_hat_{i-1}, G/lambda_i), theta*_{l_i,K_i} = theta*_{l_i,K}); note erratum E6",
+        source="Ghazi et al. 2023, Alg 3/4 (K_i = B(theta_hat_{i-1}, G/lambda_i), theta*_{l_i,K_i} = theta*_{l_i,K}); docs/papers/ghazi2023.md, erratum E6",
         statement=("(as printed) For any theta_hat, the minimiser over K of L + (lambda/2)||theta - theta_hat||^2 (L convex, G-Lipschitz) "
                    "lies within G/lambda of theta_hat."),
         expected=Verdict.DISPROVED,
@@ -78,7 +78,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, Alg 3/4 with theta_hat_{i-1} projected onto K; note E6 and 5.14",
+        source="Ghazi et al. 2023, Alg 3/4 with theta_hat_{i-1} projected onto K; docs/papers/ghazi2023.md, erratum E6",
         statement=("(corrected) If theta_hat is in K, the minimiser over K of L + (lambda/2)||theta - theta_hat||^2 "
                    "(L convex, G-Lipschitz) lies within G/lambda of theta_hat."),
         expected=Verdict.PROVED,

@@ -33,7 +33,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, proof of Thm D.7 (strongly convex lower bound) with Lemma D.6; note 5.20",
+    source="Ghazi et al. 2023, proof of Thm D.7 (strongly convex lower bound) with Lemma D.6",
     statement=("With B = G/mu, sigma = B/(1000 sqrt d), alpha = d sigma/(100 eps n sqrt m): d sigma/(50 alpha eps sqrt m) = 2n, "
                "(mu/2) alpha^2 = G^2 d/(2 * 10^10 mu eps^2 n^2 m), alpha^2 <= d sigma^2/(12 m) whenever n >= sqrt(12 d)/(100 eps), "
                "and B > sigma sqrt(d)/sqrt(m) + 100 sqrt(d) sigma for m >= 1."),

@@ -64,7 +64,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, Thms D.7 and D.8 (delta conditions) vs Lemmas D.5/D.6; note erratum E11",
+        source="Ghazi et al. 2023, Thms D.7 and D.8 (delta conditions) vs Lemmas D.5/D.6; docs/papers/ghazi2023.md, erratum E11",
         statement=("(as printed) The delta conditions of Thm D.7 (delta <= sqrt(d)/(200 sqrt(n) sqrt(log n))) and Thm D.8 "
                    "(delta <= sqrt(d)/(200 sqrt(n sqrt(log n)))) imply Lemma D.6's delta <= sqrt(d)/(100 n sqrt(log(100 n/sqrt(d)))) (psi = 1)."),
         expected=Verdict.DISPROVED,
@@ -75,7 +75,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, Thms D.7/D.8 stated with Lemma D.6's delta condition; note erratum E11",
+        source="Ghazi et al. 2023, Thms D.7/D.8 stated with Lemma D.6's delta condition; docs/papers/ghazi2023.md, erratum E11",
         statement=("(corrected) For n >= sqrt(d) (the theorems' range), Lemma D.6's condition at psi = 1 implies both printed "
                    "conditions: the theorems hold with the lemma's (stronger) hypothesis on delta."),
         expected=Verdict.PROVED,

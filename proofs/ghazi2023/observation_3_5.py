@@ -1,6 +1,6 @@
 """Observation 3.5 (k-stability of replace-one neighbours), proved.
 
-The paper's three-line proof, made exact. Unrolled (note Sec. 1.5), ``x_{-S}`` is in ``X^r_stable(x)``
+The paper's three-line proof, made exact. Unrolled (Def 3.2 with Alg 1 line 5), ``x_{-S}`` is in ``X^r_stable(x)``
 iff ``|S| <= r`` and no deletion set ``U`` with ``S ⊆ U`` and ``|U| <= 4 kappa`` is *bad* for ``x``
 (``||f(x_{-U}) - f(x_{-U-j})|| > Delta`` for some ``j``). Neighbours ``x, x'`` differ only in user ``i``,
 so ``bad_x(U) = bad_{x'}(U)`` whenever ``i`` is in ``U`` (both evaluate ``f`` on the same sub-datasets).
@@ -47,7 +47,7 @@ def _k(seed: int, data: list[int]) -> int | None:
 def _run() -> CheckResult:
     proof = Proof(NAME)
     proof.given("x, x' replace-one neighbours differing in user i (Def 1.1); f any function of datasets; Delta > 0",
-                "P1 (Def 3.2 and Alg 1 line 5, unrolled; note Sec. 1.5): x_{-S} in X^r_stable(x) iff |S| <= r and no U "
+                "P1 (Def 3.2 and Alg 1 line 5, unrolled): x_{-S} in X^r_stable(x) iff |S| <= r and no U "
                 "with S ⊆ U, |U| <= 4 kappa is bad for x, bad_x(U) meaning ||f(x_{-U}) - f(x_{-U-j})|| > Delta for some j")
     proof.assume("P2", "for every U containing i, x_{-U} = x'_{-U} and x_{-U-j} = x'_{-U-j} (the users other than i agree), "
                  "so bad_x(U) = bad_x'(U)")
@@ -83,7 +83,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, Observation 3.5 (proof of Thm 3.3); note 5.4",
+    source="Ghazi et al. 2023, Observation 3.5 (proof of Thm 3.3)",
     statement=("For replace-one neighbours x, x' and r_1 >= 0: if X^{r_1}_stable(x') is non-empty then X^{r_1 + 1}_stable(x) is "
                "non-empty; equivalently k(x) <= k(x') + 1 whenever k(x') <= 2 kappa - 1."),
     expected=Verdict.PROVED,

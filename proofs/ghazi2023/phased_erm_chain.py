@@ -43,7 +43,7 @@ def _run() -> CheckResult:
 CHECK = LemmaCheck(
     name=NAME,
     source=("Ghazi et al. 2023, proof of Thm 4.1 (risk(M') <= O(lambda R^2 + G sqrt(d) sigma_T "
-            "+ sum_{i=1}^{T-1} lambda_{i+1} d sigma_i^2)); note section 4 and 5.21"),
+            "+ sum_{i=1}^{T-1} lambda_{i+1} d sigma_i^2))"),
     statement=("With lambda_i = lambda 4^i and sigma_i = 2 c G/(lambda_i n sqrt(m)): sum_{i=1}^{T-1} lambda_{i+1} d sigma_i^2 = "
                "2^{4-2T} G^2 c^2 d (4^T - 4)/(3 lambda m n^2) <= 16 c^2 d G^2/(3 lambda n^2 m); and lambda R^2 + b/lambda >= 2 R sqrt(b), "
                "with equality at lambda = sqrt(b)/R."),

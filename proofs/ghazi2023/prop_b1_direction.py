@@ -45,7 +45,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, proof of Prop B.1 (displayed 'Pr[... <= ...] <= beta'); note erratum E12",
+        source="Ghazi et al. 2023, proof of Prop B.1 (displayed 'Pr[... <= ...] <= beta'); docs/papers/ghazi2023.md, erratum E12",
         statement="(as printed) Pr[||theta*(x) - theta*(D)|| <= 30 G sqrt(log(2/beta))/(mu sqrt(nm))] <= beta.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2023",),
@@ -55,7 +55,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, Prop B.1 with the inequality reversed (quadratic loss, bounded data); note erratum E12",
+        source="Ghazi et al. 2023, Prop B.1 with the inequality reversed (quadratic loss, bounded data); docs/papers/ghazi2023.md, erratum E12",
         statement=("(corrected) For l = (mu/2)(theta - x)^2 with items in [-A, A] (G = 2 mu A): "
                    "Pr[||theta*(x) - theta*(D)|| > 30 G sqrt(log(2/beta))/(mu sqrt(nm))] <= beta for every beta in (0, 1)."),
         expected=Verdict.PROVED,

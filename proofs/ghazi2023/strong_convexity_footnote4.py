@@ -69,7 +69,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, footnote 4 ('f is mu-strongly convex iff ||grad f(theta) - grad f(theta')|| >= mu ||theta - theta'||'); note E10",
+        source=("Ghazi et al. 2023, footnote 4 ('f is mu-strongly convex iff ||grad f(theta) - grad f(theta')|| >= mu ||theta - theta'||'); "
+                "docs/papers/ghazi2023.md, erratum E10"),
         statement="(as printed, 'if' direction) If ||grad f(a) - grad f(b)|| >= mu ||a - b|| for all a, b, then f is mu-strongly convex.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2023",),
@@ -79,7 +80,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, footnote 4, 'only if' direction; note E10",
+        source="Ghazi et al. 2023, footnote 4, 'only if' direction; docs/papers/ghazi2023.md, erratum E10",
         statement="(corrected) If f is differentiable and mu-strongly convex, then ||grad f(a) - grad f(b)|| >= mu ||a - b|| for all a, b.",
         expected=Verdict.PROVED,
         papers=("ghazi2023",),

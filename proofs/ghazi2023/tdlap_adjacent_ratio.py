@@ -39,7 +39,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, Def 3.4 and proof of Thm 3.3 eqs. (2)-(3); note (T2), (T3)",
+    source="Ghazi et al. 2023, Def 3.4 and proof of Thm 3.3 eqs. (2)-(3)",
     statement=("For TDLap(eps, delta): P[R = r] = e^{eps} P[R = r - 1] for 1 <= r <= kappa and P[R = r] = e^{-eps} P[R = r - 1] "
                "for kappa < r <= 2 kappa; hence P[R = r] <= e^{eps} P[R = r -+ 1] for every admissible r."),
     expected=Verdict.PROVED,

@@ -58,7 +58,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, Def 3.4 (shifted truncated discrete Laplace); note sections 1.6 and 5.1",
+    source="Ghazi et al. 2023, Def 3.4 (shifted truncated discrete Laplace)",
     statement=("For TDLap(eps, delta) on {0..2 kappa}: Z = sum_x e^{-eps|x - kappa|} = (1 + e^{-eps} - 2 e^{-eps(kappa+1)})/(1 - e^{-eps}), "
                "P[R <= r] = e^{-eps kappa}(e^{eps(r+1)} - 1)/((e^eps - 1) Z) for 0 <= r <= kappa, the pmf is symmetric about kappa "
                "and its mode is kappa."),

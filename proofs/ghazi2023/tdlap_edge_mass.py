@@ -42,7 +42,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, Def 3.4 and proof of Thm 3.3 (P[R1 = 0] <= deltabar, P[R1 = 2 kappa] <= deltabar); note (T1)",
+    source="Ghazi et al. 2023, Def 3.4 and proof of Thm 3.3 (P[R1 = 0] <= deltabar, P[R1 = 2 kappa] <= deltabar)",
     statement="For TDLap(eps, delta): P[R = 0] = P[R = 2 kappa] = e^{-eps kappa}/Z <= delta e^{-eps} <= delta.",
     expected=Verdict.PROVED,
     papers=("ghazi2023",),

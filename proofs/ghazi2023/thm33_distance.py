@@ -115,7 +115,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=LEMMA,
-        source="Ghazi et al. 2023, proof of Thm 3.3 ('||f(x_hat_{r1}) - f(x_hat'_{r1+1})|| <= 8 kappa Delta'); note section 3 step 5 and 5.6",
+        source="Ghazi et al. 2023, proof of Thm 3.3 ('||f(x_hat_{r1}) - f(x_hat'_{r1+1})|| <= 8 kappa Delta')",
         statement=("For replace-one neighbours x, x' (differing in user i), r_1 <= 2 kappa - 1, S in X^{r_1}_stable(x) and "
                    "S' in X^{r_1+1}_stable(x'): ||f(x_{-S}) - f(x'_{-S'})|| <= (2 r_1 + 3) Delta <= (4 kappa + 1) Delta <= 8 kappa Delta."),
         expected=Verdict.PROVED,
@@ -124,7 +124,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, proof of Thm 3.3 ('|x*| >= |x| - r_1 - (r_1 + 1) >= |x| - 4 kappa'); note erratum E4",
+        source="Ghazi et al. 2023, proof of Thm 3.3 ('|x*| >= |x| - r_1 - (r_1 + 1) >= |x| - 4 kappa'); docs/papers/ghazi2023.md, erratum E4",
         statement="(as printed) The common sub-dataset x* = x_hat_{r1} ∩ x_hat'_{r1+1} has at least |x| - r_1 - (r_1 + 1) users.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2023",),
@@ -134,7 +134,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, proof of Thm 3.3 with the differing user counted; note erratum E4",
+        source="Ghazi et al. 2023, proof of Thm 3.3 with the differing user counted; docs/papers/ghazi2023.md, erratum E4",
         statement=("(corrected) |x*| >= |x| - (2 r_1 + 2) >= |x| - 4 kappa for r_1 <= 2 kappa - 1: the differing user is "
                    "outside x* too, and the bound the proof uses still holds."),
         expected=Verdict.PROVED,

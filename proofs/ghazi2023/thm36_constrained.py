@@ -93,7 +93,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2023, proof of Thm 3.6, eq. (6) (uses grad L(theta*; x^pi) = 0); note erratum E5",
+        source="Ghazi et al. 2023, proof of Thm 3.6, eq. (6) (uses grad L(theta*; x^pi) = 0); docs/papers/ghazi2023.md, erratum E5",
         statement=("(as printed) At theta* = argmin_{theta in K} L(theta; x): grad L(theta*; x_{-n}) = -grad L(theta*; x_n)/(n - 1), "
                    "the step (6) of Thm 3.6's proof."),
         expected=Verdict.DISPROVED,
@@ -104,7 +104,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2023, Thm 3.6 for a minimiser over K (first-order optimality; Lemma 3.8 with 2G); note erratum E5",
+        source="Ghazi et al. 2023, Thm 3.6 for a minimiser over K (first-order optimality; Lemma 3.8 with 2G); docs/papers/ghazi2023.md, erratum E5",
         statement=("(corrected) For minimisers over K, ||theta*(x) - theta*(x_{-n})|| <= ||g_n - g_bar||/(mu (n - 1)), and with "
                    "Lemma 3.8 on the centred item gradients (norm <= 2G) this is <= 10 G sqrt(ln(1/beta))/(mu (n - 1) sqrt(m)) "
                    "w.p. >= 1 - beta over pi."),

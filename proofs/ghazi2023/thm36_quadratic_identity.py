@@ -41,7 +41,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2023, Thm 3.6 (deletion stability of theta*), quadratic case; note 5.10",
+    source="Ghazi et al. 2023, Thm 3.6 (deletion stability of theta*), quadratic case",
     statement=("For l(theta; x) = (mu/2)||theta - x||^2 and n users with m items each, "
                "||theta*(x) - theta*(x_{-n})|| = ||xbar_n - xbar|| / (n - 1), where xbar_n is user n's mean and xbar the overall mean."),
     expected=Verdict.PROVED,

@@ -38,7 +38,7 @@ def _wrap(name: str, run) -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=LAMBDA_PRINTED,
-        source="Ghazi et al. 2023, proof of Thm 5.1 (lambda = G sqrt(d)/(R n sqrt(m))) with Lemma 5.2; note erratum E8(b)",
+        source="Ghazi et al. 2023, proof of Thm 5.1 (lambda = G sqrt(d)/(R n sqrt(m))) with Lemma 5.2; docs/papers/ghazi2023.md, erratum E8",
         statement="(as printed) With lambda = G sqrt(d)/(R n sqrt(m)), Thm 5.1's proof chain is O~(RG(sqrt(d)/(n sqrt(m)) + 1/sqrt(nm))).",
         expected=Verdict.DISPROVED,
         papers=("ghazi2023",),
@@ -48,7 +48,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=LAMBDA_CORRECTED,
-        source="Ghazi et al. 2023, Thm 5.1 with lambda = (G/R) max(sqrt(d)/(n sqrt(m)), 1/sqrt(nm)); note erratum E8(b)",
+        source="Ghazi et al. 2023, Thm 5.1 with lambda = (G/R) max(sqrt(d)/(n sqrt(m)), 1/sqrt(nm)); docs/papers/ghazi2023.md, erratum E8",
         statement="(corrected) With lambda = (G/R) max(sqrt(d)/(n sqrt(m)), 1/sqrt(nm)), the chain is O~(RG(sqrt(d)/(n sqrt(m)) + 1/sqrt(nm))).",
         expected=Verdict.PROVED,
         papers=("ghazi2023",),
@@ -58,7 +58,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=LAST_PRINTED,
-        source="Ghazi et al. 2023, Alg 4 and the proof of Thm 5.1 (last phase, n_T ~ N_0 users); note erratum E8(c)",
+        source="Ghazi et al. 2023, Alg 4 and the proof of Thm 5.1 (last phase, n_T ~ N_0 users); docs/papers/ghazi2023.md, erratum E8",
         statement=("(as printed) The last phase's noise term G sqrt(d) sigma_T of Phased-SCO is within Thm 5.1's rate "
                    "O~(RG(sqrt(d)/(n sqrt(m)) + 1/sqrt(nm)))."),
         expected=Verdict.DISPROVED,
@@ -69,7 +69,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=LAST_CORRECTED,
-        source="Ghazi et al. 2023, proof of Thm 5.1 with the last-phase term kept; note erratum E8(c)",
+        source="Ghazi et al. 2023, proof of Thm 5.1 with the last-phase term kept; docs/papers/ghazi2023.md, erratum E8",
         statement=("(corrected) The last phase's term is within O~(RG(sqrt(d)/(n sqrt(m)) + 1/sqrt(nm) + log(1/delta)/(eps n))): "
                    "Thm 5.1's proof gives the rate plus G R N_0/n."),
         expected=Verdict.PROVED,

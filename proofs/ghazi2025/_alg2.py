@@ -6,7 +6,7 @@ import numpy as np
 
 
 def alg2(points: np.ndarray, radius: float) -> np.ndarray:
-    """X_est = clip(mean, median - radius, median + radius), coordinate-wise (Alg 2 lines 1-6, closed form of note 2)."""
+    """X_est = clip(mean, median - radius, median + radius), coordinate-wise (Alg 2 lines 1-6 in closed form)."""
     pts = np.atleast_2d(np.asarray(points, dtype=float))
     rs = np.median(pts, axis=0)
     return np.clip(pts.mean(axis=0), rs - radius, rs + radius)

@@ -75,7 +75,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Alg 3 line 1 / Alg 4 at eps/2 (Lap(2/e), Lap(4/e), e = eps/2) with sensitivity-2 scores (eq. (4), Lemma 3.9); note A3, P1",
+        source=("Ghazi et al. 2025, Alg 3 line 1 / Alg 4 at eps/2 (Lap(2/e), Lap(4/e), e = eps/2) with sensitivity-2 scores (eq. (4), Lemma 3.9); "
+                "docs/papers/ghazi2025.md, reading A3 and pitfall P1"),
         statement=("(as printed) AboveThreshold with privacy parameter eps/2, i.e. threshold noise Lap(4/eps) and query noise Lap(8/eps), "
                    "is (eps/2)-DP on streams whose queries change by at most 2 between neighbours."),
         expected=Verdict.DISPROVED,
@@ -86,7 +87,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Alg 3/4 with scales multiplied by Delta_q = 2 (note 2.8: b_th = 8/eps, b_q = 16/eps)",
+        source="Ghazi et al. 2025, Alg 3/4 with scales multiplied by Delta_q = 2 (docs/papers/ghazi2025.md, reading A3: b_th = 8/eps, b_q = 16/eps)",
         statement=("(corrected) AboveThreshold with threshold noise Lap(8/eps) and query noise Lap(16/eps) is (eps/2)-DP on streams whose "
                    "queries change by at most 2 between neighbours."),
         expected=Verdict.PROVED,

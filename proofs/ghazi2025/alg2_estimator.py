@@ -102,7 +102,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, Alg 2 (projection of the mean towards the robust statistic) and its use in Lemmas 3.6-3.7; note 5.7",
+    source="Ghazi et al. 2025, Alg 2 (projection of the mean towards the robust statistic) and its use in Lemmas 3.6-3.7",
     statement=("For X_est = clip(mean, rs - s, rs + s) with rs the coordinate-wise median: X_est in B_inf(rs, s); X_est = mean when "
                "||mean - rs||_inf <= s; moving every point by <= Delta in l_inf moves X_est by <= Delta; and "
                "Alg2({a X_i + b}, |a| s) = a Alg2({X_i}, s) + b."),

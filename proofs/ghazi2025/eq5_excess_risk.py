@@ -44,7 +44,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, Section 4, eq. (5) (lower-bound instance f(x; z) = -<x, z> on [-1, 1]^d); note 2.9 and 5.18",
+    source="Ghazi et al. 2025, Section 4, eq. (5) (lower-bound instance f(x; z) = -<x, z> on [-1, 1]^d)",
     statement=("For mu in R^d and M in [-1, 1]^d: F(M) - F(sign mu) = sum_i (sign mu_i - M_i) mu_i >= sum_i |mu_i| 1(sign mu_i != sign M_i), "
                "where F(x) = -<x, mu>."),
     expected=Verdict.PROVED,

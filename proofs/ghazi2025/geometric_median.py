@@ -45,7 +45,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, App. B.10 (geometric median, quoting [DK09]); note 1.4 and 5.6",
+    source="Ghazi et al. 2025, App. B.10 (geometric median, quoting [DK09])",
     statement=("For P = {(0,0), (0,0), (1,0), (1,alpha)} and P' = {(0,0), (0,alpha), (1,0), (1,0)} with alpha = 1/100, each point moves by "
                "<= alpha but the geometric medians are (0,0) and (1,0): the geometric median violates Assumption 3.3(ii)."),
     expected=Verdict.PROVED,

@@ -1,4 +1,4 @@
-"""[DERIVED, note 2.8] Tail of a sum of two Laplace variables, and the union bound that sets nu.
+"""[DERIVED for dpaudit's safe preset] Tail of a sum of two Laplace variables, and the union bound that sets nu.
 
 P(Lap(b1) + Lap(b2) > t) = (b1^2 e^{-t/b1} - b2^2 e^{-t/b2})/(2(b1^2 - b2^2)), and the union bound
 P(L_q + L_th >= (b_q + b_th) ln(1/delta_1)) <= delta_1 used to set the corrected threshold nu.
@@ -72,7 +72,8 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, Lemma 3.8 / Alg 4 threshold, note 2.8 [DERIVED]: nu_s >= c0 B + (b_q + b_th) ln(1/delta_1)",
+    source=("Ghazi et al. 2025, Lemma 3.8 / Alg 4 threshold (dpaudit's safe preset, RobustStatsLocalization.parameters): nu_s >= c0 B + (b_q + b_th) "
+            "ln(1/delta_1)"),
     statement=("For independent Lap(b1), Lap(b2) with b1 != b2 and t >= 0: P(Lap(b1) + Lap(b2) > t) = "
                "(b1^2 e^{-t/b1} - b2^2 e^{-t/b2})/(2(b1^2 - b2^2)); and P(L_q + L_th >= (b_q + b_th) ln(1/delta_1)) <= delta_1."),
     expected=Verdict.PROVED,

@@ -161,7 +161,8 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, Lemma 3.10 (privacy of Alg 5) and Thm 3.1, with the note's safe preset (2.8, A2, A3, A6, A13); RobustStatsLocalization",
+    source=("Ghazi et al. 2025, Lemma 3.10 (privacy of Alg 5) and Thm 3.1, with dpaudit's safe preset (docs/papers/ghazi2025.md, readings A2, A3, A6, "
+            "A13); RobustStatsLocalization"),
     statement=("Under Assumptions 2.4-2.5, Algorithm 5 with B >= 4, the coordinate-wise median, eta_s <= 1/(6 beta B), rho = s = 1/tau, "
                "AboveThreshold at eps/2 with Lap(8/eps) and Lap(16/eps), nu_s >= c0 B + 24 ln(2 e^eps/delta)/eps, Gaussian noise at "
                "(eps/2, delta/(2 e^eps)) for the l2 sensitivity sqrt(d) 6 eta_s/tau, 0 < eps <= 1 and disjoint data-independent phases "

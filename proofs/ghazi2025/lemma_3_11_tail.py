@@ -51,7 +51,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, proof of Lemma 3.11 ('<= 1 - omega/nm', then 'd_TV <= omega'); note section 4 Lem3.11-pf",
+        source="Ghazi et al. 2025, proof of Lemma 3.11 ('<= 1 - omega/nm', then 'd_TV <= omega'); docs/papers/ghazi2025.md, erratum E4",
         statement=("(as printed) If each of the n users' deviation events has probability <= 1 - omega/(nm), "
                    "all users are within the radius except with probability <= omega."),
         expected=Verdict.DISPROVED,
@@ -62,7 +62,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, proof of Lemma 3.11 with Hoeffding per coordinate (note 2.7 A1, 2.8); RobustStatsLocalization.parameters",
+        source=("Ghazi et al. 2025, proof of Lemma 3.11 with Hoeffding per coordinate (docs/papers/ghazi2025.md, reading A1); "
+                "RobustStatsLocalization.parameters"),
         statement=("(corrected) With gradient coordinates in [-G, G], each user's mean gradient is within G sqrt(2 ln(2nd/omega)/m) of its "
                    "expectation in every coordinate except with probability omega/(nd), so all n users are, except with probability omega."),
         expected=Verdict.PROVED,

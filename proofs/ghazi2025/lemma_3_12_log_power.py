@@ -47,7 +47,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, proof of Lemma 3.12 ('1/(log m)^{log n} <= 1/(nm) when m <= n^{log log n}'); note section 4 [ERRATUM]",
+        source="Ghazi et al. 2025, proof of Lemma 3.12 ('1/(log m)^{log n} <= 1/(nm) when m <= n^{log log n}'); docs/papers/ghazi2025.md, erratum E5",
         statement="(as printed) If m <= n^{log log n}, then 1/(log m)^{log n} <= 1/(nm).",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -57,7 +57,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, proof of Lemma 3.12, the inequality's exact condition (note section 4)",
+        source="Ghazi et al. 2025, proof of Lemma 3.12, the inequality's exact condition (docs/papers/ghazi2025.md, erratum E5)",
         statement="(corrected) For n, m > 1: 1/(log m)^{log n} <= 1/(nm) if and only if log n log(log m) >= log n + log m.",
         expected=Verdict.PROVED,
         papers=("ghazi2025",),

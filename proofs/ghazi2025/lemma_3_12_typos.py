@@ -55,7 +55,7 @@ def _noise_printed() -> CheckResult:
 
 def _noise_corrected() -> CheckResult:
     proof = Proof(NOISE_CORRECTED)
-    proof.given("Alg 5: sigma_s = eta_s G sqrt(d L)/(sqrt(m) eps) with L = log(1/delta) log(nmd) (sqrt(m) eps, note A5), "
+    proof.given("Alg 5: sigma_s = eta_s G sqrt(d L)/(sqrt(m) eps) with L = log(1/delta) log(nmd) (sqrt(m) eps, docs/papers/ghazi2025.md, reading A5), "
                 "eta_s = eta (log m)^{-s}, Thm 3.1's eta <= (D/G) sqrt(m) eps / sqrt(d L), log m >= 1")
     big_l, s = sp.symbols("L_log s", positive=True)
     u, w = sp.symbols("u w", nonnegative=True)  # log m = 1 + u, eta = (D/G) sqrt(m) eps/sqrt(d L)/(1 + w)
@@ -79,16 +79,17 @@ def _pair(name: str, source: str, statement: str, expected: Verdict, check, role
 
 
 CHECKS = (
-    _pair(DIAMETER_PRINTED, "Ghazi et al. 2025, proof of Lemma 3.12 ('||zeta_0||_2 <= D sqrt(d)'); note errata summary",
+    _pair(DIAMETER_PRINTED, "Ghazi et al. 2025, proof of Lemma 3.12 ('||zeta_0||_2 <= D sqrt(d)'); docs/papers/ghazi2025.md, erratum E6",
           "(as printed) For x_0, x* in [-D, D]^d, zeta_0 = x_0 - x* satisfies ||zeta_0||_2 <= D sqrt(d).",
           Verdict.DISPROVED, _diameter_printed, "printed", DIAMETER_CORRECTED),
-    _pair(DIAMETER_CORRECTED, "Ghazi et al. 2025, proof of Lemma 3.12 with the l_2 diameter of [-D, D]^d (note errata summary)",
+    _pair(DIAMETER_CORRECTED, "Ghazi et al. 2025, proof of Lemma 3.12 with the l_2 diameter of [-D, D]^d (docs/papers/ghazi2025.md, erratum E6)",
           "(corrected) For x_0, x* in [-D, D]^d, ||x_0 - x*||_2 <= 2 D sqrt(d).",
           Verdict.PROVED, _diameter_corrected, "corrected", DIAMETER_PRINTED),
-    _pair(NOISE_PRINTED, "Ghazi et al. 2025, proof of Lemma 3.12 (E||zeta_s||^2 = eta_s^2 d G d log(1/delta) log(nmd)/(m eps^2)); note errata summary",
+    _pair(NOISE_PRINTED, ("Ghazi et al. 2025, proof of Lemma 3.12 (E||zeta_s||^2 = eta_s^2 d G d log(1/delta) log(nmd)/(m eps^2)); "
+                          "docs/papers/ghazi2025.md, erratum E6"),
           "(as printed) E||zeta_s||_2^2 = eta_s^2 d G d log(1/delta) log(nmd)/(m eps^2) is invariant under a change of units of theta and the loss.",
           Verdict.DISPROVED, _noise_printed, "printed", NOISE_CORRECTED),
-    _pair(NOISE_CORRECTED, "Ghazi et al. 2025, proof of Lemma 3.12 with G^2 d and Thm 3.1's eta (note errata summary, A5)",
+    _pair(NOISE_CORRECTED, "Ghazi et al. 2025, proof of Lemma 3.12 with G^2 d and Thm 3.1's eta (docs/papers/ghazi2025.md, erratum E6 and reading A5)",
           ("(corrected) d sigma_s^2 = eta_s^2 d G^2 d log(1/delta) log(nmd)/(m eps^2) scales like theta^2 and, for "
            "eta <= (D/G) sqrt(m) eps/sqrt(d log(1/delta) log(nmd)) and log m >= 1, is at most D^2 d (log m)^{-s}."),
           Verdict.PROVED, _noise_corrected, "corrected", NOISE_PRINTED),

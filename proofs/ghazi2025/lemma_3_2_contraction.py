@@ -70,7 +70,7 @@ def _control() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=NAME,
-        source="Ghazi et al. 2025, Lemma 3.2 (contractivity) under Assumption 2.5; note 5.9",
+        source="Ghazi et al. 2025, Lemma 3.2 (contractivity) under Assumption 2.5",
         statement=("If f is convex, beta-smooth (Def 2.2, max absolute row sum of the Hessian <= beta) with diagonally dominant Hessian "
                    "and 0 < eta <= 2/beta, then ||(x - eta grad f(x)) - (y - eta grad f(y))||_inf <= ||x - y||_inf."),
         expected=Verdict.PROVED,
@@ -80,7 +80,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CONTROL,
-        source="Ghazi et al. 2025, Lemma 3.2 without Assumption 2.5 (note 5.9 negative control, pitfall P4)",
+        source="Ghazi et al. 2025, Lemma 3.2 without Assumption 2.5 (negative control; docs/papers/ghazi2025.md, pitfall P4)",
         statement="(negative control) For convex beta-smooth f with eta <= 2/beta, without diagonal dominance, the gradient step is an l_inf contraction.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),

@@ -95,7 +95,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=MVT_PRINTED,
-        source="Ghazi et al. 2025, App. B.1 (proof of Lemma 3.2: 'by the mean-value theorem ... where z is in the segment'); note errata summary",
+        source=("Ghazi et al. 2025, App. B.1 (proof of Lemma 3.2: 'by the mean-value theorem ... where z is in the segment'); "
+                "docs/papers/ghazi2025.md, erratum E2"),
         statement=("(as printed) For f convex and beta-smooth with DD Hessians, grad f(x) - grad f(y) = grad^2 f(z)(x - y) for some z on "
                    "the segment [x, y]."),
         expected=Verdict.DISPROVED,
@@ -106,7 +107,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Lemma 3.2's proof in integral form (note errata summary: 'needs the integral form')",
+        source="Ghazi et al. 2025, Lemma 3.2's proof in integral form (docs/papers/ghazi2025.md, erratum E2: it needs the integral form)",
         statement=("(corrected) grad f(x) - grad f(y) = Hbar (x - y) with Hbar = int_0^1 grad^2 f(y + t(x - y)) dt, which is DD with row "
                    "sums <= beta, so (x - eta grad f(x)) - (y - eta grad f(y)) = (I - eta Hbar)(x - y)."),
         expected=Verdict.PROVED,

@@ -95,7 +95,7 @@ def _control() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=NAME,
-        source="Ghazi et al. 2025, Lemma 3.5 (and its use in Lemma 3.7); note section 4 'general form' and 5.3",
+        source="Ghazi et al. 2025, Lemma 3.5 (and its use in Lemma 3.7)",
         statement=("For reals a, b, c, d and r >= 0: |Pi_[a-r, a+r](c) - Pi_[b-r, b+r](d)| <= max(|a - b|, |c - d|); in particular "
                    "|a - b| <= 1 and |c - d| <= 1 give |c' - d'| <= 1 (the lemma as stated)."),
         expected=Verdict.PROVED,
@@ -105,7 +105,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CONTROL,
-        source="Ghazi et al. 2025, remark after Lemma 3.5 ('Lemma 3.5 does not hold in high dimensions'); note 5.3 negative control",
+        source="Ghazi et al. 2025, remark after Lemma 3.5 ('Lemma 3.5 does not hold in high dimensions'); negative control",
         statement="(negative control) Lemma 3.5 with Euclidean balls in R^2: ||a - b|| <= 1 and ||c - d|| <= 1 give ||c' - d'|| <= 1.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),

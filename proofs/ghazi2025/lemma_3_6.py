@@ -143,7 +143,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Lemma 3.6 (no lower bound on B); note 2.7 A13",
+        source="Ghazi et al. 2025, Lemma 3.6 (no lower bound on B); docs/papers/ghazi2025.md, reading A13",
         statement="(as printed) For every batch size B, if (D, D') is rho-aligned then ||x_1 - y_1||_inf <= eta (4 rho + 2 s).",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -153,7 +153,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Lemma 3.6 with B >= 4 (note A13; B = 100 log(mnd/delta)/eps >= 4 in Thm 3.1)",
+        source="Ghazi et al. 2025, Lemma 3.6 with B >= 4 (docs/papers/ghazi2025.md, reading A13; B = 100 log(mnd/delta)/eps >= 4 in Thm 3.1)",
         statement="(corrected) For B >= 4, if (D, D') is rho-aligned then ||x_1 - y_1||_inf <= eta (4 rho + 2 s).",
         expected=Verdict.PROVED,
         papers=("ghazi2025",),

@@ -141,7 +141,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, Lemma 3.7 (sequential sensitivity) from Lemmas 3.2, 3.5 and Assumption 3.3; note section 3 chain step 2 and 5.13",
+    source="Ghazi et al. 2025, Lemma 3.7 (sequential sensitivity) from Lemmas 3.2, 3.5 and Assumption 3.3",
     statement=("Under Assumptions 2.4-2.5, eta <= 2/beta, a box domain and the coordinate-wise median in Alg 2, if the two runs see the same "
                "users after step t0 then ||x_t - y_t||_inf <= ||x_{t0} - y_{t0}||_inf for all t >= t0."),
     expected=Verdict.PROVED,

@@ -93,7 +93,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Lemma 3.8 (hypothesis '|X_good| < B/3 for any point Y') as used in Lemma 3.10 case (i); note 2.7 A6",
+        source=("Ghazi et al. 2025, Lemma 3.8 (hypothesis '|X_good| < B/3 for any point Y') as used in Lemma 3.10 case (i); docs/papers/ghazi2025.md, "
+                "reading A6"),
         statement=("(as printed) Every batch that is not (1/tau)-aligned satisfies Lemma 3.8's hypothesis that every ball B_inf(Y, 1/tau) "
                    "holds fewer than B/3 of its points."),
         expected=Verdict.DISPROVED,
@@ -104,7 +105,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=UNNORMALISED,
-        source="Ghazi et al. 2025, proof of Lemma 3.8 (s_1 written without the 1/B of eq. (3)); note errata summary",
+        source="Ghazi et al. 2025, proof of Lemma 3.8 (s_1 written without the 1/B of eq. (3)); docs/papers/ghazi2025.md, erratum E3",
         statement=("(as printed in the proof) For a batch that is not (1/tau)-aligned, sum_i sum_j exp(-tau ||q_i - q_j||_inf) "
                    "<= 2B/3 + e^{-1} B/3."),
         expected=Verdict.DISPROVED,
@@ -115,7 +116,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Lemma 3.8 with hypothesis '< 2B/3' (as its proof uses); note A6 and 5.11",
+        source="Ghazi et al. 2025, Lemma 3.8 with hypothesis '< 2B/3' (as its proof uses); docs/papers/ghazi2025.md, reading A6",
         statement=("(corrected) If every ball B_inf(Y, 1/tau) holds fewer than 2B/3 of the B points, then "
                    "s^conc = (1/B) sum_{i,j} exp(-tau ||q_i - q_j||_inf) < (2/3 + 1/(3e)) B < 0.8 B."),
         expected=Verdict.PROVED,

@@ -7,7 +7,8 @@ Lap(4/eps) (Alg 4 at eps/2).
 * gap: the proof models the noise as one Lap(6/eps); the true sum has a heavier tail (DISPROVED at t = 60/eps);
 * printed: reading "eps <= O(1)" as eps <= 1 with delta in (0, 1) unrestricted, the bound fails (DISPROVED at eps = 1,
   delta = 0.961, T = 1, B = 4, even for a batch meeting the printed "< B/3" hypothesis);
-* corrected: with eps <= 1 and delta <= 1/e (and the hypothesis read as "< 2B/3", note A6) it holds (PROVED).
+* corrected: with eps <= 1 and delta <= 1/e (and the hypothesis read as "< 2B/3", docs/papers/ghazi2025.md,
+  reading A6) it holds (PROVED).
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=GAP,
-        source="Ghazi et al. 2025, proof of Lemma 3.8 ('s_1 + Lap(6/eps) <= v'); Alg 3 line 1 and Alg 4 at eps/2; note 2.7 A3 and P19",
+        source=("Ghazi et al. 2025, proof of Lemma 3.8 ('s_1 + Lap(6/eps) <= v'); Alg 3 line 1 and Alg 4 at eps/2; docs/papers/ghazi2025.md, reading "
+                "A3 and pitfall P19"),
         statement=("(proof step) For L_q ~ Lap(8/eps), L_th ~ Lap(4/eps) independent and every t >= 0: "
                    "P(L_q + L_th >= t) <= P(Lap(6/eps) >= t) = e^{-eps t/6}/2."),
         expected=Verdict.DISPROVED,
@@ -120,7 +122,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Lemma 3.8 (probability part, eps <= O(1) read as eps <= 1, delta unrestricted); note section 4",
+        source="Ghazi et al. 2025, Lemma 3.8 (probability part, eps <= O(1) read as eps <= 1, delta unrestricted); docs/papers/ghazi2025.md, reading A12",
         statement=("(as printed) For eps <= 1, delta in (0, 1), B >= 100 log(T/delta)/eps, nu = 0.9B + 2 log(T/delta)/eps and a batch "
                    "with fewer than B/3 points in every ball B_inf(Y, 1/tau), AboveThreshold (Alg 4 at eps/2) returns a_1 = ⊥ with "
                    "probability at least 1 - delta/(T e^eps)."),
@@ -132,7 +134,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Lemma 3.8 (probability part) with eps <= 1, delta <= 1/e and the 2B/3 hypothesis (note A6); Alg 4 at eps/2",
+        source=("Ghazi et al. 2025, Lemma 3.8 (probability part) with eps <= 1, delta <= 1/e and the 2B/3 hypothesis (docs/papers/ghazi2025.md, "
+                "reading A6); Alg 4 at eps/2"),
         statement=("(corrected) For 0 < eps <= 1, 0 < delta <= 1/e, T >= 1, B >= 100 log(T/delta)/eps, nu = 0.9B + 2 log(T/delta)/eps and a "
                    "batch with score s <= (2/3 + 1/(3e)) B, the test with L_th ~ Lap(4/eps), L_q ~ Lap(8/eps) returns a_1 = ⊥ with "
                    "probability at least 1 - delta/(T e^eps)."),

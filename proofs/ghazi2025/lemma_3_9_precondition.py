@@ -32,7 +32,7 @@ LATER_SCORE_GAP = sp.Symbol("later_score_gap", nonnegative=True)
 
 
 def thm31_extremes(n: sp.Expr, m: sp.Expr, d: sp.Expr, eps: sp.Expr, delta: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-    """B, and the largest beta and eta Thm 3.1 allows (G = D = 1, sqrt(m) eps reading, note A5)."""
+    """B, and the largest beta and eta Thm 3.1 allows (G = D = 1, sqrt(m) eps reading, docs/papers/ghazi2025.md, A5)."""
     big_b = 100 * sp.log(m * n * d / delta) / eps
     beta = sp.sqrt(n) * eps / (sp.sqrt(m) * sp.log(n * m * d / delta)) + sp.sqrt(d * sp.log(1 / delta) * sp.log(n * m * d)) / (sp.sqrt(m) * eps)
     eta = sp.Min(big_b * sp.sqrt(m) / sp.sqrt(n), sp.sqrt(m) * eps / sp.sqrt(d * sp.log(1 / delta) * sp.log(n * m * d)))
@@ -54,7 +54,7 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.given("eta <= 1/(6 beta B) added to Thm 3.1 (note 2.8), B >= 1",
+    proof.given("eta <= 1/(6 beta B) added to Thm 3.1 (docs/papers/ghazi2025.md, reading A2), B >= 1",
                  "Lemma 3.9's chain: ||x_t - y_t||_inf <= 6 eta/tau, per-user gradients beta-Lipschitz in l_inf, so each q moves by "
                  "<= Delta = 6 beta eta/tau and |s - s'| <= (1 - e^{-2 tau Delta}) B = (1 - e^{-12 beta eta}) B")
     beta, big_b = sp.symbols("beta B", positive=True)
@@ -84,7 +84,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Thm 3.1 settings vs Lemma 3.9 (6 beta eta B <= 1) and Lemma 3.2 (eta <= 2/beta); note 2.7 A2, P2",
+        source=("Ghazi et al. 2025, Thm 3.1 settings vs Lemma 3.9 (6 beta eta B <= 1) and Lemma 3.2 (eta <= 2/beta); docs/papers/ghazi2025.md, "
+                "reading A2 and pitfall P2"),
         statement=("(as printed) The parameter settings of Thm 3.1 imply Lemma 3.9's precondition 6 beta eta B <= 1 (and Lemma 3.2's "
                    "eta <= 2/beta)."),
         expected=Verdict.DISPROVED,
@@ -95,7 +96,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Lemma 3.9 with eta <= 1/(6 beta B) imposed (note 2.8); score perturbation bound of note 5.10",
+        source="Ghazi et al. 2025, Lemma 3.9 with eta <= 1/(6 beta B) imposed (docs/papers/ghazi2025.md, reading A2)",
         statement=("(corrected) If eta <= 1/(6 beta B) and B >= 1, then 6 beta eta B <= 1, eta <= 2/beta, and the score sensitivity "
                    "(1 - e^{-12 beta eta}) B <= 12 beta eta B <= 2; moving every point by <= Delta changes s by <= (1 - e^{-2 tau Delta}) B."),
         expected=Verdict.PROVED,

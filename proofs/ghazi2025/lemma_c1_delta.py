@@ -37,7 +37,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Lemma C.1 (delta <= 1/(dnm)) vs the proof of Lemma C.3 ('when delta <= 1/dn^2'); note section 4",
+        source="Ghazi et al. 2025, Lemma C.1 (delta <= 1/(dnm)) vs the proof of Lemma C.3 ('when delta <= 1/dn^2'); docs/papers/ghazi2025.md, erratum E7",
         statement="(as printed) Lemma C.1's hypothesis delta <= 1/(dnm) implies the delta <= 1/(dn^2) its proof uses, for all n, m, d >= 1.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -47,7 +47,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Lemma C.1 with delta <= 1/(d n max(n, m)) (note section 4: the delta inconsistency of C.1)",
+        source="Ghazi et al. 2025, Lemma C.1 with delta <= 1/(d n max(n, m)) (docs/papers/ghazi2025.md, erratum E7)",
         statement="(corrected) delta <= 1/(d n max(n, m)) implies both delta <= 1/(dnm) (the statement) and delta <= 1/(dn^2) (the proof).",
         expected=Verdict.PROVED,
         papers=("ghazi2025",),

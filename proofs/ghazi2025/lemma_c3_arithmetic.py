@@ -32,7 +32,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, proof of Lemma C.3 (n >= sqrt(d)/(32 eps); e^eps - 1 <= 2 eps for eps <= 1/10); note section 4",
+    source="Ghazi et al. 2025, proof of Lemma C.3 (n >= sqrt(d)/(32 eps); e^eps - 1 <= 2 eps for eps <= 1/10)",
     statement=("n (4 eps sqrt(d) + d/(8n)) >= d/4 if and only if n >= sqrt(d)/(32 eps); and e^eps - 1 <= 2 eps for 0 <= eps <= 1/10 "
                "(indeed for eps <= 5/4)."),
     expected=Verdict.PROVED,

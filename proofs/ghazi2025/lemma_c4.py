@@ -57,7 +57,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, Lemma C.4 (= [KLSU19] Lemma 6.8, eq. (7)); note section 4",
+    source="Ghazi et al. 2025, Lemma C.4 (= [KLSU19] Lemma 6.8, eq. (7))",
     statement=("For every p and f : R^n -> [-1, 1], with g(p) = E_{X_1..X_n ~ N(p, 1)} f(X): "
                "E[(1 - p^2)(f(X) - p) sum_i (X_i - p)] = (1 - p^2) g'(p)."),
     expected=Verdict.PROVED,

@@ -47,7 +47,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Lemma C.5 (fingerprinting step of the lower bound, App. C); note section 4 [ERRATUM]",
+        source="Ghazi et al. 2025, Lemma C.5 (fingerprinting step of the lower bound, App. C); docs/papers/ghazi2025.md, erratum E8",
         statement="(as printed) For differentiable g on [-1, 1] and p ~ U[-1, 1]: E[(1 - p^2) g'(p)] = E[g(p) p].",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -57,7 +57,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Lemma C.5 with the factor 2 from its own integration by parts (note section 4; only helps the bound)",
+        source="Ghazi et al. 2025, Lemma C.5 with the factor 2 from its own integration by parts (docs/papers/ghazi2025.md, erratum E8; only helps the bound)",
         statement="(corrected) For differentiable g on [-1, 1] and p ~ U[-1, 1]: E[(1 - p^2) g'(p)] = 2 E[g(p) p].",
         expected=Verdict.PROVED,
         papers=("ghazi2025",),

@@ -51,7 +51,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Lemma C.7 (M : R^{n x d} -> [-1, 1]^d); note section 4 [ERRATUM]",
+        source="Ghazi et al. 2025, Lemma C.7 (M : R^{n x d} -> [-1, 1]^d); docs/papers/ghazi2025.md, erratum E9",
         statement="(as printed) If M takes values in [-1, 1]^d and its weighted sign error is <= alpha, then E[sum_k M_k mu_k] >= d/2 - 2 alpha.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -61,7 +61,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Lemma C.7 for M in {-1, 1}^d (as Lemma C.3 uses it); note section 4",
+        source="Ghazi et al. 2025, Lemma C.7 for M in {-1, 1}^d (as Lemma C.3 uses it); docs/papers/ghazi2025.md, erratum E9",
         statement="(corrected) If M takes values in {-1, 1}^d and its weighted sign error is <= alpha, then E[sum_k M_k mu_k] >= d/2 - 2 alpha.",
         expected=Verdict.PROVED,
         papers=("ghazi2025",),

@@ -91,7 +91,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, Remark 3.4 (median satisfies Assumption 3.3 (i)-(iii)); note 1.4 and 5.4",
+    source="Ghazi et al. 2025, Remark 3.4 (median satisfies Assumption 3.3 (i)-(iii))",
     statement=("The coordinate-wise median of B vectors satisfies Assumption 3.3: (i) if more than B/2 points lie in B_inf(X', rho) "
                "the median does; (ii) perturbing every point by at most Delta in l_inf moves it by at most Delta; "
                "(iii) median(a X + b) = a median(X) + b for every real a and vector b."),

@@ -64,7 +64,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Thm 3.1 (nu = 0.9B + 2 log(T/delta)/eps) vs Alg 1 line 7 (Alg 3 called with delta/(2Tmnd)); note 2.7 A4",
+        source=("Ghazi et al. 2025, Thm 3.1 (nu = 0.9B + 2 log(T/delta)/eps) vs Alg 1 line 7 (Alg 3 called with delta/(2Tmnd)); "
+                "docs/papers/ghazi2025.md, reading A4"),
         statement="(as printed) The threshold nu is the same whether it is computed with Thm 3.1's delta or with the delta/(2Tmnd) Alg 1 passes to Alg 3.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -74,7 +75,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Lemma 3.8 / Thm 3.1 with either delta (note 2.7 A4); RobustStatsLocalization.parameters",
+        source="Ghazi et al. 2025, Lemma 3.8 / Thm 3.1 with either delta (docs/papers/ghazi2025.md, reading A4); RobustStatsLocalization.parameters",
         statement=("(corrected) nu(delta') >= nu(delta) for delta' <= delta, and the pass probability of a batch decreases as nu grows, "
                    "so Lemma 3.8's failure bound holds under either reading; the safe preset's nu_s (global delta) is at least the "
                    "paper's nu and the Lemma 3.8 margin c0 B + (b_q + b_th) ln(2 e^eps/delta) (5 configurations)."),

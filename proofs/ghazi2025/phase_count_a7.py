@@ -48,7 +48,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Alg 5 line 1 (S = ceil(log n / B)) with n_s = n/2^s (line 3); note 2.7 A7",
+        source="Ghazi et al. 2025, Alg 5 line 1 (S = ceil(log n / B)) with n_s = n/2^s (line 3); docs/papers/ghazi2025.md, reading A7",
         statement="(as printed, reading S = ceil(ln(n/B))) For n >= 2B, every phase s <= S has n_s = n/2^s >= B users.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -58,7 +58,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Alg 5 with S = floor(log2(n/B)) (note 2.7 A7); dpaudit RobustStatsLocalization.parameters",
+        source="Ghazi et al. 2025, Alg 5 with S = floor(log2(n/B)) (docs/papers/ghazi2025.md, reading A7); dpaudit RobustStatsLocalization.parameters",
         statement=("(corrected) For n >= 2B and S = floor(log2(n/B)) >= 1, every phase s <= S has n/2^s >= B users; the safe "
                    "preset's phases (cross-checked at 5 configurations) each hold >= B users and use <= n in total."),
         expected=Verdict.PROVED,

@@ -30,7 +30,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Ghazi et al. 2025, Alg 5 lines 3-4 and Thm 3.1 ('mn gradient computations'); note 2.6 and 6",
+    source="Ghazi et al. 2025, Alg 5 lines 3-4 and Thm 3.1 ('mn gradient computations')",
     statement="The phases of Alg 5 use sum_s n/2^s <= n distinct users, so the algorithm computes at most m n per-item gradients.",
     expected=Verdict.PROVED,
     papers=("ghazi2025",),

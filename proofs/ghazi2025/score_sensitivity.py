@@ -81,7 +81,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, proof of Lemma 3.10 case (ii) ('the query sensitivity is always bounded by 1') and Lemma A.3; note A3",
+        source=("Ghazi et al. 2025, proof of Lemma 3.10 case (ii) ('the query sensitivity is always bounded by 1') and Lemma A.3; "
+                "docs/papers/ghazi2025.md, reading A3"),
         statement="(as printed) Replacing one user changes the concentration score s^conc of eq. (3) by at most 1.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -91,7 +92,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, eq. (4) (score sensitivity at the differing step); note section 4 and 5.10",
+        source="Ghazi et al. 2025, eq. (4) (score sensitivity at the differing step)",
         statement="(corrected) Replacing one of the B users changes s^conc = (1/B) sum_{i,j} exp(-tau ||q_i - q_j||_inf) by at most 2 - 2/B <= 2.",
         expected=Verdict.PROVED,
         papers=("ghazi2025",),

@@ -57,7 +57,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Alg 5 line 6 and Thm 3.1 (sqrt(m eps) in sigma_s and eta); Prop A.2; note 2.7 A5",
+        source="Ghazi et al. 2025, Alg 5 line 6 and Thm 3.1 (sqrt(m eps) in sigma_s and eta); Prop A.2; docs/papers/ghazi2025.md, reading A5",
         statement=("(as printed) There is a constant C such that C eta_s G sqrt(d log(e^eps/delta) log(nmd))/sqrt(m eps) is at least the "
                    "Gaussian mechanism's sigma at (eps/2, delta/(2 e^eps)) for the eps-free sensitivity, for every eps in (0, 1]."),
         expected=Verdict.DISPROVED,
@@ -68,7 +68,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Alg 5 line 6 with sqrt(m) eps (as Lemma 3.12 prints it; note 2.7 A5)",
+        source="Ghazi et al. 2025, Alg 5 line 6 with sqrt(m) eps (as Lemma 3.12 prints it; docs/papers/ghazi2025.md, reading A5)",
         statement=("(corrected) With sqrt(m) eps, the ratio of the Gaussian mechanism's sigma at (eps/2, delta/(2 e^eps)) to "
                    "eta_s G sqrt(d log(e^eps/delta) log(nmd))/(sqrt(m) eps) stays bounded as eps -> 0+, so one constant C serves every eps."),
         expected=Verdict.PROVED,

@@ -50,7 +50,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Alg 5 line 3 (eta_s = (log^{-s} m) eta); note 2.7 A8 and pitfall P3",
+        source="Ghazi et al. 2025, Alg 5 line 3 (eta_s = (log^{-s} m) eta); docs/papers/ghazi2025.md, reading A8 and pitfall P3",
         statement="(as printed) eta_s = eta (ln m)^{-s} is non-increasing in s for every m >= 2, so eta_s <= eta_1.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -60,7 +60,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Alg 5 with eta_s = eta kappa^{-s}, kappa = max(ln m, 4) (note 2.7 A8); RobustStatsLocalization.parameters",
+        source=("Ghazi et al. 2025, Alg 5 with eta_s = eta kappa^{-s}, kappa = max(ln m, 4) (docs/papers/ghazi2025.md, reading A8); "
+                "RobustStatsLocalization.parameters"),
         statement=("(corrected) With kappa = max(ln m, 4) >= 4, eta_s = eta kappa^{-s} is decreasing and at most eta/4 for every m >= 1; "
                    "the safe preset's eta_s (5 configurations) are non-increasing with 6 beta eta_s B <= 1 in every phase."),
         expected=Verdict.PROVED,

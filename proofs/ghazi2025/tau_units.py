@@ -48,7 +48,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Thm 3.1 / Lemma 3.11 (tau = O(G log(nmd)/sqrt(m))) vs eq. (3), Alg 1 line 5 (s = 1/tau); note 2.7 A1",
+        source=("Ghazi et al. 2025, Thm 3.1 / Lemma 3.11 (tau = O(G log(nmd)/sqrt(m))) vs eq. (3), Alg 1 line 5 (s = 1/tau); "
+                "docs/papers/ghazi2025.md, reading A1"),
         statement="(as printed) With tau = G log(nmd)/sqrt(m), the score exp(-tau ||q_t(Z) - q_t(Z')||_inf) of eq. (3) is invariant under a change of units.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -58,7 +59,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025 with tau read as an inverse radius, 1/tau = C_tau G sqrt(2 ln(2nd/omega)/m) (note 2.7 A1, 2.8)",
+        source="Ghazi et al. 2025 with tau read as an inverse radius, 1/tau = C_tau G sqrt(2 ln(2nd/omega)/m) (docs/papers/ghazi2025.md, reading A1)",
         statement=("(corrected) With 1/tau = C_tau G sqrt(2 ln(2nd/omega)/m): tau ||q - q'|| is unit-free, s = rho = 1/tau have gradient "
                    "units, and the sensitivity 6 eta/tau has parameter units."),
         expected=Verdict.PROVED,

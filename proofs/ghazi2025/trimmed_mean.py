@@ -80,7 +80,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Ghazi et al. 2025, Remark 3.4 ('the trimmed mean satisfies Assumption 3.3'), property (i); note 1.4 [ERRATUM]",
+        source="Ghazi et al. 2025, Remark 3.4 ('the trimmed mean satisfies Assumption 3.3'), property (i); docs/papers/ghazi2025.md, erratum E1",
         statement="(as printed) The (10%-)trimmed mean satisfies Assumption 3.3(i): if more than B/2 points lie in B_inf(X', rho), so does it.",
         expected=Verdict.DISPROVED,
         papers=("ghazi2025",),
@@ -90,7 +90,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Ghazi et al. 2025, Remark 3.4 corrected (note 1.4: trim k >= floor(B/3) per side; the proofs use balls with >= 2B/3 points)",
+        source=("Ghazi et al. 2025, Remark 3.4 corrected (docs/papers/ghazi2025.md, erratum E1: trim k >= floor(B/3) per side; the proofs use balls "
+                "with >= 2B/3 points)"),
         statement=("(corrected) A symmetric trimmed mean removing k values per side, floor(B/3) <= k < B/2, lies in [lo, hi] whenever "
                    "at least ceil(2B/3) of the B values do."),
         expected=Verdict.PROVED,

@@ -29,7 +29,8 @@ def _printed() -> CheckResult:
 
 def _corrected() -> CheckResult:
     proof = Proof(CORRECTED)
-    proof.given("K adaptive queries, each by Alg 2 at eps_0 = eps/(2 sqrt(2K log(2/delta))), delta_0 = delta/(2K) (Alg 3's split, note ALG-4)",
+    proof.given(("K adaptive queries, each by Alg 2 at eps_0 = eps/(2 sqrt(2K log(2/delta))), delta_0 = delta/(2K) (Alg 3's split, "
+                 "docs/papers/levy2021.md, ALG-4)"),
                 "Alg 2's error: E||A' - mean||^2 = c_0 d tau^2 log(dn/gamma) log(1/delta_0)/(n^2 eps_0^2) (Thm 2; levy2021/variance_constant_c0)")
     eps0 = eps / (2 * sp.sqrt(2 * K * sp.log(2 / delta)))
     var = 102400 * d * tau**2 * sp.log(d * n / gamma) * sp.log(2 * K / delta) / (n**2 * eps0**2)
@@ -42,7 +43,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Levy et al. 2021, Sec 1.1 (adaptive queries: O~(tau sqrt(K)/(n eps))) vs Sec 3 / Thm 10 (O~(sqrt(dK) tau/(n eps))); note section 4",
+        source=("Levy et al. 2021, Sec 1.1 (adaptive queries: O~(tau sqrt(K)/(n eps))) vs Sec 3 / Thm 10 (O~(sqrt(dK) tau/(n eps))); "
+                "docs/papers/levy2021.md, reading 0(e)"),
         statement="(as printed) The intro's O~(tau sqrt(K)/(n eps)) and Thm 10's O~(sqrt(dK) tau/(n eps)) agree up to polylog factors.",
         expected=Verdict.DISPROVED,
         papers=("levy2021",),
@@ -52,7 +54,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Levy et al. 2021, Thm 10 error from Thm 2 at Alg 3's budget split (note ALG-4, L9)",
+        source="Levy et al. 2021, Thm 10 error from Thm 2 at Alg 3's budget split (docs/papers/levy2021.md, ALG-4 and check L9)",
         statement=("(corrected) Answering each of K adaptive queries with Alg 2 at eps_0 = eps/(2 sqrt(2K log(2/delta))) has l2 error^2 "
                    "= d K tau^2/(n^2 eps^2) times 819200 log(2/delta) log(dn/gamma) log(2K/delta), i.e. error O~(sqrt(dK) tau/(n eps))."),
         expected=Verdict.PROVED,

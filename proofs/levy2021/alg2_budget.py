@@ -32,7 +32,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Alg 2 line 3 and Thm 2 (privacy via advanced composition [23]); note P2, P2' and L8, L22",
+    source="Levy et al. 2021, Alg 2 line 3 and Thm 2 (privacy via advanced composition [23]); docs/papers/levy2021.md, P2, P2' and checks L8, L22",
     statement=("With eps' = eps/sqrt(8 d ln(1/delta)): eps' sqrt(2 d ln(1/delta)) = eps/2 exactly, and the basic-composition "
                "total d eps' is <= eps if and only if d <= 8 ln(1/delta)."),
     expected=Verdict.PROVED,

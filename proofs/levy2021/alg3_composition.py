@@ -32,7 +32,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Alg 3 line 2 and Thm 3 (privacy for eps <= 1); note P4 and L8",
+    source="Levy et al. 2021, Alg 3 line 2 and Thm 3 (privacy for eps <= 1); docs/papers/levy2021.md, P4 and check L8",
     statement=("With eps' = eps/(2 sqrt(2 T ln(2/delta))) and delta' = delta/(2T): sqrt(2 T ln(2/delta)) eps' = eps/2, "
                "T delta' + delta/2 = delta, and for 0 < eps <= 1 the second DRV term T eps'(e^{eps'} - 1) is at most eps/2, "
                "so the T-step composition is (eps, delta)-DP."),

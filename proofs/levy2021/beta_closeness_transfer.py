@@ -37,7 +37,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Def 4 (beta-close) as used with Thm 1/Thm 2 and Cor 1; note L13",
+    source="Levy et al. 2021, Def 4 (beta-close) as used with Thm 1/Thm 2 and Cor 1; docs/papers/levy2021.md, check L13",
     statement="If 0 <= f <= M and TV(P, Q) <= beta, then E_P f <= E_Q f + M beta.",
     expected=Verdict.PROVED,
     papers=("levy2021",),

@@ -13,7 +13,7 @@ NAME = "levy2021/beta_derived_le_stated"
 def _run() -> CheckResult:
     proof = Proof(NAME)
     proof.given("L = log(dn/gamma) >= 1/10, L' = log(1/delta) > 0; tau', eps' as in Alg 2 line 3",
-                "derived failure probability (note section 4 [DERIVED]): per coordinate, Thm 1 fails w.p. <= (sqrt(d) B/tau') "
+                "derived failure probability (docs/papers/levy2021.md, check L10): per coordinate, Thm 1 fails w.p. <= (sqrt(d) B/tau') "
                 "e^{-n eps'/8}; union over d coordinates, plus gamma (data) and gamma (rotation)")
     d, n, tau, eps, big_b, lp = sp.symbols("d n tau epsilon B Lp", positive=True)
     ell = sp.Symbol("ell", nonnegative=True)
@@ -47,7 +47,8 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Thm 2 (beta = min{1, 2 gamma + (d^2 B sqrt(log(dn/gamma))/tau) exp(-n eps/(24 sqrt(d log(1/delta))))}); note L10 [DERIVED]",
+    source=("Levy et al. 2021, Thm 2 (beta = min{1, 2 gamma + (d^2 B sqrt(log(dn/gamma))/tau) exp(-n eps/(24 sqrt(d log(1/delta))))}); "
+            "docs/papers/levy2021.md, check L10"),
     statement=("If log(dn/gamma) >= 1/10, the failure probability derived from Alg 2's steps, 2 gamma + d (sqrt(d) B/tau') "
                "exp(-n eps'/8), is at most Thm 2's stated 2 gamma + (d^2 B sqrt(log(dn/gamma))/tau) exp(-n eps/(24 sqrt(d log(1/delta))))."),
     expected=Verdict.PROVED,

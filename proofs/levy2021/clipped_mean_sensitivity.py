@@ -52,7 +52,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Alg 1 line 2 and Thm 1 proof (P1); note L2 [RECON: sensitivity 4 tau/n]",
+    source="Levy et al. 2021, Alg 1 line 2 and Thm 1 proof (P1); docs/papers/levy2021.md, check L2 (sensitivity 4 tau/n)",
     statement=("For a <= b and replace-one neighbours X, X' in R^n: |mean(Pi_[a,b](X)) - mean(Pi_[a,b](X'))| <= (b - a)/n, "
                "with equality at x_n = a, x'_n = b; with |b - a| = 4 tau (Alg 1) the sensitivity is exactly 4 tau / n."),
     expected=Verdict.PROVED,

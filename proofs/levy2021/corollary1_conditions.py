@@ -94,7 +94,8 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Cor 1 (n >= (c_1 sqrt(d) log(1/delta)/eps) log(m(dn + n^2 eps^2)); tau) with Thm 2's beta; note ALG-3; UserMeanEstimator",
+    source=("Levy et al. 2021, Cor 1 (n >= (c_1 sqrt(d) log(1/delta)/eps) log(m(dn + n^2 eps^2)); tau) with Thm 2's beta; docs/papers/levy2021.md, "
+            "ALG-3; UserMeanEstimator"),
     statement=("For UserMeanEstimator's gamma = 1/(m(dn + n^2 eps^2)) and tau_m = (B/sqrt(m))(1 + sqrt(2 ln(n/gamma))): the user means are "
                "(tau_m, gamma)-concentrated, and if delta <= 1/e, m(dn + n^2 eps^2) >= 2 and n >= (221 sqrt(d) log(1/delta)/eps) "
                "log(m(dn + n^2 eps^2)), Thm 2's beta at Alg 2's padded dimension d' < 2d is at most 3 gamma."),

@@ -47,7 +47,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Levy et al. 2021, Cor 2 (n = Omega~(sqrt(dH)/mu), T = (H/mu) log(n^2 m (G/Gt)^2 mu R eps^2/d)); note 0(c) and L19",
+        source=("Levy et al. 2021, Cor 2 (n = Omega~(sqrt(dH)/mu), T = (H/mu) log(n^2 m (G/Gt)^2 mu R eps^2/d)); docs/papers/levy2021.md, reading "
+                "0(c) and check L19"),
         statement="(as printed) sqrt(dH)/mu and n^2 m (G/Gt)^2 mu R eps^2/d are dimensionless (invariant under a change of units).",
         expected=Verdict.DISPROVED,
         papers=("levy2021",),
@@ -57,7 +58,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Levy et al. 2021, Cor 2 read as n = Omega~(sqrt(dH/mu)/eps) with T's log argument D^2/tol (note 0(c), L19; levy2021/round_length)",
+        source=("Levy et al. 2021, Cor 2 read as n = Omega~(sqrt(dH/mu)/eps) with T's log argument D^2/tol (docs/papers/levy2021.md, reading 0(c) and "
+                "check L19; levy2021/round_length)"),
         statement="(corrected) sqrt(dH/mu)/eps and D^2/tol = G^2 n^2 m eps^2/(sigma^2 d^2) (D = G/mu, tol = sigma^2 d^2/(mu^2 n^2 m eps^2)) are dimensionless.",
         expected=Verdict.PROVED,
         papers=("levy2021",),

@@ -5,7 +5,7 @@ eps' sqrt(2 d L) + d eps'(e^{eps'} - 1), L = ln(1/delta): not <= eps for every e
 
 The failure is a gap in Thm 2's *proof* (its route through advanced composition), not an erratum of the
 statement: at the counterexample eps = 5, delta = 0.1, d = 1, basic composition gives d eps' = 1.165 <= 5,
-so Alg 2 is (5, 0.1)-DP there by another route (note P2').
+so Alg 2 is (5, 0.1)-DP there by another route (docs/papers/levy2021.md, P2').
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _gap() -> CheckResult:
     proof.cite("[DR14] Thm 3.20", _DRV)
     eps, delta, d = sp.Integer(5), sp.Rational(1, 10), sp.Integer(1)
     tot = total(eps, delta, d)
-    basic = d * eps / sp.sqrt(8 * d * sp.log(1 / delta))  # basic composition: d eps' (note P2')
+    basic = d * eps / sp.sqrt(8 * d * sp.log(1 / delta))  # basic composition: d eps' (docs/papers/levy2021.md, P2')
     proof.refute("eps = 5, delta = 0.1, d = 1: the advanced-composition total exceeds eps", {"epsilon": 5, "delta": "1/10", "d": 1,
                  "DRV total": tot, "basic composition d eps' (Thm 2 itself holds here)": basic}, eps - tot,
                  conditions={"basic composition d eps' <= eps: the statement of Thm 2 is not refuted here": eps - basic})
@@ -78,7 +78,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=GAP,
-        source="Levy et al. 2021, proof of Thm 2 (Alg 2 is (eps, delta)-DP, no restriction on eps, via advanced composition); note P2 [DERIVED]",
+        source="Levy et al. 2021, proof of Thm 2 (Alg 2 is (eps, delta)-DP, no restriction on eps, via advanced composition); docs/papers/levy2021.md, P2",
         statement=("(gap in the proof, not in the statement) Thm 2's route: for every eps > 0, delta in (0, 1), d >= 1, the "
                    "advanced-composition total of Alg 2, eps' sqrt(2 d ln(1/delta)) + d eps'(e^{eps'} - 1) with "
                    "eps' = eps/sqrt(8 d ln(1/delta)), is at most eps. Where it fails, Thm 2 may still hold by basic composition."),
@@ -90,7 +90,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Levy et al. 2021, Thm 2 with the region of note P2 (eps <= min(2 ln(1/delta), sqrt(8 d ln(1/delta))))",
+        source="Levy et al. 2021, Thm 2 with the region of docs/papers/levy2021.md, P2 (eps <= min(2 ln(1/delta), sqrt(8 d ln(1/delta))))",
         statement=("(corrected) If 0 < eps <= min(2 ln(1/delta), sqrt(8 d ln(1/delta))), the advanced-composition total of Alg 2 "
                    "is at most eps."),
         expected=Verdict.PROVED,

@@ -72,7 +72,7 @@ def _control() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=NAME,
-        source="Levy et al. 2021, Thm 1 (PrivateRange at eps/2, Alg 6 in App D.1, not in the seed); note ALG-A and L4",
+        source="Levy et al. 2021, Thm 1 (PrivateRange at eps/2, Alg 6 in App D.1, not in the seed); docs/papers/levy2021.md, ALG-A and check L4",
         statement=("For counts c, c' in R^K with ||c - c'||_inf <= 1 and P_c(k) = exp(eps_r c_k/2) / sum_j exp(eps_r c_j/2): "
                    "max_k |ln P_c(k) - ln P_c'(k)| <= eps_r."),
         expected=Verdict.PROVED,
@@ -81,7 +81,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CONTROL,
-        source="Levy et al. 2021 note, pitfall B3 (EM weights exp(eps cnt), no /2)",
+        source="Levy et al. 2021, Alg 6 with EM weights exp(eps cnt), no /2 (docs/papers/levy2021.md, bug B3)",
         statement="(negative control) With weights exp(eps_r c_k) (no /2), the mechanism is still eps_r-DP for ||c - c'||_inf <= 1.",
         expected=Verdict.DISPROVED,
         papers=("levy2021",),

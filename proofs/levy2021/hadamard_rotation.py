@@ -49,7 +49,8 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Alg 2 lines 1-2 (U = d^{-1/2} H D) and Thm 2 variance step; note L6 [RECON: the rotation preserves l_2]",
+    source=("Levy et al. 2021, Alg 2 lines 1-2 (U = d^{-1/2} H D) and Thm 2 variance step; docs/papers/levy2021.md, check L6 (reconstructed: the "
+            "rotation preserves l_2)"),
     statement=("For d = 2^k the Sylvester-Hadamard matrix satisfies H H^T = d I, and for every sign vector omega the rotation "
                "U = d^{-1/2} H diag(omega) is orthogonal: ||U x||_2 = ||x||_2 and U^{-1} = U^T."),
     expected=Verdict.PROVED,

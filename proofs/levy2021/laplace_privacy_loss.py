@@ -46,7 +46,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Alg 1 line 2 / Thm 1 (xi ~ Lap(8 tau/(n eps))); note L3",
+    source="Levy et al. 2021, Alg 1 line 2 / Thm 1 (xi ~ Lap(8 tau/(n eps))); docs/papers/levy2021.md, check L3",
     statement=("For Lap(b) and Delta >= 0: sup_x |ln p(x) - ln p(x - Delta)| = Delta/b. With Delta = 4 tau/n and b = 8 tau/(n eps) "
                "the Laplace stage of Alg 1 is eps/2-DP, and its variance is 2 b^2 = 128 tau^2/(n^2 eps^2)."),
     expected=Verdict.PROVED,

@@ -36,7 +36,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Alg 4 lines 3-4 and objective (7); note L16",
+    source="Levy et al. 2021, Alg 4 lines 3-4 and objective (7); docs/papers/levy2021.md, check L16",
     statement=("sum_{t >= 1} floor(n/2^t) <= n, so the rounds of Alg 4 can use disjoint users; and for convex L, "
                "L(theta) + (lambda_t/2)||theta - theta_hat||^2 is lambda_t-strongly convex."),
     expected=Verdict.PROVED,

@@ -14,7 +14,7 @@ NAME = "levy2021/private_range_failure_term"
 
 
 def bin_counts(x: np.ndarray, tau: float, big_b: float) -> np.ndarray:
-    """Counts of K = ceil(B/tau) bins of width 2 tau tiling [-B, B] (last bin closed); note ALG-A steps 1-3."""
+    """Counts of K = ceil(B/tau) bins of width 2 tau tiling [-B, B] (last bin closed); docs/papers/levy2021.md, ALG-A, steps 1-3."""
     k = math.ceil(big_b / tau)
     idx = np.clip(np.floor((np.clip(x, -big_b, big_b) + big_b) / (2 * tau)).astype(int), 0, k - 1)
     return np.bincount(idx, minlength=k).astype(float)
@@ -23,7 +23,7 @@ def bin_counts(x: np.ndarray, tau: float, big_b: float) -> np.ndarray:
 def _run() -> CheckResult:
     proof = Proof(NAME)
     proof.given("[DERIVED] reconstruction of Alg 6 (App D.1, not in the seed): EM with budget eps_r = eps/2 over "
-                "K = ceil(B/tau) bins of width 2 tau, score = bin count (note ALG-A)")
+                "K = ceil(B/tau) bins of width 2 tau, score = bin count (docs/papers/levy2021.md, ALG-A)")
     proof.assume("two bins", "n points in an interval of length 2 tau lie in at most 2 adjacent bins of width 2 tau")
     n = sp.Symbol("n", positive=True)
     g = sp.Symbol("g", nonnegative=True)
@@ -57,7 +57,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Thm 1 (beta = gamma + (B/tau) exp(-n eps/8)); note ALG-A [DERIVED]",
+    source="Levy et al. 2021, Thm 1 (beta = gamma + (B/tau) exp(-n eps/8)); docs/papers/levy2021.md, ALG-A",
     statement=("For n points in an interval of length 2 tau inside [-B, B], the exponential mechanism with budget eps/2 over "
                "K = ceil(B/tau) bins of width 2 tau (score = count) picks an empty bin with probability <= (K - 1) exp(-n eps/8) "
                "<= (B/tau) exp(-n eps/8)."),

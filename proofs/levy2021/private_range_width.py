@@ -71,7 +71,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Levy et al. 2021, Alg 1 line 1 / Thm 1 (PrivateRange returns [a, b] with |b - a| = 4 tau); note ALG-A [DERIVED]",
+        source="Levy et al. 2021, Alg 1 line 1 / Thm 1 (PrivateRange returns [a, b] with |b - a| = 4 tau); docs/papers/levy2021.md, ALG-A",
         statement=("(as printed, for the bin-EM construction) If the data are tau-concentrated and the chosen bin is non-empty, "
                    "[c - 2 tau, c + 2 tau] (width 4 tau) contains every data point."),
         expected=Verdict.DISPROVED,
@@ -82,7 +82,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Levy et al. 2021 note ALG-A, safe mode (width 6 tau, Laplace 12 tau/(n eps))",
+        source="Levy et al. 2021, Alg 6 (App. D.1) in dpaudit's safe mode (docs/papers/levy2021.md, ALG-A) (width 6 tau, Laplace 12 tau/(n eps))",
         statement=("(corrected) If the data are tau-concentrated and the chosen bin (width 2 tau, midpoint c) is non-empty, "
                    "[c - 3 tau, c + 3 tau] contains every data point."),
         expected=Verdict.PROVED,

@@ -48,7 +48,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Alg 2 line 3 (WinsorizedMean1D(..., sqrt(d) B)); note ALG-2 [DERIVED]",
+    source="Levy et al. 2021, Alg 2 line 3 (WinsorizedMean1D(..., sqrt(d) B)); docs/papers/levy2021.md, ALG-2",
     statement="For X in [-B, B]^d and the orthogonal U of Alg 2, every coordinate satisfies |(U X)_j| <= ||X||_2 <= sqrt(d) B.",
     expected=Verdict.PROVED,
     papers=("levy2021",),

@@ -42,7 +42,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Levy et al. 2021, Thm 3 (i) as rendered in the seed (R Gt sqrt(d)/(n sqrt(m eps))) vs nu^2 in Thm 3; note 0(a)",
+        source="Levy et al. 2021, Thm 3 (i) as rendered in the seed (R Gt sqrt(d)/(n sqrt(m eps))) vs nu^2 in Thm 3; docs/papers/levy2021.md, reading 0(a)",
         statement="(as printed) With nu^2 = T Gt^2 d/(n^2 m eps^2), R nu/sqrt(T) = R Gt sqrt(d)/(n sqrt(m eps)).",
         expected=Verdict.DISPROVED,
         papers=("levy2021",),
@@ -52,7 +52,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Levy et al. 2021, Thm 3 (i) read with n sqrt(m) eps (note 0(a); papers 000, 002, 003 quote it so)",
+        source=("Levy et al. 2021, Thm 3 (i) read with n sqrt(m) eps (docs/papers/levy2021.md, reading 0(a); Ghazi et al. 2023 and 2025 and Lowy et "
+                "al. 2024 quote it so)"),
         statement="(corrected) With nu^2 = T Gt^2 d/(n^2 m eps^2), R nu/sqrt(T) = R Gt sqrt(d)/(n sqrt(m) eps).",
         expected=Verdict.PROVED,
         papers=("levy2021",),

@@ -46,7 +46,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Levy et al. 2021, section 2 after Def 2 ('(sigma sqrt(d log(2n/gamma)), gamma)-concentrated'); note L20",
+        source="Levy et al. 2021, section 2 after Def 2 ('(sigma sqrt(d log(2n/gamma)), gamma)-concentrated'); docs/papers/levy2021.md, check L20",
         statement=("(as printed) An iid sigma^2-sub-Gaussian sample X_1..X_n in R^d is (sigma sqrt(d log(2n/gamma)), gamma)-concentrated "
                    "around its mean; checked for d = 1."),
         expected=Verdict.DISPROVED,
@@ -57,7 +57,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Levy et al. 2021, section 2 radius, corrected for d = 1 (union bound with the sub-Gaussian tail); note L20",
+        source="Levy et al. 2021, section 2 radius, corrected for d = 1 (union bound with the sub-Gaussian tail); docs/papers/levy2021.md, check L20",
         statement=("(corrected, d = 1) An iid sigma^2-sub-Gaussian sample of size n is (sigma sqrt(2 log(2n/gamma)), gamma)-concentrated "
                    "around its mean."),
         expected=Verdict.PROVED,

@@ -58,7 +58,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Thm 4 and Alg 4 (Require: eps <= 1, delta <= 1/n^2; privacy from Alg 3 and disjoint S_t); note P5; PhasedERM",
+    source="Levy et al. 2021, Thm 4 and Alg 4 (Require: eps <= 1, delta <= 1/n^2; privacy from Alg 3 and disjoint S_t); docs/papers/levy2021.md, P5; PhasedERM",
     statement=("For 0 < eps <= 1 and 0 < delta < 1 (in particular delta <= 1/n^2), every round of PhasedERM, Alg 3 with any T >= 1 steps at "
                "(eps, delta) whose steps call Alg 2 at (eps', delta') in any padded dimension d', is (eps, delta)-DP, and the rounds use "
                "disjoint users, so Alg 4 is (eps, delta)-user-level DP; delta <= 1/n^2 is not needed for privacy."),

@@ -50,7 +50,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Levy et al. 2021, Thm 3 (iii) as printed in the seed (O~(H^2 R/T + H R Gt sqrt(d)/(n sqrt(m) eps))); note L19",
+        source=("Levy et al. 2021, Thm 3 (iii) as printed in the seed (O~(H^2 R/T + H R Gt sqrt(d)/(n sqrt(m) eps))); docs/papers/levy2021.md, "
+                "reading 0(c) and check L19"),
         statement=("(as printed) The bound E||G_{L,1/H}(theta_hat)||^2 <= O~(H^2 R/T + H R Gt sqrt(d)/(n sqrt(m) eps)) is invariant "
                    "under a change of units of theta and of the loss (every term scales like (loss/theta)^2)."),
         expected=Verdict.DISPROVED,
@@ -61,7 +62,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Levy et al. 2021, Thm 3 (i)-(iii) with (iii)'s first term read as H^2 R^2/T; note L19",
+        source="Levy et al. 2021, Thm 3 (i)-(iii) with (iii)'s first term read as H^2 R^2/T; docs/papers/levy2021.md, reading 0(c) and check L19",
         statement=("(corrected) Every term of Thm 3 (i), (ii) scales like the loss and every term of (iii), with H^2 R^2/T, "
                    "like (loss/theta)^2, under theta -> c theta and loss -> a loss."),
         expected=Verdict.PROVED,

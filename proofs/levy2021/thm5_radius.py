@@ -40,7 +40,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Levy et al. 2021, Thm 5 proof (theta* = R E Z/||E Z||) vs Sec 2 (R is the diameter of Theta); note section 4, Thm 5",
+        source="Levy et al. 2021, Thm 5 proof (theta* = R E Z/||E Z||) vs Sec 2 (R is the diameter of Theta); docs/papers/levy2021.md, reading 0(d)",
         statement="(as printed) theta* = R E Z/||E Z|| lies in Theta, the ball of diameter R centred at 0.",
         expected=Verdict.DISPROVED,
         papers=("levy2021",),
@@ -50,7 +50,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Levy et al. 2021, Thm 5 with theta* = (R/2) E Z/||E Z|| (R the diameter, Sec 2); note section 4",
+        source="Levy et al. 2021, Thm 5 with theta* = (R/2) E Z/||E Z|| (R the diameter, Sec 2); docs/papers/levy2021.md, reading 0(d)",
         statement="(corrected) theta* = (R/2) E Z/||E Z|| has norm R/2, so it lies in Theta = B_2(0, R/2), and minimises -<theta, E Z> there.",
         expected=Verdict.PROVED,
         papers=("levy2021",),

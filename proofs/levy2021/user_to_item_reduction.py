@@ -52,7 +52,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Prop 3 (user-level to item-level reduction, note ALG-10 / L17); Ghazi et al. 2023, Lemma D.3",
+    source="Levy et al. 2021, Prop 3 (user-level to item-level reduction; docs/papers/levy2021.md, ALG-10 and check L17); Ghazi et al. 2023, Lemma D.3",
     statement=("If Y ~ N(mu, (sigma^2/m) I) and W_1..W_m ~ N(0, sigma^2 I) are independent, then z_j = Y + W_j - mean(W) "
                "are i.i.d. N(mu, sigma^2 I) and mean(z) = Y."),
     expected=Verdict.PROVED,

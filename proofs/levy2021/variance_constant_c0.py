@@ -48,7 +48,7 @@ def _run() -> CheckResult:
 
 CHECKS = (LemmaCheck(
     name=PRINTED,
-    source="Levy et al. 2021, Thm 2 as printed ('log(dn/alpha)', alpha undefined there); note 0(b)",
+    source="Levy et al. 2021, Thm 2 as printed ('log(dn/alpha)', alpha undefined there); docs/papers/levy2021.md, reading 0(b)",
     statement="(as printed) Var(A'|X^n) <= c_0 d tau^2 log(dn/alpha) log(1/delta)/(n^2 eps^2) for every alpha > 0 (alpha free).",
     expected=Verdict.DISPROVED,
     papers=("levy2021",),
@@ -57,7 +57,8 @@ CHECKS = (LemmaCheck(
     sibling=NAME,
 ), LemmaCheck(
     name=NAME,
-    source="Levy et al. 2021, Thm 2 (Var(A'|X^n) <= c_0 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2), c_0 = 102400); note L9 and 0(b)",
+    source=("Levy et al. 2021, Thm 2 (Var(A'|X^n) <= c_0 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2), c_0 = 102400); docs/papers/levy2021.md, "
+            "check L9 and reading 0(b)"),
     statement=("(corrected, alpha read as gamma) With tau' = 10 tau sqrt(log(dn/gamma)/d) and eps' = eps/sqrt(8 d log(1/delta)), the total Laplace variance "
                "d * 2 (8 tau'/(n eps'))^2 equals 102400 d tau^2 log(dn/gamma) log(1/delta)/(n^2 eps^2) exactly."),
     expected=Verdict.PROVED,

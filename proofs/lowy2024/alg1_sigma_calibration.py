@@ -1,7 +1,7 @@
 """Algorithm 1's printed sigma_i covers the Gaussian mechanism at (eps/4, delta/n) for Lemma B.2's explicit sensitivity.
 
 sigma_i = 100 tau_i log^2(n/delta)/(eps C) [Alg 1 line 25] against Lemma A.6's sigma for (eps/4, delta/n) at
-Delta_1 = 9 tau_i (1 + t)/C, t = max(33, ceil(log2(1/zeta))), zeta = delta/(10 e^eps) (note Sec. 3.4): PROVED
+Delta_1 = 9 tau_i (1 + t)/C, t = max(33, ceil(log2(1/zeta))), zeta = delta/(10 e^eps) (proof of Thm B.1): PROVED
 for eps <= 4, n >= 10 e^eps and log(n/delta) >= 7. Above eps = 4 the Gaussian's share eps/4 exceeds 1, where
 Lemma A.6's classical proof does not apply (pitfall P14).
 """
@@ -52,7 +52,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Alg 1 line 25 and proof of Thm B.1 (eq. (4)); Lemma A.6; note Sec. 3.4 and pitfall P14",
+    source="Lowy et al. 2024, Alg 1 line 25 and proof of Thm B.1 (eq. (4)); Lemma A.6; docs/papers/lowy2024.md, pitfall P14",
     statement=("For eps in (0, 4], n >= 10 e^eps and log(n/delta) >= 7: 100 tau L^2/(eps C) >= sqrt(2 Delta_1^2 log(2n/delta))/(eps/4) "
                "with L = log(n/delta), Delta_1 = 9 tau (1 + max(33, ceil(log2(10 e^eps/delta))))/C: the printed sigma_i gives the "
                "Gaussian step (eps/4, delta/n) through Lemma A.6 (valid as eps/4 <= 1)."),

@@ -38,7 +38,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, proof of Thm C.1 (good event E_i, K_i >= 500 log(.)/eps); note 4.6",
+    source="Lowy et al. 2024, proof of Thm C.1 (good event E_i, K_i >= 500 log(.)/eps)",
     statement=("P(|Lap(16/eps)| > K/20) = e^{-K eps/320}, and for K >= 500 log(A'/delta)/eps this is at most (delta/A')^{1.5625} "
                "(likewise e^{-K eps/160} for Lap(8/eps))."),
     expected=Verdict.PROVED,

@@ -104,7 +104,7 @@ CHECKS = (
     LemmaCheck(
         name=PRINTED,
         source="Lowy et al. 2024, Alg 2 line 14 (sigma_i = 1000 tau sqrt(T_i) log(n d e^eps/delta)/(eps n_i)) and proof of "
-               "Thm C.1, eq. (10); note finding F6",
+               "Thm C.1, eq. (10); docs/papers/lowy2024.md, finding F6",
         statement=("(as printed) With Lemma C.2's sensitivity at its explicit constant, eq. (10)'s chain (Lemmas A.6, A.8, A.7) "
                    "spends at most eps/2 at sigma_i = 1000 tau sqrt(T_i) log(n d e^eps/delta)/(eps n_i), for every admissible "
                    "configuration (eps <= 10, K_i <= n_i, Thm 3.1's condition)."),
@@ -116,7 +116,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Lowy et al. 2024, proof of Thm C.1, eq. (10), with a log^2 calibration (note Sec. 3.5 proposal)",
+        source="Lowy et al. 2024, proof of Thm C.1, eq. (10), with a log^2 calibration (docs/papers/lowy2024.md, finding F6)",
         statement=("(corrected) For eps in (0, 10], T >= 1, log(1/delta') >= 2, r = K/n_i with eps <= 10 r sqrt(2 T log(1/delta')): "
                    "sigma = 10 r Delta sqrt(2 log(2/delta0)) sqrt(2 T log(1/delta'))/eps makes eq. (10)'s chain spend at most eps/2."),
         expected=Verdict.PROVED,

@@ -48,7 +48,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Alg 2 lines 4-7 and proof of Thm C.1 step (9) (AboveThreshold, Lemma A.9); note 4.6",
+    source="Lowy et al. 2024, Alg 2 lines 4-7 and proof of Thm C.1 step (9) (AboveThreshold, Lemma A.9)",
     statement=("With scores of sensitivity <= 2, threshold noise Lap(8/eps) (drawn once) and score noise Lap(16/eps), the sequence of "
                "test bits of Alg 2 is (eps/2)-DP."),
     expected=Verdict.PROVED,

@@ -36,7 +36,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Thm 3.2 / C.3 (gradient complexity and its simplification), Remark 4.2, Section 4 (r, beta_r); note 4.2, 4.8",
+    source="Lowy et al. 2024, Thm 3.2 / C.3 (gradient complexity and its simplification), Remark 4.2, Section 4 (r, beta_r)",
     statement=("At n = d, eps = 1, beta R = L, Thm 3.2's complexity equals (mn)^{9/8} + 2 n^{1/4} m^{5/4} + mn; (mn)^{9/8} >= n^{1/4} m^{5/4} "
                "iff n^7 >= m; (nm)^3/(n^{11/8} m^{5/4}) = n^{13/8} m^{7/4}; beta(nm)^{3/2}/(beta^{1/4}(nm)^{9/8}) = beta^{3/4}(nm)^{3/8}; "
                "and r = sqrt(d) R/(eps n sqrt m) gives beta_r = L eps n sqrt(m)/R."),

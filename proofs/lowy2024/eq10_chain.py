@@ -62,7 +62,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, proof of Thm C.1, eq. (10) (Lemmas A.6, A.8, A.7); note Sec. 3.5",
+    source="Lowy et al. 2024, proof of Thm C.1, eq. (10) (Lemmas A.6, A.8, A.7)",
     statement=("eq. (10)'s composed epsilon eps2(sigma) = sqrt(2 T log(1/delta')) eps1 + T eps1 (e^eps1 - 1), eps1 = r (e^eps0 - 1), "
                "eps0 = Delta sqrt(2 log(2/delta0))/sigma, is strictly decreasing in sigma > 0 and tends to 0: the sigma spending "
                "eps/2 is unique and every larger sigma spends less."),

@@ -48,7 +48,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Lowy et al. 2024, proof of Thm C.1 (last display, zeta = delta/(10 T_i e^eps)); note finding F4",
+        source="Lowy et al. 2024, proof of Thm C.1 (last display, zeta = delta/(10 T_i e^eps)); docs/papers/lowy2024.md, finding F4",
         statement="(as printed) For every eps in (0, 10] and T >= 1, with zeta = delta/(10 T e^eps): 4 T zeta (2 e^{eps/2} + 1) <= delta.",
         expected=Verdict.DISPROVED,
         papers=("lowy2024",),
@@ -58,7 +58,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Lowy et al. 2024, proof of Thm C.1 with zeta = delta/(20 T_i e^eps) (our proposal; note F4)",
+        source="Lowy et al. 2024, proof of Thm C.1 with zeta = delta/(20 T_i e^eps) (dpaudit's proposal; docs/papers/lowy2024.md, finding F4)",
         statement="(corrected) For every eps >= 0 and T >= 1, with zeta = delta/(20 T e^eps): 4 T zeta (2 e^{eps/2} + 1) <= delta.",
         expected=Verdict.PROVED,
         papers=("lowy2024",),

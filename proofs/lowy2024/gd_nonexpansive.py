@@ -68,7 +68,7 @@ def _control() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=NAME,
-        source="Lowy et al. 2024, Lemma 2.3 / B.4 proof (non-expansive gradient steps, [HRS16]); note 5.11",
+        source="Lowy et al. 2024, Lemma 2.3 / B.4 proof (non-expansive gradient steps, [HRS16])",
         statement="For convex beta-smooth F and 0 < eta <= 2/beta: ||(x - eta grad F(x)) - (y - eta grad F(y))||_2 <= ||x - y||_2.",
         expected=Verdict.PROVED,
         papers=("lowy2024",),
@@ -76,7 +76,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CONTROL,
-        source="Lowy et al. 2024 note 5.11 (power check: the property fails just above eta = 2/beta)",
+        source="Lowy et al. 2024, Lemma 2.3 / B.4 (power check: the property fails just above eta = 2/beta)",
         statement="(negative control) For convex beta-smooth F and eta = 2.1/beta, the gradient step is non-expansive.",
         expected=Verdict.DISPROVED,
         papers=("lowy2024",),

@@ -56,7 +56,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Alg 1 lines 15-17 and Alg 2 lines 8-11 (p_j), used in Lemma B.2 / [AL24, Lemma 3.5]; note 5.2-5.3",
+    source="Lowy et al. 2024, Alg 1 lines 15-17 and Alg 2 lines 8-11 (p_j), used in Lemma B.2 / [AL24, Lemma 3.5]",
     statement="p(h) is continuous, equals clamp(6(h - k/2)/k, 0, 1), and |p(h) - p(h')| <= (6/k)|h - h'|; in particular <= 6/k when |h - h'| <= 1.",
     expected=Verdict.PROVED,
     papers=("lowy2024",),

@@ -59,7 +59,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Lowy et al. 2024, proof of Thm B.1 (P(E_i and E'_i) >= 1 - delta/(10 e^eps) with C = 100 log(20 n m e^eps/delta)/eps); note finding F1",
+        source=("Lowy et al. 2024, proof of Thm B.1 (P(E_i and E'_i) >= 1 - delta/(10 e^eps) with C = 100 log(20 n m e^eps/delta)/eps); "
+                "docs/papers/lowy2024.md, finding F1"),
         statement=("(as printed) For every n, m >= 1, eps in (0, 10], delta in (0, 1) meeting Thm B.1's conditions: "
                    "2 P(|Lap(20/eps)| >= 2C/15) <= delta/(10 e^eps) with C = 100 log(20 n m e^eps/delta)/eps."),
         expected=Verdict.DISPROVED,
@@ -70,7 +71,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Lowy et al. 2024, proof of Thm B.1 with C = 150 log(20 n m e^eps/delta)/eps (note F1 proposal)",
+        source="Lowy et al. 2024, proof of Thm B.1 with C = 150 log(20 n m e^eps/delta)/eps (docs/papers/lowy2024.md, finding F1)",
         statement=("(corrected) With C = 150 log(20 n m e^eps/delta)/eps: 2 P(|Lap(20/eps)| >= 2C/15) = delta/(10 n m e^eps) "
                    "<= delta/(10 e^eps) for all n, m >= 1."),
         expected=Verdict.PROVED,

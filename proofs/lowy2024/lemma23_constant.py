@@ -52,7 +52,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Lowy et al. 2024, proof of Lemma 2.3 / B.4 ('eta^2 ||g_t - grad F(x_t) - g'_t + grad F(y_t)||^2 <= 4 eta^2 L^2'); note 4.1",
+        source="Lowy et al. 2024, proof of Lemma 2.3 / B.4 ('eta^2 ||g_t - grad F(x_t) - g'_t + grad F(y_t)||^2 <= 4 eta^2 L^2')",
         statement="(as printed) For L-Lipschitz losses, ||g_t - grad F(x_t) - g'_t + grad F(y_t)||^2 <= 4 L^2.",
         expected=Verdict.DISPROVED,
         papers=("lowy2024",),
@@ -62,7 +62,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Lowy et al. 2024, proof of Lemma 2.3 with 16 eta^2 L^2 (note 4.1; absorbed by the lemma's <~)",
+        source="Lowy et al. 2024, proof of Lemma 2.3 with 16 eta^2 L^2 (absorbed by the lemma's <~)",
         statement="(corrected) For L-Lipschitz losses, ||g_t - grad F(x_t) - g'_t + grad F(y_t)||^2 <= 16 L^2.",
         expected=Verdict.PROVED,
         papers=("lowy2024",),

@@ -93,7 +93,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Lemma B.2 (from [AL24, Lemma 3.5]); note Sec. 3.4 and Sec. 5 items 4, 8, 9",
+    source="Lowy et al. 2024, Lemma B.2 (from [AL24, Lemma 3.5])",
     statement=("If both scores at tau are >= gamma C with g = ceil(gamma C) >= 2C/3 + 1, C > 6, ranks at 2 tau and the ramp, "
                "then under shared coins ||mean(S) - mean(S')|| <= 6 tau (X + 2)/(g - 1) where X, the number of unchanged "
                "indices kept on one side only, is dominated by Bin(C - g, 6/C); so Delta = 6 tau (t + 1)/(g - 1) except with "

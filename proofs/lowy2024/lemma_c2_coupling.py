@@ -74,7 +74,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Lemma C.2 (from [AL24, Lemma 3.5]), Alg 2 lines 6-13; note Sec. 5 items 5, 6, 9",
+    source="Lowy et al. 2024, Lemma C.2 (from [AL24, Lemma 3.5]), Alg 2 lines 6-13",
     statement=("If both minibatch scores at 2 tau are >= gamma K, at least f >= (gamma K^2 - K h_out)/(K - h_out) points have "
                "h >= 2K/3 + 1 (h_out = ceil(2K/3)); their unchanged ones are kept on both sides, and under shared coins "
                "||mean(S) - mean(S')|| <= 8 tau (X + 2)/(f - 1) with X dominated by Bin(K - f, 6/K): Delta = 8 tau (t + 1)/(f - 1) "

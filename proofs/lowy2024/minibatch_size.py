@@ -58,7 +58,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Lowy et al. 2024, proof of Thm C.3 ('the assumption in the theorem ensures K_i <= n_i') with Alg 3's K_i; note finding F5",
+        source="Lowy et al. 2024, proof of Thm C.3 ('the assumption in the theorem ensures K_i <= n_i') with Alg 3's K_i; docs/papers/lowy2024.md, finding F5",
         statement=("(as printed) Under Thm C.3's assumptions (eps <= 10, delta < 1/(mn), any beta) and T_i = (1 + sqrt(beta/lambda_i)) log(ndm), "
                    "the minibatch size K_i = 500 log(n_i^2 m^2 e^eps/delta)(1/eps + n_i eps/sqrt(T_i log(1/delta))) is at most n_i."),
         expected=Verdict.DISPROVED,
@@ -69,7 +69,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Lowy et al. 2024, Alg 3 line 4: a sufficient condition for K_i <= n_i (note F5; the note's alternative is K_i := min(K_i, n_i))",
+        source=("Lowy et al. 2024, Alg 3 line 4: a sufficient condition for K_i <= n_i (docs/papers/lowy2024.md, finding F5, whose alternative is K_i "
+                ":= min(K_i, n_i))"),
         statement=("(corrected) If n_i >= 1000 L/eps and T_i >= (1000 eps L)^2/L' (L = log(n_i^2 m^2 e^eps/delta), L' = log(1/delta)), "
                    "then K_i <= n_i."),
         expected=Verdict.PROVED,

@@ -35,7 +35,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Alg 1 line 4 and Thm 2.1/B.1 (gradient complexity sum_i T_i C <= nm); note 4.1 and 5.14",
+    source="Lowy et al. 2024, Alg 1 line 4 and Thm 2.1/B.1 (gradient complexity sum_i T_i C <= nm)",
     statement=("For n_i = (1 - 2^{-q}) n/2^{iq}: sum_{i=1}^{l} n_i = n 2^{-q}(1 - 2^{-lq}) <= n, so the phases can use disjoint users "
                "and Alg 1 computes sum_i C (n_i/C) m = sum_i n_i m <= n m gradients."),
     expected=Verdict.PROVED,

@@ -62,7 +62,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Lowy et al. 2024, Lemma D.1 first bullet (randomized smoothing [YNS12, DBW12]); note finding F2",
+        source="Lowy et al. 2024, Lemma D.1 first bullet (randomized smoothing [YNS12, DBW12]); docs/papers/lowy2024.md, finding F2",
         statement="(as printed) For convex L-Lipschitz f and its uniform-ball smoothing f_r: f_r(x) <= f(x) <= f_r(x) + L r for all x.",
         expected=Verdict.DISPROVED,
         papers=("lowy2024",),
@@ -72,7 +72,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Lowy et al. 2024, Lemma D.1 first bullet with the direction corrected; note F2",
+        source="Lowy et al. 2024, Lemma D.1 first bullet with the direction corrected; docs/papers/lowy2024.md, finding F2",
         statement="(corrected) For convex L-Lipschitz f and its uniform-ball smoothing f_r: f(x) <= f_r(x) <= f(x) + L r for all x.",
         expected=Verdict.PROVED,
         papers=("lowy2024",),

@@ -43,7 +43,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Alg 1 lines 15-17 / Alg 2 lines 8-11 (outlier removal), used in Lemma B.2 and Lemma C.2; note 5.5",
+    source="Lowy et al. 2024, Alg 1 lines 15-17 / Alg 2 lines 8-11 (outlier removal), used in Lemma B.2 and Lemma C.2",
     statement="If h_a > k/2 and h_b > k/2 (neighbour counts within tau_s among k points), then ||y_a - y_b|| <= 2 tau_s.",
     expected=Verdict.PROVED,
     papers=("lowy2024",),

@@ -52,7 +52,7 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Lowy et al. 2024, Thm 4.1 / D.3 (gradient complexity mn(1 + n^{3/8} m^{1/4} eps^{1/4}), up to logs); note finding F7",
+        source="Lowy et al. 2024, Thm 4.1 / D.3 (gradient complexity mn(1 + n^{3/8} m^{1/4} eps^{1/4}), up to logs); docs/papers/lowy2024.md, finding F7",
         statement=("(as printed) With the proof's T and K, the gradient calls T K m of smoothed Alg 3 are O~(mn(1 + n^{3/8} m^{1/4} eps^{1/4})) "
                    "uniformly in n and m (polylog factors allowed)."),
         expected=Verdict.DISPROVED,
@@ -63,7 +63,8 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Lowy et al. 2024, Thm 4.1 / D.3 with the omitted T m log/eps term (note F7; Thm 3.2 has it as sqrt(beta R/L) n^{1/4} m^{5/4}/eps)",
+        source=("Lowy et al. 2024, Thm 4.1 / D.3 with the omitted T m log/eps term (docs/papers/lowy2024.md, finding F7; Thm 3.2 has it as sqrt(beta "
+                "R/L) n^{1/4} m^{5/4}/eps)"),
         statement=("(corrected) With the proof's T and K and eps <= 10: T K m = eps^{5/4} n^{11/8} m^{5/4} + ell n^{3/4} m^{3/2}/sqrt(eps) "
                    "<= 10 mn(1 + n^{3/8} m^{1/4} eps^{1/4}) + ell n^{3/4} m^{3/2}/sqrt(eps)."),
         expected=Verdict.PROVED,

@@ -25,7 +25,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Lemma A.8 ([Ull17]: eps' = (e^eps - 1) M/N, delta' = delta M/N); note 4.5 and 5.18",
+    source="Lowy et al. 2024, Lemma A.8 ([Ull17]: eps' = (e^eps - 1) M/N, delta' = delta M/N)",
     statement="For eps >= 0 and 0 <= M <= N: (e^eps - 1) M/N >= log(1 + (M/N)(e^eps - 1)), so Lemma A.8 is a valid (conservative) bound.",
     expected=Verdict.PROVED,
     papers=("lowy2024",),

@@ -49,7 +49,8 @@ def _corrected() -> CheckResult:
 CHECKS = (
     LemmaCheck(
         name=PRINTED,
-        source="Lowy et al. 2024, Thm B.1 (n^{1-q} >= (100/(1 - 2^{-q})) log(n/delta)/eps) vs Alg 1's C = 100 log(20 n m e^eps/delta)/eps; note finding F3",
+        source=("Lowy et al. 2024, Thm B.1 (n^{1-q} >= (100/(1 - 2^{-q})) log(n/delta)/eps) vs Alg 1's C = 100 log(20 n m e^eps/delta)/eps; "
+                "docs/papers/lowy2024.md, finding F3"),
         statement="(as printed) Thm B.1's condition on n implies n_l >= C, i.e. every group of the last phase gets N_l = n_l/C >= 1 user.",
         expected=Verdict.DISPROVED,
         papers=("lowy2024",),
@@ -59,7 +60,7 @@ CHECKS = (
     ),
     LemmaCheck(
         name=CORRECTED,
-        source="Lowy et al. 2024, Thm B.1 with the condition (1 - 2^{-q}) n^{1-q} >= C (note F3 proposal, as in Thm 3.1)",
+        source="Lowy et al. 2024, Thm B.1 with the condition (1 - 2^{-q}) n^{1-q} >= C (docs/papers/lowy2024.md, finding F3, as in Thm 3.1)",
         statement="(corrected) If (1 - 2^{-q}) n^{1-q} >= C, then n_l = (1 - 2^{-q}) n/2^{lq} >= C for l = floor(log2 n).",
         expected=Verdict.PROVED,
         papers=("lowy2024",),

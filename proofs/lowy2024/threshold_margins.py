@@ -25,7 +25,7 @@ def _run() -> CheckResult:
 
 CHECK = LemmaCheck(
     name=NAME,
-    source="Lowy et al. 2024, Alg 1 lines 12-13 and Thm B.1 proof (margin 2C/3), Alg 2 lines 4-7 and Lemma C.2 (margin 7/10); note 4.6",
+    source="Lowy et al. 2024, Alg 1 lines 12-13 and Thm B.1 proof (margin 2C/3), Alg 2 lines 4-7 and Lemma C.2 (margin 7/10)",
     statement=("4C/5 - 2C/15 = 2C/3; 4K/5 - K/20 - K/20 = 7K/10 >= 2K/3; and Alg 1's noisy test (sensitivity < 2, Lap(20/eps)) "
                "is eps/10-DP, within the eps/4 the proof charges."),
     expected=Verdict.PROVED,

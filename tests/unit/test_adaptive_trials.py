@@ -222,7 +222,7 @@ def test_the_budget_and_max_stages_stop_it():
 def test_the_result_shows_its_stages_as_text_and_json():
     result = dpaudit.audit(LaplaceMechanism(1.0), 0.0, 1.0, **dict(GOING_ON, epsilon=1.0, max_trials=20_000))
     text = result.to_text()
-    assert "3 stage(s)" in text and "stopped           : budget" in text and "max_stages=3" in text
+    assert "3 stages" in text and "stopped           : budget" in text and "max_stages=3" in text
     for st in result.stages:
         assert f"{st.trials:9d}" in text
     data = json.loads(result.to_json())

@@ -43,7 +43,7 @@ def test_verify_runner_prints_the_table_with_premises_and_exits_zero():
     assert text.splitlines()[0].split() == ["lemma", "source", "method", "cases", "verdict", "premises", "time"]
     row = next(line for line in text.splitlines() if line.startswith(FAST))
     assert "Levy et al. 2021" in row and "proved" in row and "variances add" in row and row.rstrip().endswith("s")
-    assert "1 checks, 1 as expected, 0 improved, 0 not" in text
+    assert "1 check, 1 as expected, 0 improved, 0 not" in text
 
 
 def test_verify_runner_exits_nonzero_on_a_mismatch():
@@ -123,7 +123,7 @@ def test_verify_runner_runs_a_users_own_checks(tmp_path):
     assert runner.main(["--path", str(tmp_path), "--no-builtin", "--premises"], stream=out) == 0
     text = out.getvalue()
     assert "mine/abs_triangle" in text and "[Mine] notes" in text
-    assert "1 checks, 1 as expected" in text and "no paper 1 (1 proved)" in text
+    assert "1 check, 1 as expected" in text and "no paper 1 (1 proved)" in text
     assert text.count("[Mine] notes: my own premise") == 1  # --premises lists each premise once
     empty = tmp_path / "empty"
     empty.mkdir()

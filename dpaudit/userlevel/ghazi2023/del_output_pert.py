@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -113,6 +113,9 @@ class DelOutputPert(MechanismBase):
     kappa: int | None = None
     max_states: int | None = 5_000_000
     params: DelOutputPertParameters = field(init=False, repr=False, compare=False)
+
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_sigma",)
 
     def __post_init__(self) -> None:
         owner = type(self).__name__

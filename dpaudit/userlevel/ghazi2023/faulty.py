@@ -1,6 +1,6 @@
 """Deliberately broken variants of Algorithms 1-2, built from the ``docs/papers/ghazi2023.md`` pitfalls (Sec. 8).
 
-Each changes one step of a correct mechanism and warns :class:`~dpaudit.errors.UnsoundMechanismWarning`
+Each replaces one declared step of a correct mechanism (``STEPS``, :mod:`dpaudit.userlevel.steps`) and warns :class:`~dpaudit.errors.UnsoundMechanismWarning`
 when constructed. They exist so that the auditor can be shown catching them (:mod:`~dpaudit.userlevel.ghazi2023.audit_cases`);
 the auditor never reads their names.
 
@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -150,6 +151,7 @@ class UnsplitBudgetR1(SCOutputPert):
     """P5(d): ``R1 ~ TDLap(eps, delta)``: the ⊥ channel alone spends about eps, leaving nothing for the Gaussian."""
 
     flaw = "R1 uses the whole (eps, delta) instead of (eps/2, delta_bar); with the Gaussian step the proof gives 1.5 eps"
+    EXTRAS: ClassVar[tuple[str, ...]] = ("full_budget_kappa",)  # for its audit case, not a step
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -86,7 +86,7 @@ THRESHOLDS: tuple[str, ...] = ("printed", "union_bound", "certified")
 PAPER_FLAW = (
     "preset='paper' follows [GKKMMZ23] as printed: sigma = 2 sqrt(ln(2/delta_bar) 8 kappa Delta)/eps_bar (Alg 1, "
     "line 3 as typeset) is not proportional to the sensitivity 8 kappa Delta and is too small on data of large "
-    "scale, so the mechanism is not (epsilon, delta)-DP there (note erratum E2)"
+    "scale, so the mechanism is not (epsilon, delta)-DP there (docs/papers/ghazi2023.md, erratum E2)"
 )
 
 
@@ -224,7 +224,7 @@ def certificate_radius(threshold: float, *, strong_convexity: float, n_users: in
     """Largest centred user-gradient deviation ``gamma`` that certifies stability at ``threshold``.
 
     For every ``|T| <= 4 kappa + 1``, ``||theta*(x) - theta*(x_{-T})|| <= |T| gamma / (mu (n - |T|))``
-    (first-order optimality of both constrained minimisers and strong convexity; note E5 and Lemma
+    (first-order optimality of both constrained minimisers and strong convexity; docs/papers/ghazi2023.md, erratum E5, and Lemma
     C.1), so one deletion step inside the horizon moves the exact minimiser by at most
     ``2 (4 kappa + 1) gamma / (mu (n - 4 kappa - 1))`` and the computed one by ``2 tau`` more. The
     certificate ``gamma <= (Delta - 2 tau) mu (n - 4 kappa - 1) / (2 (4 kappa + 1))`` therefore implies

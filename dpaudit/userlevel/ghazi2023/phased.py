@@ -197,6 +197,9 @@ class _PhasedBase(MechanismBase):
     _r1_rule: ClassVar[R1Rule | None] = None
     _certificate_only: ClassVar[bool] = False
 
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_r1_rule", "_certificate_only")
+
     def __post_init__(self) -> None:
         owner = type(self).__name__
         check_observe(owner, self.observe)
@@ -355,7 +358,7 @@ class PhasedSCO(_PhasedBase):
         if n < 2 * n0:
             raise argument_error(type(self).__name__, "n_users", f"at least 2 N_0 = {2 * n0} (one batch of N_0 users)", n)
         if self.preset == "corrected":
-            phases = math.floor(math.log2(n / n0))  # note E7
+            phases = math.floor(math.log2(n / n0))  # docs/papers/ghazi2023.md, erratum E7
             return [np.arange(n // 2**i, n // 2 ** (i - 1)) for i in range(1, phases + 1)]
         phases = max(1, math.ceil(math.log(n / n0)))  # [GKKMMZ23, Alg 4, line 4]
         # 1-based users l in [n/2^i, n/2^{i-1}] [Alg 4, line 12]: 0-based ceil(n/2^i) - 1 .. floor(n/2^{i-1}) - 1

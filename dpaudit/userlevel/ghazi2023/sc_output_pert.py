@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -326,6 +326,9 @@ class SCOutputPert(MechanismBase):
     kappa: int | None = None
     solver_rtol: float = 1e-10
     max_states: int | None = 5_000_000
+
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_draw_r1", "_centres")
 
     def __post_init__(self) -> None:
         check_mechanism_fields(type(self).__name__, problem=self.problem, epsilon=self.epsilon, delta=self.delta,

@@ -77,6 +77,9 @@ class _StronglyConvexBase(MechanismBase):
     _r1_rule: ClassVar[R1Rule | None] = None
     _certificate_only: ClassVar[bool] = False
 
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_r1_rule", "_certificate_only")
+
     def __post_init__(self) -> None:
         check_observe(type(self).__name__, self.observe)
         check_mechanism_fields(type(self).__name__, problem=self.problem, epsilon=self.epsilon / 2, delta=self.delta / 2,

@@ -1,9 +1,11 @@
 """Deliberately broken variants of the Levy et al. 2021 algorithms, for power tests and demos.
 
-Each class is one bug from ``docs/papers/levy2021.md`` (section 8, table B1-B20), built as the correct
-mechanism with *one* change, and an :class:`~dpaudit.mechanisms.base.UnsafeMechanism` (construction
-warns :class:`~dpaudit.errors.UnsoundMechanismWarning`). Claims stay the paper's: the bug is in the
-sampler, so an auditor that sees only outputs must find the leak. :func:`~dpaudit.userlevel.levy2021.audit_cases.levy2021_audit_cases` lists,
+Each class is one bug from ``docs/papers/levy2021.md`` (bugs B1-B20), built as the correct
+mechanism with *one* of its declared steps replaced (``STEPS``, :mod:`dpaudit.userlevel.steps`), and an
+:class:`~dpaudit.mechanisms.base.UnsafeMechanism` (construction warns
+:class:`~dpaudit.errors.UnsoundMechanismWarning`). Claims stay the paper's: the bug is in the sampler,
+so an auditor that sees only outputs must find the leak.
+:func:`~dpaudit.userlevel.levy2021.audit_cases.levy2021_audit_cases` lists,
 for the correct components and for every variant, a neighbouring pair that exposes it and the
 budget to audit against.
 

@@ -287,6 +287,9 @@ class WinsorizedFirstOrder(MechanismBase):
     signs: tuple[float, ...] | None = None
     observe: Observe = "final"
 
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_start", "_aggregate", "_estimator_class")
+
     def __post_init__(self) -> None:
         owner = type(self).__name__
         _check_problem(owner, self)

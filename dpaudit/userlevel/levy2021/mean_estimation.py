@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -100,6 +100,9 @@ class UserMeanEstimator(MechanismBase):
     tau_rule: TauRule = "paper"
     project: bool = True
     signs: tuple[float, ...] | None = field(default=None)
+
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_user_means", "estimator", "sample")
 
     def __post_init__(self) -> None:
         owner = type(self).__name__

@@ -257,6 +257,9 @@ class PhasedERM(MechanismBase):
     signs: tuple[float, ...] | None = None
     observe: Observe = "final"
 
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_round_users",)
+
     def __post_init__(self) -> None:
         owner = type(self).__name__
         _check_problem(owner, self)

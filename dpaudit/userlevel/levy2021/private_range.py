@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -126,6 +126,9 @@ class PrivateRange(MechanismBase):
     tau: float
     bound: float
     mode: RangeMode = "safe"
+
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("log_weights", "select_bins", "bin_index", "_user_values")
 
     def __post_init__(self) -> None:
         owner = type(self).__name__

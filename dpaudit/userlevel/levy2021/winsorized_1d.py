@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -104,6 +104,10 @@ class WinsorizedMean1D(MechanismBase):
     tau: float
     bound: float
     mode: RangeMode = "safe"
+
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("noise_scale", "laplace_epsilon", "range_epsilon", "private_range",
+                                        "_user_values", "_clip", "_laplace_noise", "sample", "claimed_guarantee")
 
     def __post_init__(self) -> None:
         owner = type(self).__name__

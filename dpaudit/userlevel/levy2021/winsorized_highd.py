@@ -134,6 +134,9 @@ class WinsorizedMeanHighD(MechanismBase):
     #: Algorithm 1 as run on each coordinate (a hook for the broken variants of :mod:`.faulty_full`).
     _one_d_class: ClassVar[type[WinsorizedMean1D]] = WinsorizedMean1D
 
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("coordinate_epsilon", "_to_domain", "_one_d_class")
+
     def __post_init__(self) -> None:
         owner = type(self).__name__
         check_magnitude(owner, "epsilon", self.epsilon)

@@ -1,6 +1,7 @@
 """Deliberately broken variants of Lowy, Liu and Asi (2024)'s algorithms: the ``docs/papers/lowy2024.md`` pitfalls.
 
-Each variant changes one thing, warns :class:`~dpaudit.errors.UnsoundMechanismWarning` when
+Each variant replaces one declared step of the correct class (``STEPS``,
+:mod:`dpaudit.userlevel.steps`), warns :class:`~dpaudit.errors.UnsoundMechanismWarning` when
 constructed, and keeps the correct mechanism's claim, so that an audit against that claim can
 catch it (the auditor never sees these names):
 
@@ -69,22 +70,25 @@ def _warn(obj: Any, flaw: str) -> None:
 class HardThresholdPhasedSGD(OutlierRemovalPhasedSGD):
     """Algorithm 1 with a hard threshold (keep iff ``h >= C/2``) instead of the ramp (pitfall P2)."""
 
-    _hard_threshold: ClassVar[bool] = True
-
     def __post_init__(self) -> None:
         super().__post_init__()
         _warn(self, "hard outlier threshold h >= C/2 instead of the ramp (P2): one user flips many inclusions")
+
+    def _inclusion_probabilities(self, ranks: NDArray[np.int64], k: int) -> NDArray[np.float64]:
+        return (ranks >= k / 2.0).astype(float)  # BUG: a hard threshold instead of the ramp
 
 
 @dataclass(frozen=True)
 class LeakyHaltPhasedSGD(OutlierRemovalPhasedSGD):
     """Algorithm 1 whose halting branch releases the un-noised average of the group iterates (pitfall P12)."""
 
-    _leaky_halt: ClassVar[bool] = True
-
     def __post_init__(self) -> None:
         super().__post_init__()
         _warn(self, "the halting branch returns the un-noised average of the iterates instead of 0 (P12)")
+
+    def _halted_release(self, iterates: NDArray[np.float64], trials: int) -> NDArray[np.float64]:
+        mean = self.radius * iterates.mean(axis=-2)  # BUG: the un-noised average of the iterates
+        return np.broadcast_to(mean, (trials, iterates.shape[-1]))
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,9 @@ class MinibatchConcentrationTest(MechanismBase):
 
     _rules: ClassVar[MinibatchRules] = MinibatchRules()
 
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_rules",)
+
     def __post_init__(self) -> None:
         owner = type(self).__name__
         check_positive(owner, "epsilon", self.epsilon)

@@ -101,6 +101,9 @@ class _Alg3Base(PhasedMechanismFields):
 
     _rules: ClassVar[MinibatchRules] = MinibatchRules()
 
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_rules",)
+
     @property
     def _owner(self) -> str:
         return type(self).__name__

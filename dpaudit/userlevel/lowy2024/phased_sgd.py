@@ -149,8 +149,9 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
     project_output: bool = False
     observe: Observe = "final"
 
-    _hard_threshold: ClassVar[bool] = False  # pitfall P2 (faulty variants only)
-    _leaky_halt: ClassVar[bool] = False  # pitfall P12 (faulty variants only)
+
+    #: The steps a faulty variant may replace, and nothing else (:mod:`dpaudit.userlevel.steps`).
+    STEPS: ClassVar[tuple[str, ...]] = ("_inclusion_probabilities", "_halted_release")
 
     @property
     def _owner(self) -> str:
@@ -449,8 +450,21 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         d2 = pairwise_sq_distances(iterates)
         score = np.count_nonzero(d2 <= tau_u * tau_u, axis=(-2, -1)) / k  # s_i(tau_i) [Alg 1 line 12]
         ranks = np.count_nonzero(d2 <= 4.0 * tau_u * tau_u, axis=-1)  # h_{i,j} at 2 tau_i [Alg 1 line 16]
-        probs = (ranks >= k / 2.0).astype(float) if self._hard_threshold else inclusion_probability(ranks, k)  # line 17
-        return iterates, score, probs
+        return iterates, score, self._inclusion_probabilities(ranks, k)
+
+    def _inclusion_probabilities(self, ranks: NDArray[np.int64], k: int) -> NDArray[np.float64]:
+        """Step: ``p_{i,j}``, the probability that iterate ``j`` is kept, from its rank ``h_{i,j}`` among ``k``.
+
+        The ramp of [Alg 1 line 17]; it must change by a bounded amount when one user changes.
+        """
+        return inclusion_probability(ranks, k)
+
+    def _halted_release(self, iterates: NDArray[np.float64], trials: int) -> NDArray[np.float64]:
+        """Step: what a halted trial releases, ``(trials, d)``: the public 0 [Alg 1 line 22].
+
+        Never a function of the data (``iterates`` is there for the broken variants that leak it).
+        """
+        return np.zeros((trials, iterates.shape[-1]))
 
     def _run_chunk(self, z: NDArray[np.float64], p: Alg1Parameters, c: int, rng: np.random.Generator,
                    first: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None,
@@ -489,10 +503,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
             noise = rng.normal(0.0, p.phase_sigmas[i], size=(active.size, d))  # zeta_i [Alg 1 line 25]
             x_i = self.radius * mean + noise
             halted[active[~passed]] = i  # HALT; output 0 [Alg 1 line 22]
-            if self._leaky_halt:  # pitfall P12: the halting branch releases the un-noised average of the iterates
-                out[active[~passed]] = self.radius * np.broadcast_to(iterates.mean(axis=-2), (active.size, d))[~passed]
-            else:
-                out[active[~passed]] = 0.0
+            out[active[~passed]] = self._halted_release(iterates, active.size)[~passed]
             keep = passed.nonzero()[0]
             if record is not None:
                 outcome[active, 0] = passed.astype(float)  # the test's answer [Alg 1 line 13]

@@ -1,6 +1,6 @@
 """The golden audit of SCOutputPert (note App. B2), and what the auditor says about the pitfall variants.
 
-The exact ⊥ probabilities come from the closed-form lower-tail CDF of TDLap (note Sec. 1.6),
+The exact ⊥ probabilities come from the closed-form lower-tail CDF of TDLap (Def 3.4),
 ``F(r) = e^{-eps kappa}(e^{eps (r + 1)} - 1) / ((e^eps - 1) Z)``, not from the sampler's pmf; they are
 also checked against the digits of the note's table. Audits use fixed seeds at confidence 0.95: a
 correct mechanism would be flagged with probability at most 0.05.
@@ -28,7 +28,7 @@ ALPHA = 1e-3  # declared failure probability of each binomial check below
 
 
 def _tdlap_cdf_closed_form(eps: float, kappa: int, r: int) -> float:
-    """P[R1 <= r] for 0 <= r <= kappa (note Sec. 1.6, [DERIVED])."""
+    """P[R1 <= r] for 0 <= r <= kappa (summed from Def 3.4's pmf)."""
     z = (1 + math.exp(-eps) - 2 * math.exp(-eps * (kappa + 1))) / (1 - math.exp(-eps))
     return math.exp(-eps * kappa) * (math.exp(eps * (r + 1)) - 1) / ((math.exp(eps) - 1) * z)
 
@@ -90,7 +90,7 @@ def test_every_golden_group_case_gets_the_expected_verdict(case):
 
 
 def test_the_tight_budget_is_what_makes_the_unsplit_r1_visible():
-    """P5(d) is private at the full claim (eps ~ 1) and only exceeds the ⊥ channel's share eps/2 (note P5(d))."""
+    """P5(d) is private at the full claim (eps ~ 1) and only exceeds the ⊥ channel's share eps/2 (docs/papers/ghazi2023.md, pitfall P5)."""
     case = next(c for c in CASES if c.bug == "P5d")
     full = dpaudit.audit(case.mechanism, case.d0, case.d1, trials=case.trials, seed=SEED)
     assert not full.violation and full.epsilon_lower_bound > 0.9

@@ -20,7 +20,7 @@ from dpaudit.userlevel.ghazi2023 import (
 from dpaudit.userlevel.ghazi2023.parameters import deletion_threshold
 from dpaudit.userlevel.losses import SquaredLoss
 
-# note Sec. 2, "Concrete parameter values": (eps, delta) -> (kappa, sigma/Delta, n >= 8 kappa + 2, P[R1 = 0])
+# concrete parameter values from Alg 1 line 3 (docs/papers/ghazi2023.md, ALG-1): (eps, delta) -> (kappa, sigma/Delta, n >= 8 kappa + 2, P[R1 = 0])
 NOTE_TABLE = [
     (1.0, 1e-5, 27, 3175, 218, "3.36e-7"),
     (1.0, 1e-6, 32, 4071, 258, "2.76e-8"),

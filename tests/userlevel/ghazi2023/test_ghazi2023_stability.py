@@ -2,7 +2,7 @@
 fast path (App. C) compute the same k(x) and centre, and give the same output distribution.
 
 Instances have n <= 12 users and ``kappa = 1`` (horizon 4), so the reference can enumerate every
-deletion set; the override only changes the size of the search, not its logic (note Sec. 5).
+deletion set; the override only changes the size of the search, not its logic.
 """
 
 from __future__ import annotations

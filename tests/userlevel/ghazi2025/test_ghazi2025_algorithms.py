@@ -72,7 +72,7 @@ class _NoNoise:
 @settings(max_examples=80)
 @given(seed=st.integers(0, 2**32 - 1), b=st.integers(1, 9), d=st.integers(1, 3), vs=st.floats(0.01, 3))
 def test_algorithm_2_closed_form_and_invariants(seed, b, d, vs):
-    """Lines 3-9 (branch on |rs - mean| >= vs) equal the clip; the output lies in B_inf(rs, vs) (note Sec. 5.7)."""
+    """Lines 3-9 (branch on |rs - mean| >= vs) equal the clip; the output lies in B_inf(rs, vs) (Alg 2)."""
     rng = np.random.default_rng(seed)
     q = rng.standard_cauchy(size=(b, d))
     g = robust_gradient_estimate(q, vs)
@@ -129,7 +129,7 @@ def test_pairwise_score_memory_blocks_give_the_same_value(rng, monkeypatch):
 
 
 def test_eq_4_replacing_one_user_moves_the_score_by_less_than_two():
-    """Eq. (4): |s(D) - s(D')| <= 2 - 2/B for batches differing in one point; tight (note Sec. 5.10)."""
+    """Eq. (4): |s(D) - s(D')| <= 2 - 2/B for batches differing in one point; tight."""
     for b in (2, 5, 50):
         same = np.zeros((b, 1))
         far = same.copy()
@@ -494,7 +494,7 @@ def test_safe_preset_parameters_and_its_changes():
 def test_erratum_a2_theorem_3_1_implies_neither_lemma_3_2_nor_lemma_3_9():
     """At Theorem 3.1's largest beta and eta: 6 beta eta B >> 1 always, and even beta eta > 2 for huge n.
 
-    (note A2: n = 1e6, m = 100, d = 10, eps = 1, delta = 1e-6: beta eta = 1.54 and 6 beta eta B ~ 3.2e4;
+    (docs/papers/ghazi2025.md, reading A2: n = 1e6, m = 100, d = 10, eps = 1, delta = 1e-6: beta eta = 1.54 and 6 beta eta B ~ 3.2e4;
     n = 1e12, m = 10, d = 1: beta eta ~ 100.)
     """
     def extremes(n, m, d, eps=1.0, delta=1e-6):

@@ -21,7 +21,7 @@ from dpaudit.userlevel.ghazi2025.losses import (
 )
 from dpaudit.userlevel.losses import LogisticLoss, SquaredLoss
 
-NON_DD = np.array([[1.0, 1.5], [1.5, 4.0]])  # PSD, not diagonally dominant (note Sec. 5, item 9)
+NON_DD = np.array([[1.0, 1.5], [1.5, 4.0]])  # PSD, not diagonally dominant (Assumption 2.5 fails)
 
 
 def _random_dd_psd(rng: np.random.Generator, d: int) -> np.ndarray:

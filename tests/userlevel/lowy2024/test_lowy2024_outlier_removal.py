@@ -1,7 +1,7 @@
 """The outlier-removal subroutine of Lowy et al. 2024: score sensitivity, rank stability, the ramp, the coupling.
 
-Each property is stated in ``docs/papers/lowy2024.md``, Sec. 5 (items 1-9), and checked here on random and
-adversarial configurations; the explicit coupling constant of Lemma B.2 (note Sec. 3.4, refined in
+Each property (Alg 1 lines 12-17 and Lemma B.2 of the paper) is checked here on random and
+adversarial configurations; the explicit coupling constant of Lemma B.2 (refined in
 :func:`~dpaudit.userlevel.lowy2024.privacy.alg1_coupling_sensitivity`) is checked by simulating the
 coupling itself.
 """
@@ -88,7 +88,7 @@ def _stress(rng: np.random.Generator, c: int) -> tuple[np.ndarray, np.ndarray, i
 @settings(max_examples=200, deadline=None)
 @given(st.integers(20, 60), st.integers(0, 2**32 - 1))
 def test_coupling_structure(c, seed):
-    """The deterministic part of Lemma B.2 (refined, note Sec. 3.4): with both scores >= gamma C,
+    """The deterministic part of Lemma B.2 (refined): with both scores >= gamma C,
     g = ceil(gamma C) >= 2C/3 + 1, the >= g - 1 unchanged points within tau of y_a are kept on both
     sides, every point kept with positive probability lies within 3 tau of y_a on either side, at most
     C - g other indices have p != p', and for any coins the means differ by <= 6 tau (flips + 2)/(g - 1)."""

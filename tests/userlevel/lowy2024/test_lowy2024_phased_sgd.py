@@ -55,7 +55,7 @@ def test_gradient_count_is_the_papers_formula(counting_squared, n, m, d, eps, q,
 
 def test_paper_preset_parameters_match_the_notes_example():
     """n = 10^6, m = 10, eps = 1, delta = 1e-6, q = 0.25: C = 3393, n_1 = 133 789.6, N_1 = 39.4, N_l = 1.74 (note
-    Sec. 2.6, which rounds n_1 to 133 790); the code floors them (note Sec. 2.1)."""
+    Sec. 2.6, which rounds n_1 to 133 790); the code floors them."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnsoundMechanismWarning)  # F1 holds here: no warning expected
         p = OutlierRemovalPhasedSGD(SquaredLoss(), 1.0, 1e-6, preset="paper", q=0.25).parameters(10**6, 10, 2)

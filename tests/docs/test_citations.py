@@ -31,7 +31,7 @@ def _files() -> list[Path]:
     out = [ROOT / "README.md"]
     for top in SCANNED:
         out += [p for p in (ROOT / top).rglob("*") if p.suffix in SUFFIXES and p.is_file()
-                and "_build" not in p.parts and ".ipynb_checkpoints" not in p.parts]
+                and "_build" not in p.parts and "_notebooks" not in p.parts and ".ipynb_checkpoints" not in p.parts]
     return [p for p in out if p != Path(__file__).resolve()]
 
 

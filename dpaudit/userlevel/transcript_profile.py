@@ -13,9 +13,10 @@ What each record becomes (the laws the four papers' algorithms use on their wors
 ``"exponential mechanism"`` followed by ``"laplace"`` with ``location given bin``
     Levy et al. 2021's PrivateRange (Algorithm 2: bin ``k`` with weight ``exp(eps count_k / 2)``)
     then the winsorized mean ``Lap(location_k, scale)`` given the released bin (Algorithm 1):
-    the exponential mechanism's exact law, then the Laplace releases as one
-    :class:`~dpaudit.exact.Adaptive` step (its law depends on the released bin), dominated by the
-    bin of largest ``|shift| / scale`` [ZDW22, Thm 10].
+    their *joint* law, exact (:func:`range_then_laplace_profile`: each bin's two masses times the
+    two Laplace laws given that bin, cut into cells whose loss ranges are certified). The ``k``-th
+    exponential mechanism record pairs with the ``k``-th Laplace record after it (Algorithm 2 draws
+    every coordinate's range, then every coordinate's mean).
 ``"truncated discrete laplace test"``
     Ghazi et al. 2023's ⊥ flag (Algorithm 1: ⊥ iff ``R1 < k``, ``R1 ~ TDLap(eps_bar, delta_bar)``
     on ``{0..2 kappa}``, Def. 3.4): a two-point law on each side, exact.
@@ -40,6 +41,7 @@ bracket's upper end is certified for the pair; see :mod:`dpaudit.exact.compositi
 
 References
 ----------
+.. [MT07] F. McSherry and K. Talwar. Mechanism design via differential privacy. FOCS 2007.
 .. [ZDW22] Y. Zhu, J. Dong and Y.-X. Wang. Optimal accounting of differential privacy via
    characteristic function. AISTATS 2022, Theorem 10 (dominating pairs of adaptive compositions).
 """
@@ -57,7 +59,6 @@ from dpaudit._validation import argument_error
 from dpaudit.exact import (
     Adaptive,
     GaussianStep,
-    LaplaceStep,
     PrivacyProfile,
     ProfileStep,
     ProfileUnavailable,
@@ -69,12 +70,48 @@ from dpaudit.exact import (
 )
 from dpaudit.userlevel.transcript import TranscriptStep
 
-__all__ = ["ProfiledTranscript", "tdlap_flag_profile", "transcript_exact_steps", "transcript_profile"]
+__all__ = ["ProfiledTranscript", "range_then_laplace_profile", "tdlap_flag_profile", "transcript_exact_steps",
+           "transcript_profile"]
 
 #: The exponential mechanism's weights as Levy et al. 2021's PrivateRange prints them (Alg. 2).
 _EM_WEIGHTS = "exp(epsilon * count / 2)"
 #: Ghazi et al. 2025's halting rule (Alg. 4, mirrored), as the transcript records name it.
 _G25_RULE = "halt at score + Lap < threshold - Lap"
+#: Equal cells between the two Laplace locations of a bin (the loss is linear there; the tails hold the extremes).
+_LAPLACE_BAND = 8
+
+
+def range_then_laplace_profile(counts0: Sequence[int], counts1: Sequence[int], epsilon: float, loc0: Sequence[float],
+                               loc1: Sequence[float], scale: float, *, band: int = _LAPLACE_BAND) -> PrivacyProfile:
+    """The exact joint profile of PrivateRange's bin and the Laplace mean given that bin, on one pair.
+
+    Levy et al. 2021, Algorithm 1: bin ``k`` with probability ``∝ exp(epsilon counts_k / 2)``
+    (Algorithm 2 of the paper, the exponential mechanism [MT07]), then ``Lap(loc_k, scale)``.
+    The output ``(k, y)`` has density ``P(k) lap(y - loc_k)`` on each side, so its cells are the
+    bins' atoms times the Laplace pair's cells (:func:`dpaudit.exact.cells.laplace_pair_cells`),
+    masses in Arb balls: the pair's own law (``kind == "exact"``), not a dominating pair. Its
+    largest loss is ``max_k (ln P0(k)/P1(k) + |loc1_k - loc0_k| / scale)`` (a Laplace tail).
+    """
+    from flint import arb
+
+    from dpaudit.exact.cells import Cells, laplace_pair_cells
+    from dpaudit.exact.enclosure import arb_of, precision
+    from dpaudit.exact.profile import EXACT
+
+    if not len(counts0) == len(counts1) == len(loc0) == len(loc1):
+        raise argument_error("range_then_laplace_profile", "counts0, counts1, loc0, loc1", "one entry per bin each",
+                             (len(counts0), len(counts1), len(loc0), len(loc1)))
+    with precision():
+        laws = []
+        for counts in (counts0, counts1):
+            top = max(counts)
+            w = [(arb_of(epsilon) / 2 * (arb_of(c) - arb_of(top))).exp() for c in counts]
+            z = sum(w, arb(0))
+            laws.append([x / z for x in w])
+        parts = [Cells.atoms([laws[0][k]], [laws[1][k]]).times(laplace_pair_cells(float(loc0[k]), float(loc1[k]), scale, band))
+                 for k in range(len(counts0))]
+    return Cells.concat(parts).profile(
+        description=f"PrivateRange (eps {epsilon:g}, {len(counts0)} bins) then Lap(scale {scale:g}) given the bin", kind=EXACT)
 
 
 def tdlap_flag_profile(k0: int, k1: int, eps_bar: float, kappa: int) -> PrivacyProfile:
@@ -120,7 +157,14 @@ def _gaussian_branches(step: TranscriptStep) -> list[tuple[float, ...]]:
 def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
     """The :mod:`dpaudit.exact` steps of a transcript (see the module docstring); ``ProfileUnavailable`` if any is not covered."""
     out: list[Step] = []
-    pending_em: TranscriptStep | None = None
+    pending_em: list[TranscriptStep] = []  # PrivateRange records waiting for their Laplace mean, in order
+
+    def flush() -> None:  # a range released without a mean after it: the exponential mechanism alone
+        for em in pending_em:
+            out.append(ProfileStep(exponential_mechanism_profile(list(em.on_d0["counts"]), list(em.on_d1["counts"]),
+                                                                 float(em.parameters["epsilon"]), 1.0)))
+        pending_em.clear()
+
     for step in steps:
         if step.law == "none":
             continue
@@ -130,22 +174,21 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
         if step.law == "exponential mechanism":
             if p.get("weights") != _EM_WEIGHTS:
                 raise _unavailable(step, f"exponential mechanism weights {p.get('weights')!r}, not {_EM_WEIGHTS!r}")
-            c0, c1 = step.on_d0["counts"], step.on_d1["counts"]
-            out.append(ProfileStep(exponential_mechanism_profile(list(c0), list(c1), float(p["epsilon"]), 1.0)))
-            pending_em = step
+            pending_em.append(step)
             continue
         if step.law == "laplace":
-            if "location given bin" not in step.on_d0 or pending_em is None:
+            if "location given bin" not in step.on_d0 or not pending_em:
                 raise _unavailable(step, "a Laplace release not conditioned on a recorded PrivateRange bin")
+            em = pending_em.pop(0)
             loc0, loc1 = step.on_d0["location given bin"], step.on_d1["location given bin"]
-            if len(loc0) != len(pending_em.on_d0["counts"]):
+            if len(loc0) != len(em.on_d0["counts"]):
                 raise _unavailable(step, "one location per bin expected")
-            shifts = _shift(loc0, loc1)
-            options = tuple(LaplaceStep(s, float(p["scale"])) for s in shifts)
-            out.append(Adaptive(options) if any(shifts) else ProfileStep(_identical()))
-            pending_em = None
+            _shift(loc0, loc1)  # same lengths on both sides
+            out.append(ProfileStep(range_then_laplace_profile(
+                list(em.on_d0["counts"]), list(em.on_d1["counts"]), float(em.parameters["epsilon"]), list(loc0), list(loc1),
+                float(p["scale"]))))
             continue
-        pending_em = None
+        flush()
         if step.law == "truncated discrete laplace test":
             k0, k1 = int(step.on_d0["k"]), int(step.on_d1["k"])
             if k0 != k1:
@@ -163,6 +206,7 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
                 out.append(ProfileStep(threshold_profile(spec, q0, q1, description=step.release)))
             continue
         raise _unavailable(step, f"law {step.law!r} in this form is not a composition of mechanisms dpaudit.exact computes")
+    flush()
     return out
 
 

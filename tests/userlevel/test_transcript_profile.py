@@ -90,6 +90,37 @@ def test_the_range_records_match_the_mechanisms_own_bins():
         assert stats.chisquare(observed, law * n).pvalue > ALPHA, (observed, law * n)
 
 
+@pytest.mark.parametrize("variant", [None, "RedrawnThresholdMinibatchSGD"])
+def test_the_threshold_records_match_the_mechanisms_own_halting_steps(variant):
+    """Lowy et al. Alg 2 (and P10, fresh threshold noise per step): the first halting step's frequencies fit the exact law."""
+    import warnings
+
+    from dpaudit.errors import UnsoundMechanismWarning
+    from dpaudit.userlevel.lowy2024 import faulty
+    from dpaudit.userlevel.lowy2024.worst_pairs import alg2_worst_pair
+    from dpaudit.userlevel.transcript_profile import transcript_exact_steps
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsoundMechanismWarning)
+        wp = alg2_worst_pair(cls=getattr(faulty, variant)) if variant else alg2_worst_pair()
+        mech = wp.observed("transcript")
+        answers = transcript_exact_steps(wp.transcript_steps())[-1].of  # the AboveThreshold answers' law
+    steps = wp.mechanism.steps
+    # the laws' outcomes as the first halting step (steps = no halt), whatever the labels' spelling
+    first = [lab.find("⊤") if "⊤" in lab else steps for lab in answers.labels] if variant is None else \
+        [int(lab.split()[-1]) - 1 if lab.startswith("halt") else steps for lab in answers.labels]
+    n = 20_000
+    for data, side, seed in ((wp.d0, "p", 7), (wp.d1, "q", 8)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnsoundMechanismWarning)
+            rows = mech.sample(data, n, rng=np.random.default_rng(seed))
+        halts = rows[:, 0:2 * steps:2] == 0.0  # answer columns: 1 continue, 0 halt, -1 not reached
+        got = np.bincount(np.where(halts.any(axis=1), halts.argmax(axis=1), steps), minlength=steps + 1)
+        law = np.zeros(steps + 1)
+        law[first] = 0.5 * (getattr(answers, f"{side}_lo") + getattr(answers, f"{side}_hi"))
+        assert stats.chisquare(got, law * n).pvalue > ALPHA, (side, got, law * n)
+
+
 # -- the conversion --------------------------------------------------------------------------------
 
 
@@ -191,8 +222,8 @@ def test_an_audit_of_the_wrapper_reports_the_pair_bracket():
 
 
 @pytest.mark.parametrize(("name", "covered"), [("Levy Alg 3, 4 steps", True), ("Ghazi 2023 Alg 4", True),
-                                               ("Ghazi 2025 Alg 5", True), ("Lowy Alg 2, 4 steps", False),
-                                               ("Ghazi 2023 Alg 3", False)])
+                                               ("Ghazi 2025 Alg 5", True), ("Lowy Alg 2, 4 steps", True),
+                                               ("Lowy Alg 1", False), ("Ghazi 2023 Alg 3", False)])
 def test_which_full_algorithms_have_a_certified_pair(name, covered):
     bracket, why = pair_bracket(_alg(name))
     assert (bracket is not None) is covered, why

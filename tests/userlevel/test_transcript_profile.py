@@ -109,7 +109,7 @@ def test_the_threshold_records_match_the_mechanisms_own_halting_steps(variant):
     # the laws' outcomes as the first halting step (steps = no halt), whatever the labels' spelling
     first = [lab.find("⊤") if "⊤" in lab else steps for lab in answers.labels] if variant is None else \
         [int(lab.split()[-1]) - 1 if lab.startswith("halt") else steps for lab in answers.labels]
-    n = 20_000
+    n = 3_000
     for data, side, seed in ((wp.d0, "p", 7), (wp.d1, "q", 8)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnsoundMechanismWarning)
@@ -250,3 +250,18 @@ def test_the_outcome_is_computed_in_order(lower, bracket, want):
     got = outcome(1.0, lower, bracket)
     assert got[0] == want[0] and got[0] in OUTCOMES
     assert (got[1] is None) == (want[1] is None) and (got[1] is None or got[1] == pytest.approx(want[1]))
+
+
+@pytest.mark.parametrize(("flagged", "bracket", "want"), [
+    (True, _b(0.5), "flagged"),
+    (False, _b(1.2, lower=1.1), "violation certified"),
+    (False, _b(1.2, lower=1.1, kind="upper bound"), "open"),  # a dominating pair above the claim proves nothing
+    (False, _b(0.9, kind="upper bound"), "masked"),
+    (False, _b(1.0, lower=1.0), "masked"),
+    (False, None, "open"),
+])
+def test_a_variants_outcome_needs_the_pairs_own_law_to_certify_a_violation(flagged, bracket, want):
+    from dpaudit.userlevel.full_algorithms import VARIANT_OUTCOMES, variant_outcome
+
+    got = variant_outcome(1.0, flagged, bracket)
+    assert got == want and got in VARIANT_OUTCOMES

@@ -27,8 +27,17 @@ The construction (both algorithms; ``d = 1``, so ``d' = 1`` and the rotation is 
 * **What no pair realises.** The range stage's ``eps''/2`` is spent only on unlikely bins: the
   exponential mechanism's log-ratio is at most ``eps_r/2`` on any output whose probability does not
   vanish with ``n`` (moving one user between two bins changes one count by one on each side).
-  The claim's range half is the analysis's slack on every pair of this shape; whether another
-  shape realises it is what the exact calculation on the transcript will settle.
+  The claim's range half is the analysis's slack on every pair of this shape: the pair's exact
+  law (:func:`dpaudit.userlevel.transcript_profile.range_then_laplace_profile`) spends ``0.583 eps''``
+  per step.
+* **Both stages at once** (:func:`alg3_laplace_channel_pair`, :func:`alg3_range_channel_pair`). On the
+  released bin ``k``, a canary outside bin ``k`` tilts ``P(k)`` by at most ``eps_r/2`` (the normaliser
+  alone moves) while the mean can move by the full ``w/n``; a canary inside it moves ``P(k)`` by up to
+  ``eps_r`` but the clipped mean by at most ``4 tau'`` of ``w = 6 tau'``. Per step the transcript
+  spends at most ``max(eps_r + 2/3 eps_L, eps_r/2 + eps_L)``: ``5/6 eps''`` for the correct
+  algorithm (``eps_r = eps_L = eps''/2``), ``eps''`` for B1 (``eps_L = 3/4 eps''``: masked by the
+  claim), ``5/4 eps''`` for B2 on the Laplace stage and ``4/3 eps''`` for B2 on PrivateRange or B3
+  (violations). The channel pairs put the tilt and the full move on one likely bin.
 
 The claim audited against is the paper's guarantee in its tightest form: basic composition of the
 ``T d'`` pure ``eps''``-DP runs of Algorithm 1 (Theorem 1, and Algorithm 2's and 3's budget splits),

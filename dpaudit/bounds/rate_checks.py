@@ -1,13 +1,15 @@
 """The rate engine: does a derived bound have the stated leading rate over the regime?
 
-Symbolic part: :func:`~dpaudit.bounds.rate_comparison.compare_rates` (an exact LP certificate, or a
-witness direction); numeric part: slopes of the log-ratio along random rays of the regime. The
-verdict rule is that of :mod:`dpaudit.bounds.checks`.
+The verdict comes from the trusted kernel (:func:`~dpaudit.bounds.rate_kernel.kernel_rate_check`: the comparison
+reduced to exact obligations on the monomials and, in log space, on their exponents). The engine's own reading is
+kept as evidence in ``details``: :func:`~dpaudit.bounds.rate_comparison.compare_rates` (an LP certificate, or a
+witness direction) and slopes of the log-ratio along random rays of the regime (floats: evidence only).
 """
 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -18,7 +20,8 @@ import sympy as sp
 
 from dpaudit.bounds.checks import DIGITS, _mp_eval, _mp_fn, _shown, _symbols_of, random_points
 from dpaudit.bounds.rate_comparison import compare_rates, regime_vectors
-from dpaudit.bounds.rates import RateError
+from dpaudit.bounds.rate_kernel import kernel_rate_check
+from dpaudit.bounds.rates import RateError, _directions
 from dpaudit.bounds.symbols import RATE_VARIABLES
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import CheckResult, Verdict
@@ -76,6 +79,84 @@ def check_rate(
     constraints: Sequence[Any] = (),
 ) -> CheckResult:
     """Check that ``derived`` is at most the ``claimed`` rate (up to constants) over the regime.
+
+    The verdict is the trusted kernel's (:func:`~dpaudit.bounds.rate_kernel.kernel_rate_check`): PROVED means
+    ``derived <= K claimed`` on the whole domain for a constant ``K`` free of the rate variables (printed in
+    ``details``); DISPROVED means a log-direction of the regime, re-checked exactly, along which a derived term
+    outgrows the stated rate (the ratio then exceeds every constant times every polylog: a printed premise).
+    The rate engine's reading (:func:`_engine_reading`: LP certificate or witness, numeric slopes) is evidence,
+    appended to ``details``; when it disagrees with the kernel, ``details`` says so. Where the kernel route does not
+    decide (log factors of the rate variables in the stated rate, or in an O statement; a bound not reduced to its
+    monomials), the engine's reading is returned without a kernel certificate (method
+    ``"rates+numeric (not kernel-certified)"``): :func:`dpaudit.verify.certified` is False for it.
+
+    Parameters
+    ----------
+    derived : sympy expression
+        The rate obtained by substituting the theorem's parameter settings into the lemmas.
+    claimed : Bound or sympy expression
+        The stated rate. For a Bound, its hidden variables are treated as constants and its tilde
+        decides ``ignore_logs`` unless given.
+    derived_is_lower_bound : bool
+        ``derived`` is only a lower bound on the quantity (e.g. one term of a sum). It can then show
+        the claim fails (DISPROVED) but never prove it: a PROVED comparison is reported UNDECIDED.
+    constraints : sequence of sympy relations
+        Asymptotic regime constraints (see :func:`~dpaudit.bounds.rate_comparison.regime_vectors`), added to
+        the ``regime`` forms of the claimed bound's conditions.
+
+    Returns
+    -------
+    CheckResult
+        Kernel-certified when PROVED or DISPROVED; the counterexample is the log-direction.
+    """
+    engine = _engine_reading(derived, claimed, claim=claim, source=source, rng=rng, variables=variables, small=small,
+                             ignore_logs=ignore_logs, directions_tried=directions_tried, assumptions=assumptions,
+                             derived_is_lower_bound=derived_is_lower_bound, constraints=constraints)
+    claimed_expr = claimed.expression if isinstance(claimed, Bound) else sp.sympify(claimed)
+    hidden = set(claimed.hidden_variables) if isinstance(claimed, Bound) else set()
+    if ignore_logs is None:
+        ignore_logs = claimed.kind.ignores_logs if isinstance(claimed, Bound) else False
+    rate_vars = tuple(v for v in variables if v not in hidden)
+    directions = _directions(rate_vars, small)
+    regime = list(constraints)
+    if isinstance(claimed, Bound):
+        regime += [cond.regime for cond in claimed.conditions if cond.regime is not None]
+    regime = [r for r in regime if r.free_symbols & set(rate_vars)]
+    kernel = kernel_rate_check(derived, claimed_expr, key=f"rate: {claim}", variables=rate_vars, directions=directions,
+                               ignore_logs=bool(ignore_logs), regime=regime,
+                               regime_vectors=regime_vectors(regime, rate_vars, directions),
+                               derived_is_lower_bound=derived_is_lower_bound)
+    if kernel.verdict is Verdict.UNDECIDED and engine.verdict is not Verdict.UNDECIDED:
+        # the kernel route does not cover this comparison yet (log factors of the rate variables, a bound it cannot
+        # reduce to its monomials): the engine's reading is returned as it was, without a kernel certificate, so
+        # ``dpaudit prove`` reads it as UNDECIDED; ``details`` says why
+        return dataclasses.replace(engine, method="rates+numeric (not kernel-certified)",
+                                   details=f"{engine.details}; kernel: UNDECIDED ({kernel.reason})")
+    reading = f"rate engine (evidence, not a decision): {engine.verdict.name}: {engine.details}"
+    if engine.verdict is not Verdict.UNDECIDED and kernel.verdict is not Verdict.UNDECIDED and engine.verdict is not kernel.verdict:
+        reading += " [the engine's reading disagrees with the kernel: investigate]"
+    return dataclasses.replace(kernel, claim=claim, source=source, method="kernel+rates",
+                               assumptions=(*assumptions, *kernel.assumptions), cases=kernel.cases + engine.cases,
+                               details=f"{kernel.details}; {reading}",
+                               reason=(f"{kernel.reason}; {reading}" if kernel.verdict is Verdict.UNDECIDED else kernel.reason))
+
+
+def _engine_reading(
+    derived: Any,
+    claimed: Bound | Any,
+    *,
+    claim: str,
+    source: str,
+    rng: np.random.Generator,
+    variables: Sequence[sp.Symbol] = RATE_VARIABLES,
+    small: Iterable[sp.Symbol] | None = None,
+    ignore_logs: bool | None = None,
+    directions_tried: int = 8,
+    assumptions: Sequence[str] = (),
+    derived_is_lower_bound: bool = False,
+    constraints: Sequence[Any] = (),
+) -> CheckResult:
+    """The rate engine's own reading of the comparison (uncertified: evidence for :func:`check_rate`).
 
     The symbolic part is :func:`~dpaudit.bounds.rate_comparison.compare_rates` (exact LP certificate or a
     witness direction). The numerical part evaluates ``log(derived/claimed)`` in 50-digit

@@ -75,8 +75,8 @@ def test_rate_check_proves_disproves_and_confirms_numerically(rng):
     bad = check_rate(d / (n * epsilon), sp.sqrt(d) / (n * epsilon), claim="bad", source="[test]", rng=rng)
     assert bad.verdict is Verdict.DISPROVED
     assert bad.residual == d / (epsilon * n)  # the offending term
-    assert bad.counterexample["derived/claimed"] > 1e3
-    assert "numeric slope" in bad.details
+    assert sp.Rational(bad.counterexample["exponent margin"]) > 0  # along the kernel's log-direction (re-checked)
+    assert "numeric slope" in bad.details  # the rate engine's reading, kept as evidence
 
 
 def test_rate_check_with_a_lower_bound_never_proves(rng):

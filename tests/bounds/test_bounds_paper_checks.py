@@ -156,7 +156,9 @@ def test_mutated_rate_without_sqrt_d_is_disproved(rng):
     assert mutated.expression != b.expression
     res = levy2021.check_thm3_convex(rng=rng, claim=mutated)
     assert res.verdict is Verdict.DISPROVED
-    assert res.counterexample["d"] > 1e3
+    # the kernel's log-direction (y_v = ln v) along which the mutated rate is exceeded: d grows along it
+    direction = dict(part.split(":") for part in res.counterexample["log-direction y"].split(", "))
+    assert sp.Rational(direction["d"]) > 0 and sp.Rational(res.counterexample["exponent margin"]) > 0
 
 
 def test_mutated_rates_of_each_paper_are_disproved(rng):

@@ -10,7 +10,8 @@ pair's exact law, ``<= hi`` for a dominating pair of adaptive steps, else why no
 the claim), *loose* (the pair's certified epsilon <= half the claim; the factor claim / it), or
 *open*. Then every broken
 component built into a full algorithm (:data:`~dpaudit.userlevel.full_algorithms.FULL_VARIANTS`):
-flagged or not under each threat model.
+flagged or not under each threat model, its certified epsilon on its pair, and its outcome
+(:func:`~dpaudit.userlevel.full_algorithms.variant_outcome`: flagged, violation certified, masked or open).
 
 Trials: ``10^6`` per dataset, or what fits in about ten minutes per audit on two cores (the
 algorithm's ``bench_trials``; printed). ``--scale`` multiplies them, ``--only`` picks rows by name,
@@ -37,6 +38,7 @@ from dpaudit.userlevel.full_algorithms import (
     TIGHT,
     outcome,
     pair_bracket,
+    variant_outcome,
 )
 
 CONFIDENCE = 0.95
@@ -96,10 +98,11 @@ def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all") ->
             row[observe] = res.epsilon_lower_bound
             row[f"{observe}_flagged"] = bool(res.violation)
             row[f"{observe}_seconds"] = res.total_seconds
-        variants.append(row)
+        variants.append(_variant_exact(row, wp))
         print(f"{var.name:<44} claim {row['claim']:<12} final {row['final']:.3f} "
               f"{'FLAGGED' if row['final_flagged'] else 'missed':<8} transcript {row['transcript']:.3f} "
-              f"{'FLAGGED' if row['transcript_flagged'] else 'missed':<8} {trials:>9,} trials", flush=True)
+              f"{'FLAGGED' if row['transcript_flagged'] else 'missed':<8} exact {row['exact']:<22} {row['outcome']:<20} "
+              f"{trials:>9,} trials", flush=True)
     return {"algorithms": algorithms, "variants": variants}
 
 
@@ -111,12 +114,23 @@ def _with_exact(row: dict[str, Any], wp: Any) -> dict[str, Any]:
     return row
 
 
+def _variant_exact(row: dict[str, Any], wp: Any) -> dict[str, Any]:
+    """``row`` with the variant's certified epsilon on its pair (no sampling) and its outcome."""
+    bracket, why = pair_bracket(wp)
+    row["exact"], row["exact_note"] = _exact_text(bracket, why), why
+    row["outcome"] = variant_outcome(wp.epsilon, row["transcript_flagged"], bracket)
+    return row
+
+
 def rerender(path: str) -> dict[str, list[dict[str, Any]]]:
     """The rows of a saved run (``--json``), the exact column and outcomes recomputed (they need no sampling)."""
     with open(path, encoding="utf-8") as fh:
         rows: dict[str, list[dict[str, Any]]] = json.load(fh)
     by_name = {alg.name: alg for alg in FULL_ALGORITHMS}
     rows["algorithms"] = [_with_exact(r, by_name[r["algorithm"]].pair()) for r in rows["algorithms"]]
+    variants = {var.name: var for var in FULL_VARIANTS}
+    rows["variants"] = [_variant_exact(r, variants[r["variant"]].pair()) if r["variant"] in variants else r
+                        for r in rows["variants"]]
     return rows
 
 
@@ -136,10 +150,12 @@ def markdown(rows: dict[str, list[dict[str, Any]]]) -> str:
                          f"({r['ratio']:.2f} x) | {r['exact']} | {_outcome_text(r)} | {r['trials']:,} | "
                          f"{r['final_seconds']:.0f} / {r['transcript_seconds']:.0f} |")
     if rows["variants"]:
-        lines += ["", "| broken component in the full algorithm | claim | final model | transcript | trials |", "|---|---|---|---|---|"]
+        lines += ["", "| broken component in the full algorithm | claim | final model | transcript | exact on the pair | outcome | trials |",
+                  "|---|---|---|---|---|---|---|"]
         for r in rows["variants"]:
             final, full = (f"{r[o]:.3f} {'**flagged**' if r[f'{o}_flagged'] else 'missed'}" for o in ("final", "transcript"))
-            lines.append(f"| {r['variant']} | {r['claim']} | {final} | {full} | {r['trials']:,} |")
+            lines.append(f"| {r['variant']} | {r['claim']} | {final} | {full} | {r.get('exact', '')} | {r.get('outcome', '')} "
+                         f"| {r['trials']:,} |")
     return "\n".join(lines).strip("\n")
 
 

@@ -29,8 +29,8 @@ from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.exact.profile import EpsilonBracket, ProfileUnavailable
 from dpaudit.userlevel.transcript import WorstPair
 
-__all__ = ["FULL_ALGORITHMS", "FULL_VARIANTS", "GROUP", "OUTCOMES", "TIGHT", "FullAlgorithm", "FullVariant",
-           "full_algorithm_cases", "outcome", "pair_bracket"]
+__all__ = ["FULL_ALGORITHMS", "FULL_VARIANTS", "GROUP", "OUTCOMES", "TIGHT", "VARIANT_OUTCOMES", "FullAlgorithm",
+           "FullVariant", "full_algorithm_cases", "outcome", "pair_bracket", "variant_outcome"]
 
 GROUP = "full algorithms"
 
@@ -43,6 +43,15 @@ OUTCOMES = {
     "tight": "the transcript audit's lower bound is at least half the claim",
     "loose": "the certified epsilon of the worst pair built is at most half the claim (the factor is claim / it)",
     "open": "neither: the gap between the audit's lower bound and the claim is not settled",
+}
+
+
+#: The outcomes of a broken variant on its pair (:func:`variant_outcome`).
+VARIANT_OUTCOMES = {
+    "flagged": "the transcript audit's lower bound exceeds the claim",
+    "violation certified": "not flagged, but the pair's exact epsilon (its own law, certified lower end) exceeds the claim",
+    "masked": "the pair's certified epsilon is at most the claim: the bug spends within the claim's slack on this pair",
+    "open": "neither",
 }
 
 
@@ -167,17 +176,20 @@ FULL_VARIANTS: tuple[FullVariant, ...] = (
                 _ghazi2023_variant("StronglyConvexSCO", "alg6_worst_pair", "P4", 1), 500, 100_000),
     FullVariant("Ghazi 2023 Alg 6: P5c R1 rate", "P5c",
                 _ghazi2023_variant("StronglyConvexSCO", "alg6_worst_pair", "P5c"), 500, 100_000),
-    # not flagged on the full algorithm (each is on its component): the benchmark shows their bounds
-    FullVariant("Levy Alg 3: B1 Laplace width", "B1", _levy("alg3_worst_pair", "B1"), 10_000, 200_000,
-                "1.5 x the Laplace stage's half of a step: below the claim's other half", demo=False),
-    FullVariant("Levy Alg 3: B2 Laplace stage at eps", "B2", _levy("alg3_worst_pair", "B2 (Laplace stage)"), 10_000,
-                200_000, "2 x the Laplace stage's half", demo=False),
-    FullVariant("Levy Alg 3: B2 PrivateRange at eps", "B2", _levy("alg3_worst_pair", "B2 (PrivateRange)"), 10_000,
-                200_000, "2 x PrivateRange's half, spent on unlikely bins only", demo=False),
-    FullVariant("Levy Alg 3: B3 weights without /2", "B3", _levy("alg3_worst_pair", "B3"), 10_000, 200_000,
-                "2 x PrivateRange's half, spent on unlikely bins only", demo=False),
+    # Algorithm 1's stages over-spending: each on the pair that makes both stages spend at once (two steps); the
+    # exact column settles them (B2, B3 above the claim on their pair; B1 at most the claim on every pair of the family)
+    FullVariant("Levy Alg 3: B1 Laplace width", "B1", _levy("alg3_laplace_channel_pair", "B1", steps=2), 10_000, 1_000_000,
+                "1.5 x the Laplace stage: at most eps'' per step on every pair of the family (masked by the claim)",
+                demo=False),
+    FullVariant("Levy Alg 3: B2 Laplace stage at eps", "B2", _levy("alg3_laplace_channel_pair", "B2 (Laplace stage)", steps=2),
+                10_000, 1_000_000, "the Laplace stage's full eps'' and PrivateRange's tilt on the same bin", demo=False),
+    FullVariant("Levy Alg 3: B2 PrivateRange at eps", "B2", _levy("alg3_range_channel_pair", "B2 (PrivateRange)", steps=2),
+                10_000, 5_000_000, "two bins, the canary's bin light: PrivateRange's tilt released often", demo=False),
+    FullVariant("Levy Alg 3: B3 weights without /2", "B3", _levy("alg3_range_channel_pair", "B3", steps=2), 10_000,
+                5_000_000, "two bins, the canary's bin light: PrivateRange's tilt released often", demo=False),
     FullVariant("Lowy Alg 2: P10 threshold per step", "P10", _lowy_variant("RedrawnThresholdMinibatchSGD"), 1_000,
-                50_000, "the test's excess stays below the claim's Gaussian half", demo=False),
+                50_000, "fresh tests at the threshold's boundary: the first halt's law spends less than the call's share",
+                demo=False),
     FullVariant("Lowy Alg 2: P7 with replacement", "P7", _lowy_variant("WithReplacementMinibatchSGD"), 1_000, 50_000,
                 "K = n drawn with replacement (K = 4n as printed is refused by the claim's recomputation)", demo=False),
     FullVariant("Ghazi 2023 Alg 3: E2 printed sigma", "E2", _module_pair(_G23, "alg3_e2_pair"), 1_000, 100_000,
@@ -217,6 +229,22 @@ def outcome(claimed_epsilon: float, transcript_lower: float, bracket: EpsilonBra
     if bracket is not None and bracket.upper <= TIGHT * claimed_epsilon:
         return "loose", factor
     return "open", factor
+
+
+def variant_outcome(claimed_epsilon: float, flagged: bool, bracket: EpsilonBracket | None) -> str:
+    """One of :data:`VARIANT_OUTCOMES` for a broken variant, in that order.
+
+    ``"violation certified"`` needs the pair's own law (``bracket.exact``): a dominating pair's
+    epsilon above the claim proves nothing. ``"masked"`` holds for either kind (its upper end bounds
+    the pair's epsilon), and says nothing about pairs not built.
+    """
+    if flagged:
+        return "flagged"
+    if bracket is not None and bracket.exact and bracket.lower > claimed_epsilon:
+        return "violation certified"
+    if bracket is not None and bracket.upper <= claimed_epsilon:
+        return "masked"
+    return "open"
 
 
 def _case(name: str, wp: WorstPair, observe: str, trials: int, broken: bool, bug: str | None, note: str) -> AuditCase:

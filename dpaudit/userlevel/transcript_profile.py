@@ -13,9 +13,10 @@ What each record becomes (the laws the four papers' algorithms use on their wors
 ``"exponential mechanism"`` followed by ``"laplace"`` with ``location given bin``
     Levy et al. 2021's PrivateRange (Algorithm 2: bin ``k`` with weight ``exp(eps count_k / 2)``)
     then the winsorized mean ``Lap(location_k, scale)`` given the released bin (Algorithm 1):
-    the exponential mechanism's exact law, then the Laplace releases as one
-    :class:`~dpaudit.exact.Adaptive` step (its law depends on the released bin), dominated by the
-    bin of largest ``|shift| / scale`` [ZDW22, Thm 10].
+    their *joint* law, exact (:func:`range_then_laplace_profile`: each bin's two masses times the
+    two Laplace laws given that bin, cut into cells whose loss ranges are certified). The ``k``-th
+    exponential mechanism record pairs with the ``k``-th Laplace record after it (Algorithm 2 draws
+    every coordinate's range, then every coordinate's mean).
 ``"truncated discrete laplace test"``
     Ghazi et al. 2023's ⊥ flag (Algorithm 1: ⊥ iff ``R1 < k``, ``R1 ~ TDLap(eps_bar, delta_bar)``
     on ``{0..2 kappa}``, Def. 3.4): a two-point law on each side, exact.
@@ -28,10 +29,18 @@ What each record becomes (the laws the four papers' algorithms use on their wors
 ``"above threshold"`` with per-step ``scores``
     Ghazi et al. 2025's Algorithm 4 (mirrored), the halting step released: the exact sparse-vector
     profile (:func:`dpaudit.exact.threshold_profile`, halting below the noisy threshold).
+``"above threshold"``, one record per step (Lowy et al. 2024's Algorithm 2 rule)
+    The answers of one AboveThreshold call (threshold noise drawn once): the exact sparse-vector
+    profile of the call on the negated scores; with the threshold noise drawn afresh at every step
+    (pitfall P10) independent single-query tests, released up to the first halt: the exact law of
+    the first halting step. The Gaussian after each answer, released only while the test continues,
+    is the adaptive pair of its shift and nothing, when every ramp coin is 0 or 1 on both sides
+    (the kept set and the mean are then fixed).
 
 Not certified (the profile is unavailable, and the algorithm's outcome stays open): a record
 marked ``adaptive`` (its law is shown at one state only, and a bound over every state is not
-recorded), a release after Lowy et al.'s ramp coins (a mixture over the random kept sets), a
+recorded), a release after Lowy et al.'s ramp coins when some coin is strictly random (a mixture
+over the kept sets), a minibatch drawn with replacement (pitfall P7: the scores are random), a
 ``"laplace test"`` or ``"above threshold"`` record without per-step scores, any unknown law or
 parameter form.
 
@@ -40,6 +49,8 @@ bracket's upper end is certified for the pair; see :mod:`dpaudit.exact.compositi
 
 References
 ----------
+.. [DRS19] J. Dong, A. Roth and W. Su. Gaussian differential privacy. arXiv:1905.02383v3, Cor. 3.3.
+.. [MT07] F. McSherry and K. Talwar. Mechanism design via differential privacy. FOCS 2007.
 .. [ZDW22] Y. Zhu, J. Dong and Y.-X. Wang. Optimal accounting of differential privacy via
    characteristic function. AISTATS 2022, Theorem 10 (dominating pairs of adaptive compositions).
 """
@@ -57,7 +68,6 @@ from dpaudit._validation import argument_error
 from dpaudit.exact import (
     Adaptive,
     GaussianStep,
-    LaplaceStep,
     PrivacyProfile,
     ProfileStep,
     ProfileUnavailable,
@@ -69,12 +79,50 @@ from dpaudit.exact import (
 )
 from dpaudit.userlevel.transcript import TranscriptStep
 
-__all__ = ["ProfiledTranscript", "tdlap_flag_profile", "transcript_exact_steps", "transcript_profile"]
+__all__ = ["ProfiledTranscript", "range_then_laplace_profile", "tdlap_flag_profile", "transcript_exact_steps",
+           "transcript_profile"]
 
 #: The exponential mechanism's weights as Levy et al. 2021's PrivateRange prints them (Alg. 2).
 _EM_WEIGHTS = "exp(epsilon * count / 2)"
 #: Ghazi et al. 2025's halting rule (Alg. 4, mirrored), as the transcript records name it.
 _G25_RULE = "halt at score + Lap < threshold - Lap"
+#: Lowy et al. 2024's Algorithm 2 test, as the transcript records name it (one AboveThreshold call per phase).
+_LOWY_RULE = "halt iff -score + Lap(query scale) >= -threshold + Lap(threshold scale)"
+#: Equal cells between the two Laplace locations of a bin (the loss is linear there; the tails hold the extremes).
+_LAPLACE_BAND = 8
+
+
+def range_then_laplace_profile(counts0: Sequence[int], counts1: Sequence[int], epsilon: float, loc0: Sequence[float],
+                               loc1: Sequence[float], scale: float, *, band: int = _LAPLACE_BAND) -> PrivacyProfile:
+    """The exact joint profile of PrivateRange's bin and the Laplace mean given that bin, on one pair.
+
+    Levy et al. 2021, Algorithm 1: bin ``k`` with probability ``∝ exp(epsilon counts_k / 2)``
+    (Algorithm 2 of the paper, the exponential mechanism [MT07]), then ``Lap(loc_k, scale)``.
+    The output ``(k, y)`` has density ``P(k) lap(y - loc_k)`` on each side, so its cells are the
+    bins' atoms times the Laplace pair's cells (:func:`dpaudit.exact.cells.laplace_pair_cells`),
+    masses in Arb balls: the pair's own law (``kind == "exact"``), not a dominating pair. Its
+    largest loss is ``max_k (ln P0(k)/P1(k) + |loc1_k - loc0_k| / scale)`` (a Laplace tail).
+    """
+    from flint import arb
+
+    from dpaudit.exact.cells import Cells, laplace_pair_cells
+    from dpaudit.exact.enclosure import arb_of, precision
+    from dpaudit.exact.profile import EXACT
+
+    if not len(counts0) == len(counts1) == len(loc0) == len(loc1):
+        raise argument_error("range_then_laplace_profile", "counts0, counts1, loc0, loc1", "one entry per bin each",
+                             (len(counts0), len(counts1), len(loc0), len(loc1)))
+    with precision():
+        laws = []
+        for counts in (counts0, counts1):
+            top = max(counts)
+            w = [(arb_of(epsilon) / 2 * (arb_of(c) - arb_of(top))).exp() for c in counts]
+            z = sum(w, arb(0))
+            laws.append([x / z for x in w])
+        parts = [Cells.atoms([laws[0][k]], [laws[1][k]]).times(laplace_pair_cells(float(loc0[k]), float(loc1[k]), scale, band))
+                 for k in range(len(counts0))]
+    return Cells.concat(parts).profile(
+        description=f"PrivateRange (eps {epsilon:g}, {len(counts0)} bins) then Lap(scale {scale:g}) given the bin", kind=EXACT)
 
 
 def tdlap_flag_profile(k0: int, k1: int, eps_bar: float, kappa: int) -> PrivacyProfile:
@@ -111,6 +159,12 @@ def _gaussian_branches(step: TranscriptStep) -> list[tuple[float, ...]]:
     """The shifts of the Gaussian's branches (one per outcome of the test before it)."""
     if "centre" in step.on_d0:  # Ghazi et al. 2023: N(centre) if not ⊥, else the previous iterate (same on both sides)
         return [_shift(step.on_d0["centre"], step.on_d1["centre"]), (0.0,)]
+    probs = [side.get("inclusion probabilities") for side in (step.on_d0, step.on_d1)]
+    if all(pr is not None and all(v in (0.0, 1.0) for v in pr) for pr in probs) and "location if the coins are their means" in step.on_d0:
+        # Lowy et al.: every ramp coin is 0 or 1 on both sides, so the kept set and the mean are fixed; released only
+        # while the test continues (else nothing: the identical pair)
+        key = "location if the coins are their means"
+        return [_shift(step.on_d0[key], step.on_d1[key]), (0.0,)]
     keys = ("average if every test passes", "x_start (on a halt)")
     if all(k in step.on_d0 and k in step.on_d1 for k in keys):  # Ghazi et al. 2025
         return [_shift(step.on_d0[k], step.on_d1[k]) for k in keys]
@@ -120,7 +174,15 @@ def _gaussian_branches(step: TranscriptStep) -> list[tuple[float, ...]]:
 def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
     """The :mod:`dpaudit.exact` steps of a transcript (see the module docstring); ``ProfileUnavailable`` if any is not covered."""
     out: list[Step] = []
-    pending_em: TranscriptStep | None = None
+    lowy_tests: list[TranscriptStep] = []  # Lowy et al.'s per-step answers, joined per AboveThreshold call at the end
+    pending_em: list[TranscriptStep] = []  # PrivateRange records waiting for their Laplace mean, in order
+
+    def flush() -> None:  # a range released without a mean after it: the exponential mechanism alone
+        for em in pending_em:
+            out.append(ProfileStep(exponential_mechanism_profile(list(em.on_d0["counts"]), list(em.on_d1["counts"]),
+                                                                 float(em.parameters["epsilon"]), 1.0)))
+        pending_em.clear()
+
     for step in steps:
         if step.law == "none":
             continue
@@ -130,22 +192,21 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
         if step.law == "exponential mechanism":
             if p.get("weights") != _EM_WEIGHTS:
                 raise _unavailable(step, f"exponential mechanism weights {p.get('weights')!r}, not {_EM_WEIGHTS!r}")
-            c0, c1 = step.on_d0["counts"], step.on_d1["counts"]
-            out.append(ProfileStep(exponential_mechanism_profile(list(c0), list(c1), float(p["epsilon"]), 1.0)))
-            pending_em = step
+            pending_em.append(step)
             continue
         if step.law == "laplace":
-            if "location given bin" not in step.on_d0 or pending_em is None:
+            if "location given bin" not in step.on_d0 or not pending_em:
                 raise _unavailable(step, "a Laplace release not conditioned on a recorded PrivateRange bin")
+            em = pending_em.pop(0)
             loc0, loc1 = step.on_d0["location given bin"], step.on_d1["location given bin"]
-            if len(loc0) != len(pending_em.on_d0["counts"]):
+            if len(loc0) != len(em.on_d0["counts"]):
                 raise _unavailable(step, "one location per bin expected")
-            shifts = _shift(loc0, loc1)
-            options = tuple(LaplaceStep(s, float(p["scale"])) for s in shifts)
-            out.append(Adaptive(options) if any(shifts) else ProfileStep(_identical()))
-            pending_em = None
+            _shift(loc0, loc1)  # same lengths on both sides
+            out.append(ProfileStep(range_then_laplace_profile(
+                list(em.on_d0["counts"]), list(em.on_d1["counts"]), float(em.parameters["epsilon"]), list(loc0), list(loc1),
+                float(p["scale"]))))
             continue
-        pending_em = None
+        flush()
         if step.law == "truncated discrete laplace test":
             k0, k1 = int(step.on_d0["k"]), int(step.on_d1["k"])
             if k0 != k1:
@@ -156,6 +217,9 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
             if any(any(s) for s in branches):
                 out.append(Adaptive(tuple(GaussianStep(s, float(p["sigma"])) for s in branches)))
             continue
+        if step.law == "above threshold" and p.get("rule") == _LOWY_RULE and "minibatch" not in p:
+            lowy_tests.append(step)
+            continue
         if step.law == "above threshold" and p.get("variant") == _G25_RULE and "scores" in step.on_d0:
             q0, q1 = [float(v) for v in step.on_d0["scores"]], [float(v) for v in step.on_d1["scores"]]
             if q0 != q1:
@@ -163,7 +227,74 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
                 out.append(ProfileStep(threshold_profile(spec, q0, q1, description=step.release)))
             continue
         raise _unavailable(step, f"law {step.law!r} in this form is not a composition of mechanisms dpaudit.exact computes")
+    flush()
+    out += _lowy_tests(lowy_tests)
     return out
+
+
+def _lowy_tests(steps: Sequence[TranscriptStep]) -> list[Step]:
+    """Lowy et al. 2024's Algorithm 2 answers: one AboveThreshold call per ``call`` (threshold noise once), or
+    (``"fresh every step"``, pitfall P10) one single-query test per step.
+
+    The answer ``t`` is "halt" iff ``-score_t + Lap(b_q) >= -threshold + Lap(b_t)`` [LLA24, Alg 2 line 4]: the
+    sparse vector "above" rule with cutoff 1 on the negated scores (:func:`dpaudit.exact.threshold_profile`).
+    With fresh threshold noise the answers are independent single-query tests released up to the first
+    halt: the exact law of the first halting step (:func:`_first_halt_profile`).
+    """
+    out: list[Step] = []
+    calls: dict[Any, list[TranscriptStep]] = {}
+    for step in steps:
+        calls.setdefault(step.parameters.get("call"), []).append(step)
+    for group in calls.values():
+        p = group[0].parameters
+        spec = ThresholdSpec(-float(p["threshold"]), float(p["threshold scale"]), float(p["query scale"]), 1, "above")
+        q0, q1 = [-float(s.on_d0["score"]) for s in group], [-float(s.on_d1["score"]) for s in group]
+        if q0 == q1:
+            continue
+        if p.get("threshold noise") == "once per call":
+            out.append(ProfileStep(threshold_profile(spec, q0, q1, description=f"AboveThreshold call {p.get('call')}")))
+            continue
+        if p.get("threshold noise") != "fresh every step":
+            raise _unavailable(group[0], f"threshold noise {p.get('threshold noise')!r} not recorded as once per call or fresh")
+        out.append(ProfileStep(_first_halt_profile([threshold_profile(spec, [a], [b], description="one test")
+                                                    for a, b in zip(q0, q1, strict=True)])))
+    return out
+
+
+def _ball(lo: float, hi: float) -> Any:
+    """An Arb ball holding ``[lo, hi]`` (both float ends, widened by one ulp of the midpoint)."""
+    from flint import arb
+
+    mid = 0.5 * (lo + hi)
+    return arb(mid, 0.5 * (hi - lo) + abs(mid) * 2.0**-51 + 2.0**-1074)
+
+
+def _first_halt_profile(tests: Sequence[Any]) -> PrivacyProfile:
+    """The exact law of the first halting step among independent single-query tests (or none), on each side.
+
+    Each ``tests[t]`` is the finite profile of one answer (labels ``("⊥", "⊤")``, ``⊤`` halting); the
+    answers released are the steps up to the first halt, so ``P(halt at t) = prod_{s < t} P(⊥_s) P(⊤_t)``
+    and ``P(no halt) = prod_s P(⊥_s)``: a finite law, exact (Arb balls).
+    """
+    from flint import arb
+
+    from dpaudit.exact.enclosure import precision
+    from dpaudit.exact.finite import finite_from_arbs
+
+    with precision():
+        laws = []
+        for side in ("p", "q"):
+            go, law = arb(1), []
+            for test in tests:
+                if tuple(test.labels) != ("⊥", "⊤"):
+                    raise ProfileUnavailable(f"a single test's outcomes {test.labels!r}, not ('⊥', '⊤')")
+                lo, hi = getattr(test, f"{side}_lo"), getattr(test, f"{side}_hi")
+                law.append(go * _ball(float(lo[1]), float(hi[1])))
+                go = go * _ball(float(lo[0]), float(hi[0]))
+            laws.append([*law, go])
+    labels = [f"halt at step {t + 1}" for t in range(len(tests))] + ["no halt"]
+    return finite_from_arbs(laws[0], laws[1], labels=labels,
+                            description=f"first halt among {len(tests)} tests, fresh threshold noise each (exact)")
 
 
 def _identical() -> PrivacyProfile:
@@ -177,7 +308,16 @@ def transcript_profile(steps: Sequence[TranscriptStep], *, description: str = ""
     exact_steps = transcript_exact_steps(steps)
     if not exact_steps:
         return _identical()
+    gaussian = [s for s in exact_steps if _is_gaussian(s)]
+    if len(gaussian) > 1 and len(gaussian) < len(exact_steps):
+        # the Gaussians stack into one pair in closed form [DRS19, Cor. 3.3] before the rest composes on a grid:
+        # one grid composition instead of one per step (whose bracket widens with every step)
+        exact_steps = [ProfileStep(compose(gaussian)), *(s for s in exact_steps if not _is_gaussian(s))]
     return compose(exact_steps, description=description or None)
+
+
+def _is_gaussian(step: Step) -> bool:
+    return isinstance(step, GaussianStep) or (isinstance(step, Adaptive) and all(isinstance(o, GaussianStep) for o in step.options))
 
 
 def _digest(data: Any) -> str:

@@ -90,26 +90,80 @@ def test_the_range_records_match_the_mechanisms_own_bins():
         assert stats.chisquare(observed, law * n).pvalue > ALPHA, (observed, law * n)
 
 
+@pytest.mark.parametrize("variant", [None, "RedrawnThresholdMinibatchSGD"])
+def test_the_threshold_records_match_the_mechanisms_own_halting_steps(variant):
+    """Lowy et al. Alg 2 (and P10, fresh threshold noise per step): the first halting step's frequencies fit the exact law."""
+    import warnings
+
+    from dpaudit.errors import UnsoundMechanismWarning
+    from dpaudit.userlevel.lowy2024 import faulty
+    from dpaudit.userlevel.lowy2024.worst_pairs import alg2_worst_pair
+    from dpaudit.userlevel.transcript_profile import transcript_exact_steps
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsoundMechanismWarning)
+        wp = alg2_worst_pair(cls=getattr(faulty, variant)) if variant else alg2_worst_pair()
+        mech = wp.observed("transcript")
+        answers = transcript_exact_steps(wp.transcript_steps())[-1].of  # the AboveThreshold answers' law
+    steps = wp.mechanism.steps
+    # the laws' outcomes as the first halting step (steps = no halt), whatever the labels' spelling
+    first = [lab.find("⊤") if "⊤" in lab else steps for lab in answers.labels] if variant is None else \
+        [int(lab.split()[-1]) - 1 if lab.startswith("halt") else steps for lab in answers.labels]
+    n = 3_000
+    for data, side, seed in ((wp.d0, "p", 7), (wp.d1, "q", 8)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnsoundMechanismWarning)
+            rows = mech.sample(data, n, rng=np.random.default_rng(seed))
+        halts = rows[:, 0:2 * steps:2] == 0.0  # answer columns: 1 continue, 0 halt, -1 not reached
+        got = np.bincount(np.where(halts.any(axis=1), halts.argmax(axis=1), steps), minlength=steps + 1)
+        law = np.zeros(steps + 1)
+        law[first] = 0.5 * (getattr(answers, f"{side}_lo") + getattr(answers, f"{side}_hi"))
+        assert stats.chisquare(got, law * n).pvalue > ALPHA, (side, got, law * n)
+
+
 # -- the conversion --------------------------------------------------------------------------------
 
 
-def test_a_range_then_laplace_step_is_bounded_by_its_two_largest_losses():
-    """At delta = 0 the dominating composition's epsilon is EM's largest loss + the largest Laplace shift / scale."""
-    counts0, counts1, eps, scale = (0, 1, 9, 0), (0, 0, 9, 1), 0.4, 0.5
-    loc0, loc1 = (0.0, 0.1, 0.2, 0.3), (0.05, 0.1, 0.15, 0.3)
-    steps = [TranscriptStep((0, 1), "range", "exponential mechanism", {"epsilon": eps, "weights": "exp(epsilon * count / 2)"},
-                            {"counts": counts0}, {"counts": counts1}),
-             TranscriptStep((1, 2), "mean", "laplace", {"scale": scale}, {"location given bin": loc0}, {"location given bin": loc1}),
-             TranscriptStep((2, 3), "out", "none")]
+def _range_then_laplace_losses(counts0, counts1, eps, loc0, loc1, scale):
+    """Float largest loss of (bin, Lap(loc_bin)) each way: a Laplace tail of the bin maximising ``+-ln P0/P1 + |shift| / scale``."""
     laws = []
     for c in (counts0, counts1):
         w = np.exp(eps * np.array(c, dtype=float) / 2)
         laws.append(w / w.sum())
-    em = float(np.max(np.abs(np.log(laws[0] / laws[1]))))
-    want = em + 0.05 / scale
+    em = np.log(laws[0] / laws[1])
+    lap = np.abs(np.subtract(loc1, loc0)) / scale
+    return np.array([np.max(em + lap), np.max(-em + lap)])
+
+
+@pytest.mark.parametrize(("counts0", "counts1", "eps", "loc0", "loc1", "scale"), [
+    ((0, 1, 9, 0), (0, 0, 9, 1), 0.4, (0.0, 0.1, 0.2, 0.3), (0.05, 0.1, 0.15, 0.3), 0.5),
+    ((5, 1, 5), (5, 0, 6), 1.0, (0.0, -0.2, 0.4), (0.3, 0.1, 0.4), 0.25),  # the loss peaks where the bins and the mean agree
+    ((3, 3), (2, 4), 0.2, (0.0, 0.0), (0.0, 0.0), 1.0),  # the mean does not move: the exponential mechanism alone
+])
+def test_a_range_then_laplace_step_is_their_joint_law(counts0, counts1, eps, loc0, loc1, scale):
+    """At delta = 0 the joint law's epsilon is the largest ``+-ln P0(k)/P1(k) + |shift_k| / scale``, exactly (float pmf)."""
+    steps = [TranscriptStep((0, 1), "range", "exponential mechanism", {"epsilon": eps, "weights": "exp(epsilon * count / 2)"},
+                            {"counts": counts0}, {"counts": counts1}),
+             TranscriptStep((1, 2), "mean", "laplace", {"scale": scale}, {"location given bin": loc0}, {"location given bin": loc1}),
+             TranscriptStep((2, 3), "out", "none")]
+    want = float(_range_then_laplace_losses(counts0, counts1, eps, loc0, loc1, scale).max())
     got = transcript_profile(steps).epsilon(0.0)
-    assert got.kind == "upper bound"
-    assert got.upper == pytest.approx(want, rel=1e-6)
+    assert got.kind == "exact"
+    assert got.lower <= want * (1 + 1e-9) and got.upper >= want * (1 - 1e-9), (got, want)
+    assert got.upper - got.lower <= 1e-9
+
+
+def test_two_ranges_pair_with_their_means_in_order():
+    """Algorithm 2's layout (every range, then every mean): the k-th range is joined with the k-th mean."""
+    em = [TranscriptStep((k, k + 1), f"range {k}", "exponential mechanism", {"epsilon": e, "weights": "exp(epsilon * count / 2)"},
+                         {"counts": (1, 3)}, {"counts": (0, 4)}) for k, e in enumerate((0.3, 1.2))]
+    moves = ((0.6, 0.0), (0.0, 0.6))  # each mean moves given one bin only: a wrong pairing changes the sum
+    lap = [TranscriptStep((2 + k, 3 + k), f"mean {k}", "laplace", {"scale": b}, {"location given bin": (0.0, 0.0)},
+                          {"location given bin": moves[k]}) for k, b in enumerate((1.0, 0.4))]
+    want = float(sum(_range_then_laplace_losses((1, 3), (0, 4), e, (0.0, 0.0), m, b)
+                     for e, m, b in ((0.3, moves[0], 1.0), (1.2, moves[1], 0.4))).max())  # each way, summed over the steps
+    got = transcript_profile([*em, *lap]).epsilon(0.0)
+    assert got.lower <= want + 1e-3 and got.upper >= want - 1e-3, (got, want)
 
 
 def test_identical_branches_drop_out_and_an_exact_flag_stays_exact():
@@ -168,8 +222,8 @@ def test_an_audit_of_the_wrapper_reports_the_pair_bracket():
 
 
 @pytest.mark.parametrize(("name", "covered"), [("Levy Alg 3, 4 steps", True), ("Ghazi 2023 Alg 4", True),
-                                               ("Ghazi 2025 Alg 5", True), ("Lowy Alg 2, 4 steps", False),
-                                               ("Ghazi 2023 Alg 3", False)])
+                                               ("Ghazi 2025 Alg 5", True), ("Lowy Alg 2, 4 steps", True),
+                                               ("Lowy Alg 1", False), ("Ghazi 2023 Alg 3", False)])
 def test_which_full_algorithms_have_a_certified_pair(name, covered):
     bracket, why = pair_bracket(_alg(name))
     assert (bracket is not None) is covered, why
@@ -196,3 +250,18 @@ def test_the_outcome_is_computed_in_order(lower, bracket, want):
     got = outcome(1.0, lower, bracket)
     assert got[0] == want[0] and got[0] in OUTCOMES
     assert (got[1] is None) == (want[1] is None) and (got[1] is None or got[1] == pytest.approx(want[1]))
+
+
+@pytest.mark.parametrize(("flagged", "bracket", "want"), [
+    (True, _b(0.5), "flagged"),
+    (False, _b(1.2, lower=1.1), "violation certified"),
+    (False, _b(1.2, lower=1.1, kind="upper bound"), "open"),  # a dominating pair above the claim proves nothing
+    (False, _b(0.9, kind="upper bound"), "masked"),
+    (False, _b(1.0, lower=1.0), "masked"),
+    (False, None, "open"),
+])
+def test_a_variants_outcome_needs_the_pairs_own_law_to_certify_a_violation(flagged, bracket, want):
+    from dpaudit.userlevel.full_algorithms import VARIANT_OUTCOMES, variant_outcome
+
+    got = variant_outcome(1.0, flagged, bracket)
+    assert got == want and got in VARIANT_OUTCOMES

@@ -27,8 +27,17 @@ The construction (both algorithms; ``d = 1``, so ``d' = 1`` and the rotation is 
 * **What no pair realises.** The range stage's ``eps''/2`` is spent only on unlikely bins: the
   exponential mechanism's log-ratio is at most ``eps_r/2`` on any output whose probability does not
   vanish with ``n`` (moving one user between two bins changes one count by one on each side).
-  The claim's range half is the analysis's slack on every pair of this shape; whether another
-  shape realises it is what the exact calculation on the transcript will settle.
+  The claim's range half is the analysis's slack on every pair of this shape: the pair's exact
+  law (:func:`dpaudit.userlevel.transcript_profile.range_then_laplace_profile`) spends ``0.583 eps''``
+  per step.
+* **Both stages at once** (:func:`alg3_laplace_channel_pair`, :func:`alg3_range_channel_pair`). On the
+  released bin ``k``, a canary outside bin ``k`` tilts ``P(k)`` by at most ``eps_r/2`` (the normaliser
+  alone moves) while the mean can move by the full ``w/n``; a canary inside it moves ``P(k)`` by up to
+  ``eps_r`` but the clipped mean by at most ``4 tau'`` of ``w = 6 tau'``. Per step the transcript
+  spends at most ``max(eps_r + 2/3 eps_L, eps_r/2 + eps_L)``: ``5/6 eps''`` for the correct
+  algorithm (``eps_r = eps_L = eps''/2``), ``eps''`` for B1 (``eps_L = 3/4 eps''``: masked by the
+  claim), ``5/4 eps''`` for B2 on the Laplace stage and ``4/3 eps''`` for B2 on PrivateRange or B3
+  (violations). The channel pairs put the tilt and the full move on one likely bin.
 
 The claim audited against is the paper's guarantee in its tightest form: basic composition of the
 ``T d'`` pure ``eps''``-DP runs of Algorithm 1 (Theorem 1, and Algorithm 2's and 3's budget splits),
@@ -52,17 +61,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit._validation import argument_error
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.neighbors.canary import beyond_margin_items, canary_pair, linear_on_domain
 from dpaudit.userlevel.hadamard import next_power_of_two
 from dpaudit.userlevel.levy2021.exact_laws import rotated_coordinates
 from dpaudit.userlevel.levy2021.first_order import WinsorizedFirstOrder, _split
 from dpaudit.userlevel.levy2021.phased_erm import PhasedERM
+from dpaudit.userlevel.levy2021.winsorized_1d import WinsorizedMean1D
 from dpaudit.userlevel.levy2021.winsorized_highd import WinsorizedMeanHighD
 from dpaudit.userlevel.losses import AbsoluteLoss
 from dpaudit.userlevel.transcript import TranscriptStep, WorstPair
 
-__all__ = ["alg3_one_bin_pair", "alg3_outlier_pair", "alg3_transcript_steps", "alg3_worst_pair", "alg4_transcript_steps",
+__all__ = ["alg3_channel_pair", "alg3_laplace_channel_pair", "alg3_one_bin_pair", "alg3_outlier_pair",
+           "alg3_range_channel_pair", "alg3_transcript_steps", "alg3_worst_pair", "alg4_transcript_steps",
            "alg4_worst_pair"]
 
 _LABEL = -2.0  # beyond every margin |<theta, x>| <= radius * feature_bound = 1
@@ -140,6 +152,52 @@ def alg3_one_bin_pair(steps: int = 4, n_users: int = 8, m_items: int = 2,
     return _alg3_pair(mech, d0, d1, "one bin and few users: a Laplace scale above 1")
 
 
+def alg3_channel_pair(steps: int, n_users: int, tau_prime: float, others: tuple[tuple[float, int], ...], low: float,
+                      high: float, m_items: int = 2,
+                      cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
+    """Algorithm 3 on a pair of the module's shape with the other users spread: ``others`` is ``((value, count), ...)``.
+
+    ``tau_prime`` sets the bins (width ``2 tau'`` on ``[-1, 1]``), the others sit at the given values
+    (``n_users - 1`` in all), the canary at ``low`` in ``d0`` and ``high`` in ``d1``; linear loss as
+    in :func:`alg3_worst_pair`, so every step is the same release. For the pairs that make both of
+    Algorithm 1's stages spend at once (:func:`alg3_laplace_channel_pair`, :func:`alg3_range_channel_pair`).
+    """
+    values = [v for v, c in others for _ in range(c)]
+    if len(values) != n_users - 1:
+        raise argument_error("alg3_channel_pair", "others", f"counts summing to n_users - 1 = {n_users - 1}", others)
+    mech = _alg3(cls, steps, n_users, tau_prime)
+    base = beyond_margin_items(np.array([[values[0]], *([v] for v in values)], dtype=np.float64), m_items, _LABEL)
+    d0, d1 = canary_pair(base, [low, _LABEL], [high, _LABEL])
+    spread = ", ".join(f"{c} at {v:g}" for v, c in others)
+    return _alg3_pair(mech, d0, d1, f"bins of width {2 * tau_prime:g}; the others {spread}; the canary at {low:g} vs {high:g}")
+
+
+def alg3_laplace_channel_pair(steps: int = 2, cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
+    """Both stages at once, the Laplace stage in full: the pair that targets a Laplace stage over-spending (B1, B2).
+
+    Four bins (``tau' = 1/4``), ``n = 512``: 255 others at ``-0.75`` (bin 0's centre), 256 at ``0.25``
+    (bin 2's), the canary at ``-1`` (bin 0) vs ``1`` (bin 3). Given bin 2 (released with probability
+    about 1/2) the clipping interval ``[-0.5, 1]`` has the canary at its two ends: the mean moves by
+    the full ``w/n`` (the Laplace stage's whole budget), and the exponential mechanism favours
+    ``d1`` there too (``Z0 > Z1``: the canary adds to the crowded bin 0 in ``d0``, to the empty bin 3
+    in ``d1``), by up to a quarter of its budget. The correct algorithm spends at most
+    ``5/6 eps''`` per step on any pair of this family; Algorithm 1 with the Laplace stage at ``eps''``
+    (B2) up to ``5/4 eps''``.
+    """
+    return alg3_channel_pair(steps, 512, 0.25, ((-0.75, 255), (0.25, 256)), -1.0, 1.0, cls=cls)
+
+
+def alg3_range_channel_pair(steps: int = 2, cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
+    """Both stages at once, PrivateRange's spend large: the pair that targets an over-spending range stage (B2, B3).
+
+    Two bins (``tau' = 1/2``: ``[-1, 0)`` and ``[0, 1]``), ``n = 32``: 8 others at ``-0.5``, 23 at ``0.5``, the
+    canary at ``-1`` (bin 0) vs ``1`` (bin 1). Bin 0 holds the canary in ``d0`` only and is lighter, so
+    its probability moves by most of the exponential mechanism's budget and it is still released
+    often; given bin 0 the interval ``[-2, 1]`` moves the mean by ``2/n`` (2/3 of the Laplace stage's).
+    """
+    return alg3_channel_pair(steps, 32, 0.5, ((-0.5, 8), (0.5, 23)), -1.0, 1.0, cls=cls)
+
+
 def alg4_worst_pair(rounds: int = 2, steps: int = 2, n_users: int = 512, m_items: int = 2) -> WorstPair:
     """Algorithm 4 (``rounds`` rounds of ``steps`` steps) with the canary in round 1 (its ``n/2`` users).
 
@@ -171,6 +229,19 @@ def _coordinate_values(opt: WinsorizedFirstOrder, data: Any, signs: tuple[float,
     return rotated_coordinates(box, signs)
 
 
+def _weights(pr: Any) -> tuple[str, float]:
+    """``("exp(epsilon * count / 2)", epsilon)`` as ``pr``'s own log-weights draw (B3's ``exp(eps count)``: ``2 eps``).
+
+    Read from the mechanism's :meth:`~dpaudit.userlevel.levy2021.private_range.PrivateRange.log_weights`,
+    so that a record describes what the code draws; log-weights not linear in the count are named so
+    (and not certified).
+    """
+    slope = np.diff(np.asarray(pr.log_weights(np.arange(3, dtype=np.int64)), dtype=np.float64))
+    if not np.allclose(slope, slope[0], rtol=1e-12, atol=0.0):
+        return "log-weights not linear in the count", float(pr.epsilon)
+    return "exp(epsilon * count / 2)", float(2.0 * slope[0])
+
+
 def _step_records(estimator: WinsorizedMeanHighD, v0: NDArray[np.float64], v1: NDArray[np.float64], offset: int,
                   label: str, adaptive: bool, budget: float) -> list[TranscriptStep]:
     """The ``3 d'`` columns of one Algorithm 2 call: signs, ranges' lower ends, noisy means (one record each)."""
@@ -185,21 +256,25 @@ def _step_records(estimator: WinsorizedMeanHighD, v0: NDArray[np.float64], v1: N
     for j in range(dp):
         out.append(TranscriptStep((offset + j, offset + j + 1), f"{label}: rotation sign omega_{j}", "none",
                                   {"value": signs[j]}, note="fixed public sign (privacy holds given the signs)"))
+    weights, weight_epsilon = _weights(pr)
     for j in range(dp):
         counts = [np.bincount(pr.bin_index(v[:, j]).astype(np.int64), minlength=pr.n_bins).tolist() for v in (v0, v1)]
         out.append(TranscriptStep(
             (offset + dp + j, offset + dp + j + 1), f"{label}: PrivateRange lower end a_{j} = c_k - {half:g}",
             "exponential mechanism",
-            {"epsilon": pr.epsilon, "weights": "exp(epsilon * count / 2)", "bins": pr.n_bins,
+            {"epsilon": weight_epsilon, "weights": weights, "stage epsilon": pr.epsilon, "bins": pr.n_bins,
              "bin_width": 2.0 * pr.tau, "bound": pr.bound, "half_width": half},
             {"counts": tuple(counts[0])}, {"counts": tuple(counts[1])}, adaptive, {"epsilon": budget / 2.0},
             "released value: the chosen bin's interval lower end"))
+    # a variant's own clipping or noise draw (B4, B15, B17) is not what these records describe: left uncertified
+    paper_law = all(getattr(type(one_d), f) is getattr(WinsorizedMean1D, f) for f in ("_clip", "_laplace_noise"))
+    key = "location given bin" if paper_law else "location given bin (not Pi_[a,b] + Lap(scale): not recorded)"
     for j in range(dp):
         locs = [tuple(np.clip(v[:, j][None, :], (centres - half)[:, None], (centres + half)[:, None]).mean(axis=1).tolist())
                 for v in (v0, v1)]
         out.append(TranscriptStep(
             (offset + 2 * dp + j, offset + 2 * dp + j + 1), f"{label}: noisy winsorized mean Ybar_{j}", "laplace",
-            {"scale": scale}, {"location given bin": locs[0]}, {"location given bin": locs[1]}, adaptive,
+            {"scale": scale}, {key: locs[0]}, {key: locs[1]}, adaptive,
             {"epsilon": budget / 2.0}, "conditional on the released bin k: Lap(location[k], scale)"))
     return out
 

@@ -63,7 +63,10 @@ from dpaudit.userlevel.lowy2024.phased_erm import AcceleratedMinibatchSGD
 from dpaudit.userlevel.lowy2024.phased_sgd import OutlierRemovalPhasedSGD
 from dpaudit.userlevel.transcript import TranscriptStep, WorstPair
 
-__all__ = ["alg1_transcript_steps", "alg1_worst_pair", "alg2_transcript_steps", "alg2_worst_pair"]
+__all__ = ["ALG2_RULE", "alg1_transcript_steps", "alg1_worst_pair", "alg2_transcript_steps", "alg2_worst_pair"]
+
+#: Algorithm 2's AboveThreshold answer as the records name it [LLA24, Alg 2 line 4, the test on the negated score].
+ALG2_RULE = "halt iff -score + Lap(query scale) >= -threshold + Lap(threshold scale)"
 
 _LABEL = -2.0  # beyond every margin |<theta, x>| <= 1
 _ALG1_USERS = 288  # 4 C: one phase (q = 1) of C = 72 groups of one user
@@ -179,8 +182,12 @@ def alg2_transcript_steps(mech: AcceleratedMinibatchSGD, d0: Any, d1: Any) -> tu
         sides.append({"score": float(h.sum() / k), "inclusion probabilities": tuple(probs.tolist()),
                       "location if the coins are their means": tuple(loc)})
     b: Any = p.budgets[0]  # a LowyBudget (parameters.py types budgets as objects)
+    rules = mech._rules  # the variants' departures (P7, P10) change what the records can say
     at = {"threshold scale": 4.0 / p.above_threshold_epsilon, "query scale": 8.0 / p.above_threshold_epsilon,
-          "threshold": p.threshold_fraction * k, "sensitivity": 2.0, "epsilon": p.above_threshold_epsilon}
+          "threshold": p.threshold_fraction * k, "sensitivity": 2.0, "epsilon": p.above_threshold_epsilon,
+          "rule": ALG2_RULE, "call": 1, "threshold noise": "fresh every step" if rules.redraw_threshold else "once per call"}
+    if rules.with_replacement:  # the batch's multiplicities are random: the scores above are not the step's input
+        at["minibatch"] = "drawn with replacement (scores random; not recorded)"
     out: list[TranscriptStep] = []
     for t in range(p.phase_steps[0]):
         col = t * (1 + d)

@@ -5,7 +5,12 @@
   fitted rate by its own standard error; it runs from a few hundred selection rows on;
 * **values within patterns** (:mod:`dpaudit.auditor.columns`): for mixed outputs, the released
   value of each frequent atom pattern, NaN elsewhere, ranked like a scalar output, tail fit
-  included.
+  included;
+* **tail fits on fitted scores, and the pattern-value log-ratio**: for vector and mixed outputs
+  the tail fits are tried on both tails of every smooth score (values within patterns, the
+  transcript's all-Gaussian log-ratio), wherever the counts point (``tail_always`` of
+  :func:`dpaudit.auditor.ranking.rank_candidates`), and the joint log-ratio of atom pattern and
+  released values (:mod:`dpaudit.auditor.pattern_llr`) is one more family.
 
 Each is counted over ``AUDITS`` audits of correct mechanisms at claims tight on their pairs, the
 false alarms within the ``1 - FAILURE_PROB`` quantile of ``Binomial(AUDITS, 1 - c)``; a check that
@@ -45,6 +50,15 @@ CASES = {
     "wide tail fit: Gaussian (1, 0.05)": (GaussianMechanism(1.0, 0.05), 0.0, 1.0, 20_000, {}),
     "wide tail fit: Gaussian (1, 1e-3)": (GaussianMechanism(1.0, 1e-3), 0.0, 1.0, 100_000, {}),
     "values within patterns: censored pair": (censored_pair, 0.0, 1.0, 4_000, dict(epsilon=1.0)),
+    "tail fits on fitted scores, pattern value llr: censored pair": (censored_pair, 0.0, 1.0, 20_000, dict(epsilon=1.0)),
+}
+
+# the paths each case must take (a family's name, or a candidate's origin), beside its own name's
+MUST_TAKE = {
+    "wide tail fit: Gaussian (1, 0.05)": {"tail fit"},
+    "wide tail fit: Gaussian (1, 1e-3)": {"tail fit"},
+    "values within patterns: censored pair": {"value within pattern"},
+    "tail fits on fitted scores, pattern value llr: censored pair": {"pattern value llr", "tail fit of a fitted score"},
 }
 
 
@@ -56,14 +70,15 @@ def _paths_taken(mech, d0, d1, trials, kwargs) -> set[str]:
     layout = detect_layout(x0, x1)
     n_sel = int((0.1 if layout.n_columns == 1 and layout.kind == "continuous" else 0.3) * trials)
     cands, _ = choose_candidates(layout, x0[:n_sel], x1[:n_sel], n_est=trials - n_sel, delta=0.0, z=2.0)
-    return {c.origin for c in cands} | {c.score.name.split(" (")[0] for c in cands}
+    fitted_tails = {"tail fit of a fitted score" for c in cands if c.origin == "tail fit" and layout.n_columns > 1}
+    return {c.origin for c in cands} | {c.score.name.split(" (")[0] for c in cands} | fitted_tails
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_false_alarms_on_the_new_selection_paths(name):
     mech, d0, d1, trials, kwargs = CASES[name]
     taken = _paths_taken(mech, d0, d1, trials, kwargs)
-    assert ("tail fit" in taken) if "tail fit" in name else any(t.startswith("value within pattern") for t in taken), taken
+    assert MUST_TAKE[name] <= taken, (MUST_TAKE[name], taken)
     seeds = np.random.SeedSequence([ROOT_SEED, len(name)]).spawn(AUDITS)
     results = [dpaudit.audit(mech, d0, d1, trials=trials, confidence=CONFIDENCE, seed=s, **kwargs) for s in seeds]
     alarms = sum(r.violation for r in results)

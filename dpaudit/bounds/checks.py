@@ -189,8 +189,11 @@ def _symbols_of(*exprs: Any) -> list[sp.Symbol]:
 
 def _exact_inputs(lhs: Any, rhs: Any, where: Sequence[Any], assumptions: Sequence[str]
                   ) -> tuple[sp.Expr, sp.Expr, list[Any], tuple[str, ...]]:
-    """The claim with every float read at its exact binary value (:func:`dpaudit.verify.decide.exact_floats`; a
-    sympy Float is never rounded to a nearby decimal), the readings added to the printed assumptions."""
+    """The claim with every float read at its exact binary value, the readings added to the printed assumptions.
+
+    See :func:`dpaudit.verify.decide.exact_floats`; a sympy Float is never rounded to a nearby
+    decimal.
+    """
     lhs, n_l = exact_floats(lhs)
     rhs, n_r = exact_floats(rhs)
     converted = [exact_floats(w) for w in where]
@@ -199,8 +202,11 @@ def _exact_inputs(lhs: Any, rhs: Any, where: Sequence[Any], assumptions: Sequenc
 
 
 def _kernel(residual: sp.Expr, kind: str, where: Sequence[Any]) -> tuple[bool | None, sp.Expr, Decision | None]:
-    """The kernel's answer on ``residual >= 0`` (``>``, ``==``) under ``where``: (True, ...) PROVED, (False, ...)
-    DISPROVED with a re-checked point, (None, ...) undecided. A formula the kernel refuses (a float) is undecided."""
+    """The kernel's answer on ``residual >= 0`` (``>``, ``==``) under ``where``.
+
+    (True, ...) PROVED, (False, ...) DISPROVED with a re-checked point, (None, ...) undecided. A
+    formula the kernel refuses (a float) is undecided.
+    """
     try:
         d = decision(residual, kind, list(where))
     except TypeError:
@@ -275,7 +281,7 @@ def check_identity(
     syms = _symbols_of(lhs, rhs, *where)
     pts = random_points(syms, rng, count, region=region, where=where)
     f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
-    counterexample = None
+    counterexample: Mapping[str, Any] | None = None
     evaluated = 0
     with mpmath.workdps(DIGITS):
         for pt in pts:
@@ -295,8 +301,10 @@ def check_identity(
 
 
 def _by_cases(residual: sp.Expr, where: Sequence[Any], claim: str) -> tuple[bool | None, str]:
-    """``residual >= 0`` on ``where`` by a case split over its kinks: (True, note) when every case is
-    proved and the cases cover the domain, (None, why) otherwise."""
+    """``residual >= 0`` on ``where`` by a case split over its kinks.
+
+    (True, note) when every case is proved and the cases cover the domain, (None, why) otherwise.
+    """
     proof = Proof(f"bounds/cases/{claim}")
     try:
         verdict = prove_by_cases(proof, claim, residual, domain=list(where))
@@ -388,7 +396,7 @@ def check_inequality(
         if all(_holds(rel, pt) for rel in where):
             pts.insert(0, pt)
     f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
-    counterexample = None
+    counterexample: Mapping[str, Any] | None = None
     evaluated = 0
     worst = -mpmath.inf
     with mpmath.workdps(DIGITS):
@@ -443,4 +451,5 @@ class CheckSpec:
     run: Callable[[np.random.Generator], CheckResult]
 
     def __call__(self, *, rng: np.random.Generator) -> CheckResult:
+        """Run the check with the seeded generator of its numerical cross-check."""
         return self.run(rng)

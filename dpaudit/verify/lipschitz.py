@@ -89,8 +89,11 @@ def parse_norm(owner: str, norm: Any) -> float:
 
 
 def _exact_constant(owner: str, constant: Any) -> sp.Expr:
-    """``constant`` as an exact sympy expression: a positive number (a float at its exact binary value), or a
-    symbolic expression (a parameter of the claim, quantified like the others; restrict it with ``where``)."""
+    """``constant`` as an exact sympy expression.
+
+    A positive number (a float at its exact binary value), or a symbolic expression (a parameter of
+    the claim, quantified like the others; restrict it with ``where``).
+    """
     value = sp.Rational(constant) if isinstance(constant, (float, np.floating)) else sp.sympify(constant)
     if isinstance(value, sp.Expr) and value.free_symbols:
         return _exact_floats(value)[0]
@@ -102,9 +105,11 @@ def _exact_constant(owner: str, constant: Any) -> sp.Expr:
 
 
 def _exact_floats(expr: Any) -> tuple[Any, list[str]]:
-    """``expr`` with every sympy Float replaced by its exact value (a float is a binary fraction: ``0.1`` is
-    3602879701896397/36028797018963968, not 1/10), and a note per replacement (printed with the verdict); see
-    :func:`dpaudit.verify.decide.exact_floats`."""
+    """``expr`` with every sympy Float replaced by its exact value, and a note per replacement.
+
+    A float is a binary fraction: ``0.1`` is 3602879701896397/36028797018963968, not 1/10. The notes
+    are printed with the verdict; see :func:`dpaudit.verify.decide.exact_floats`.
+    """
     return exact_floats(expr)
 
 
@@ -213,8 +218,10 @@ def _norm_word(p: float) -> str:
 
 
 def _shown_constant(L: sp.Expr) -> str:
-    """``L`` for a person: a constant given as a float prints as that float (``0.9``), not as its exact
-    binary value ``8106479329266893/9007199254740992``, which is what is checked."""
+    """``L`` for a person: a constant given as a float prints as that float (``0.9``).
+
+    Not as its exact binary value ``8106479329266893/9007199254740992``, which is what is checked.
+    """
     if isinstance(L, sp.Rational) and not isinstance(L, sp.Integer):
         q = int(L.q)
         if q > 2**20 and q & (q - 1) == 0:  # a dyadic rational with a long denominator: a float's value
@@ -229,7 +236,7 @@ def _shown_constant(L: sp.Expr) -> str:
 
 def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.ndarray | None, high: np.ndarray | None,
                seed: int | None, budget: int, tol: Fraction) -> CheckResult:
-    where = f"R^{dim}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
+    where = f"R^{dim}" if low is None or high is None else f"the box [{low.tolist()}, {high.tolist()}]"
     claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {where} "
              f"(f = {getattr(f, '__name__', repr(f))})")
     key = f"{_SOURCE}/callable/{dim}/{p}/{L}"
@@ -283,7 +290,8 @@ def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where:
     """Replace symbols not declared real by real ones of the same name; split inputs from parameters.
 
     Floats become exact rationals (with a note); a ``where`` condition that sympy already evaluated to True or
-    False, or a variable the map does not depend on, is refused."""
+    False, or a variable the map does not depend on, is refused.
+    """
     float_notes: list[str] = []
     converted = []
     for e in exprs:
@@ -335,21 +343,21 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     low, high = _box("lipschitz", domain, len(xs))
     ys = _second_point(xs, {s.name for e in (*exprs, *where, L) for s in sp.sympify(e).free_symbols})
     to_y = dict(zip(xs, ys, strict=True))
-    box = [] if low is None else [rel for v, lo, hi in zip(xs, low, high, strict=True)
+    box = [] if low is None or high is None else [rel for v, lo, hi in zip(xs, low, high, strict=True)
                                   for rel in (le(sp.Rational(lo), v), le(v, sp.Rational(hi)))]
     hypotheses = where + box
     pair_domain = list(hypotheses) + [h.xreplace(to_y) for h in hypotheses if h.free_symbols & set(xs)]
     assumed = [a for v in xs for a in _assumption_relations(v)]
     pair_domain += assumed + [a.xreplace(to_y) for a in assumed]
     shown = exprs[0] if len(exprs) == 1 else tuple(exprs)
-    region = f"R^{len(xs)}" if low is None else f"the box [{low.tolist()}, {high.tolist()}]"
+    region = f"R^{len(xs)}" if low is None or high is None else f"the box [{low.tolist()}, {high.tolist()}]"
     if assumed:  # the symbols' own assumptions restrict the domain: the claim says so
         region += " with " + ", ".join(map(str, assumed))
     claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {region}"
              f" with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
     key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
     proof = Proof(key)
-    proof.kernel_points = []  # type: ignore[attr-defined]
+    proof.kernel_points = []
     proof.given(claim, *notes)
     if L.free_symbols:  # a symbolic constant: L >= 0 is part of the claim (the squared residuals below lose its sign)
         proof.nonneg(f"the constant {L} >= 0 (part of the claim)", L, hypotheses=where)
@@ -381,8 +389,11 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
 
 
 def _second_point(xs: Sequence[sp.Symbol], taken: set[str]) -> list[sp.Symbol]:
-    """Copies ``x'`` of the inputs for the second point, named apart from every symbol of the claim (a parameter
-    already called ``x'`` gets ``x''``): the pair residual must not identify two different quantities."""
+    """Copies ``x'`` of the inputs for the second point, named apart from every symbol of the claim.
+
+    A parameter already called ``x'`` gets ``x''``: the pair residual must not identify two
+    different quantities.
+    """
     taken = set(taken)
     out = []
     for v in xs:
@@ -473,8 +484,10 @@ def _by_kernel(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Ma
 
 def _by_radial(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Mapping[sp.Symbol, sp.Symbol],
                L: sp.Expr, p: float, low: np.ndarray | None, where: list[Any]) -> bool:
-    """A radial map ``x G(||x||)`` in l2 on all of R^n (or ``where`` conditions on the norm): the pair residual reduced to
-    ``(||x||, ||y||, <x, y>)`` (:mod:`dpaudit.verify.radial`); True if proved."""
+    """A radial map ``x G(||x||)`` in l2 on all of R^n (or ``where`` conditions on the norm); True if proved.
+
+    The pair residual is reduced to ``(||x||, ||y||, <x, y>)`` (:mod:`dpaudit.verify.radial`).
+    """
     residuals = _pair_residuals(exprs, xs, to_y, L, p)
     if p != 2 or low is not None or len(residuals) != 1:
         return False
@@ -482,8 +495,11 @@ def _by_radial(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Ma
 
 
 def _step(proof: Proof, label: str, residual: sp.Expr, hypotheses: list[Any]) -> None:
-    """A proof step ``residual >= 0``; a residual that is already a number (a constant Jacobian, a map equal to its
-    own bound) is a fact about that number, decided exactly."""
+    """A proof step ``residual >= 0``.
+
+    A residual that is already a number (a constant Jacobian, a map equal to its own bound) is a
+    fact about that number, decided exactly.
+    """
     if not sp.sympify(residual).free_symbols and exact_sign(residual) in (0, 1):
         proof.exact(f"{label} (the residual is the number {residual})", True)
     else:
@@ -517,10 +533,13 @@ def _sign_vectors(k: int) -> Iterable[tuple[int, ...]]:
 
 def _by_gradient(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], L: sp.Expr, p: float,
                  hypotheses: list[Any], low: np.ndarray | None, high: np.ndarray | None, smooth: list[Any]) -> None:
-    """The mean value inequality: a C^1 map (the kernel's whitelist, its conditions proved on the domain) on a
-    convex domain whose Jacobian has operator norm ``<= L`` everywhere is ``L``-Lipschitz."""
+    """The mean value inequality: a C^1 map whose Jacobian's operator norm is ``<= L`` is ``L``-Lipschitz.
+
+    The map must be C^1 (the kernel's whitelist, its conditions proved on the domain) on a convex
+    domain, with the Jacobian bound everywhere.
+    """
     conditions = list(hypotheses)
-    if low is not None:  # the open box; the closed box follows by continuity (the map is C^1, hence continuous)
+    if low is not None and high is not None:  # the open box; the closed box follows by continuity (the map is C^1, hence continuous)
         conditions = [h for h in hypotheses if not any(h.has(v) for v in xs)]
         conditions += [rel for v, lo, hi in zip(xs, low, high, strict=True) for rel in (lt(sp.Rational(lo), v), lt(v, sp.Rational(hi)))]
     if not _convex(conditions, xs):

@@ -81,8 +81,11 @@ def _trivial(expr: sp.Expr, zero: bool) -> bool:
 
 
 def _exact_truth(owner: str, holds: Any) -> bool:
-    """``holds`` as a bool: a Python bool, a sympy boolean, or a relation between closed-form numbers (decided by
-    the kernel). numpy booleans are refused (they come from floating-point comparisons)."""
+    """``holds`` as a bool: a Python bool, a sympy boolean, or a relation between closed-form numbers.
+
+    Relations are decided by the kernel. numpy booleans are refused (they come from floating-point
+    comparisons).
+    """
     if isinstance(holds, bool):
         return holds
     if isinstance(holds, sp.logic.boolalg.BooleanAtom):
@@ -99,9 +102,12 @@ def _exact_truth(owner: str, holds: Any) -> bool:
 
 @dataclass(frozen=True)
 class LocalFact:
-    """A relation for :meth:`Proof.depends`: shown by this proof (:meth:`Proof.show`), or a hypothesis of the
-    statement (:meth:`Proof.given_fact`, ``kind="given"``) or a relation taken on trust (:meth:`Proof.assume_fact`,
-    ``kind="assumed"``): a Fact established from those holds only under them (they become its hypotheses)."""
+    """A relation for :meth:`Proof.depends`: shown by this proof, a hypothesis, or taken on trust.
+
+    Shown by :meth:`Proof.show`; a hypothesis of the statement by :meth:`Proof.given_fact`
+    (``kind="given"``); a relation taken on trust by :meth:`Proof.assume_fact` (``kind="assumed"``).
+    A Fact established from those holds only under them (they become its hypotheses).
+    """
 
     label: str
     relation: Any
@@ -143,15 +149,19 @@ class Proof(CrossChecks):
         self._premises.append(Premise("assumed", label, text))
 
     def cite(self, reference: str, text: str) -> None:
-        """Record a theorem from the literature used without proof, e.g.
-        ``cite("[DR14] Thm A.1", "for eps in (0, 1) ...")``; printed beside the verdict."""
+        """Record a theorem from the literature used without proof; printed beside the verdict.
+
+        E.g. ``cite("[DR14] Thm A.1", "for eps in (0, 1) ...")``.
+        """
         self._premises.append(Premise("cited", reference, text))
 
     # -- proof steps decided by sympy -----------------------------------------------------------
 
     def nonneg(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
-        """Proof step: ``expr >= 0`` under the symbols' assumptions and ``hypotheses``, decided by the kernel
-        (see :func:`~dpaudit.verify.decide_nonneg`)."""
+        """Proof step: ``expr >= 0`` under the symbols' assumptions and ``hypotheses``, decided by the kernel.
+
+        See :func:`~dpaudit.verify.decide_nonneg`.
+        """
         expr = sp.sympify(expr)
         note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
         self._note_domain(hypotheses)
@@ -167,8 +177,10 @@ class Proof(CrossChecks):
                               trivial=_trivial(expr, False)), expr)
 
     def zero(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
-        """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``) under ``hypotheses``; it must be
-        defined (no denominator vanishing, ...) at every point they allow, as written."""
+        """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``) under ``hypotheses``.
+
+        It must be defined (no denominator vanishing, ...) at every point they allow, as written.
+        """
         expr = sp.sympify(expr)
         self._note_domain(hypotheses)
         return self._add(Step("proof", "sympy", label, decide_zero(expr, hypotheses), 1, trivial=_trivial(expr, True)), expr)
@@ -182,8 +194,10 @@ class Proof(CrossChecks):
         return self._add(Step("proof", "sympy", label, verdict, len(exprs), trivial=trivial), tuple(exprs))
 
     def equal(self, label: str, lhs: Any, rhs: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
-        """Proof step: the identity ``lhs == rhs`` between two separately computed expressions, under ``hypotheses``
-        (both sides must be defined at every point they allow: ``n - 1`` in a denominator needs ``n >= 2``).
+        """Proof step: the identity ``lhs == rhs`` between two separately computed expressions, under ``hypotheses``.
+
+        Both sides must be defined at every point they allow: ``n - 1`` in a denominator needs ``n
+        >= 2``.
 
         The step is trivial (it does not count towards PROVED) when both sides are literal
         numbers: then the caller decided the identity before the step did anything.
@@ -196,8 +210,10 @@ class Proof(CrossChecks):
                          left - right)
 
     def certificate(self, label: str, residual: Any, certificate: Any) -> Verdict:
-        """Proof step: ``residual >= 0`` because it equals ``certificate`` (identity checked by
-        sympy) and ``certificate`` is manifestly non-negative (e.g. a sum of squares)."""
+        """Proof step: ``residual >= 0`` because it equals a manifestly non-negative ``certificate``.
+
+        The identity is checked by sympy; the certificate is e.g. a sum of squares.
+        """
         residual, certificate = sp.sympify(residual), sp.sympify(certificate)
         verdict = self._certified(residual, certificate)
         step = Step("proof", "sympy", label, verdict, 1, f"certificate {certificate}", trivial=_trivial(residual, False))
@@ -211,15 +227,20 @@ class Proof(CrossChecks):
         return decide_nonneg(residual)
 
     def monotone_nonneg(self, label: str, expr: Any, var: sp.Symbol, lower: Any, depth: int = 3) -> Verdict:
-        """Proof step: ``expr(var) >= 0`` for ``var >= lower`` because ``expr(lower) >= 0`` and
-        ``d expr / d var >= 0`` there (the derivative is handled the same way, ``depth`` deep)."""
+        """Proof step: ``expr(var) >= 0`` for ``var >= lower``, by monotonicity.
+
+        ``expr(lower) >= 0`` and ``d expr / d var >= 0`` there (the derivative is handled the same
+        way, ``depth`` deep).
+        """
         expr = sp.sympify(expr)
         verdict = _monotone_nonneg(expr, var, sp.sympify(lower), depth)
         return self._add(Step("proof", "sympy", label, verdict, 1, f"{var} >= {lower}", trivial=_trivial(expr, False)), expr)
 
     def concave_nonneg(self, label: str, expr: Any, var: sp.Symbol, lo: Any, hi: Any) -> Verdict:
-        """Proof step: ``expr(var) >= 0`` on ``[lo, hi]`` because it is ``>= 0`` at both ends and
-        concave (second derivative ``<= 0`` for every real ``var``)."""
+        """Proof step: ``expr(var) >= 0`` on ``[lo, hi]``, by concavity.
+
+        It is ``>= 0`` at both ends and concave (second derivative ``<= 0`` for every real ``var``).
+        """
         expr = sp.sympify(expr)
         ends = [decide_nonneg(expr.subs(var, sp.sympify(v))) for v in (lo, hi)]
         free = sp.Dummy(var.name + "_free", real=True)  # a Dummy: never equal to another symbol of expr
@@ -281,8 +302,9 @@ class Proof(CrossChecks):
         return verdict if covered is Verdict.PROVED or verdict is Verdict.DISPROVED else Verdict.UNDECIDED
 
     def show(self, label: str, relation: Any, where: Mapping[Any, Any] | None = None) -> LocalFact:
-        """Proof step: ``relation`` (``lhs <= rhs`` or ``Eq``) holds, decided by sympy after replacing
-        the quantities it names by their expressions in ``where``.
+        """Proof step: ``relation`` (``lhs <= rhs`` or ``Eq``) holds.
+
+        Decided by sympy after replacing the quantities it names by their expressions in ``where``.
 
         Returns what was shown, the relation with ``where`` applied (the named quantities are not free to
         take other values afterwards), as a :class:`LocalFact` that :meth:`depends` can combine with other
@@ -300,8 +322,10 @@ class Proof(CrossChecks):
 
     def establish(self, name: str, relation: Any, where: Mapping[Any, Any] | None = None,
                   hypotheses: Sequence[Any] = ()) -> Verdict:
-        """Proof step: the :class:`~dpaudit.verify.Fact` ``name`` this check declares holds, decided by the kernel
-        after replacing the quantities it names by their expressions in ``where`` (under ``hypotheses``).
+        """Proof step: the :class:`~dpaudit.verify.Fact` ``name`` this check declares holds.
+
+        Decided by the kernel after replacing the quantities it names by their expressions in
+        ``where`` (under ``hypotheses``).
 
         Only an established fact is used by :meth:`depends` without a premise: a fact its check declares but
         does not establish is printed as an "unproved Fact" premise beside every verdict resting on it.
@@ -337,8 +361,9 @@ class Proof(CrossChecks):
 
     def exact(self, label: str, holds: bool, *, counterexample: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
               cases: int = 1, note: str = "") -> Verdict:
-        """Proof step decided by exact computation, about the *whole* statement (e.g. a finite
-        statement enumerated completely, or an identity in rational arithmetic).
+        """Proof step decided by exact computation, about the *whole* statement.
+
+        E.g. a finite statement enumerated completely, or an identity in rational arithmetic.
 
         A failing exact step is a counterexample to the statement, so it must say where: the
         check becomes DISPROVED. Finitely many instances of an infinite statement are not an
@@ -581,8 +606,11 @@ def _slack_form(label: str, relations: Sequence[Any]) -> tuple[Region | None, bo
 
 
 def _condition_holds(owner: str, value: Any) -> bool:
-    """A hypothesis at a counterexample: an exact boolean, a relation between closed forms, or a
-    closed-form number that must be ``>= 0``."""
+    """A hypothesis at a counterexample, as a bool.
+
+    An exact boolean, a relation between closed forms, or a closed-form number that must be ``>=
+    0``.
+    """
     if isinstance(value, bool | sp.logic.boolalg.BooleanAtom):
         return bool(value)
     if isinstance(value, sp.core.relational.Relational) and not isinstance(value, sp.Equality | sp.Unequality):
@@ -609,8 +637,11 @@ def _goal_sides(goal: Any) -> tuple[sp.Expr, sp.Expr, str]:
 
 
 def _smooth_everywhere(expr: sp.Expr, var: sp.Symbol, order: int = 1) -> bool:
-    """Is ``expr`` C^order in ``var`` on the whole range of ``var`` (its assumptions)? From the kernel's
-    whitelist of C^1 functions (:func:`~dpaudit.verify.kernel.c1_conditions`), with every condition proved."""
+    """Is ``expr`` C^order in ``var`` on the whole range of ``var`` (its assumptions)?
+
+    From the kernel's whitelist of C^1 functions (:func:`~dpaudit.verify.kernel.c1_conditions`),
+    with every condition proved.
+    """
     try:
         for k in range(order):
             conditions = c1_conditions(sp.diff(expr, var, k))

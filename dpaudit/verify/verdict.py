@@ -38,10 +38,13 @@ __all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "com
 
 
 class Certificate:
-    """Issued with a PROVED or DISPROVED :class:`CheckResult` by the code that decided it through the kernel
-    (:meth:`dpaudit.verify.Proof.result`, :func:`dpaudit.verify.lipschitz`, :func:`dpaudit.bounds.check_inequality`
-    ...). It records the verdict it was issued for; ``dpaudit prove`` accepts a PROVED or DISPROVED only with a
-    certificate issued for that very verdict (:func:`certified`), so a check cannot build its own PROVED."""
+    """Issued with a PROVED or DISPROVED :class:`CheckResult` by the code that decided it through the kernel.
+
+    The issuers are :meth:`dpaudit.verify.Proof.result`, :func:`dpaudit.verify.lipschitz`,
+    :func:`dpaudit.bounds.check_inequality` and the like. It records the verdict it was issued for;
+    ``dpaudit prove`` accepts a PROVED or DISPROVED only with a certificate issued for that very
+    verdict (:func:`certified`), so a check cannot build its own PROVED.
+    """
 
     __slots__ = ("__weakref__", "verdict")
 
@@ -64,14 +67,20 @@ def _issue(result: CheckResult) -> CheckResult:
 
 def certified(result: CheckResult) -> bool:
     """Was ``result``'s verdict issued by a producer that decides through the kernel (see :class:`Certificate`)?
-    ``dataclasses.replace`` keeps the certificate, and it stays valid only while the verdict is unchanged."""
+
+    ``dataclasses.replace`` keeps the certificate, and it stays valid only while the verdict is
+    unchanged.
+    """
     cert = result.certificate
     return isinstance(cert, Certificate) and cert in _ISSUED and cert.verdict is result.verdict
 
 
 def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResult:
-    """The conjunction of ``parts`` as one result (verdict by :func:`combine_verdicts`), certified when every part
-    is: the way to combine kernel results by hand (a CheckResult built around :func:`combine_verdicts` is not)."""
+    """The conjunction of ``parts`` as one result, certified when every part is.
+
+    The verdict is :func:`combine_verdicts`'; this is the way to combine kernel results by hand (a
+    CheckResult built around :func:`combine_verdicts` is not certified).
+    """
     verdict = combine_verdicts(*(p.verdict for p in parts))
     result = CheckResult(verdict, claim, premises=unique_premises(q for p in parts for q in p.premises), **fields)
     decided = [p for p in parts if p.verdict is verdict] if verdict is Verdict.DISPROVED else list(parts)
@@ -221,14 +230,17 @@ class CheckResult:
 
     @property
     def proved(self) -> bool:
+        """True when the verdict is PROVED."""
         return self.verdict is Verdict.PROVED
 
     @property
     def disproved(self) -> bool:
+        """True when the verdict is DISPROVED."""
         return self.verdict is Verdict.DISPROVED
 
     @property
     def undecided(self) -> bool:
+        """True when the verdict is UNDECIDED."""
         return self.verdict is Verdict.UNDECIDED
 
     def premises_text(self, kind: str | None = None) -> str:

@@ -85,8 +85,11 @@ def _rational(v: z3.ExprRef) -> Fraction | None:
 
 
 def recheck(goal: Any, hypotheses: Sequence[Any], point: Mapping[sp.Symbol, Fraction]) -> bool:
-    """Is ``point`` a counterexample? The hypotheses (and the symbols' assumptions) certainly hold there and
-    the goal certainly fails, decided in rationals or in arb balls at 200, 400, then 1000 bits."""
+    """Is ``point`` a counterexample? The hypotheses certainly hold there and the goal certainly fails.
+
+    The symbols' assumptions count among the hypotheses; decided in rationals or in arb balls at
+    200, 400, then 1000 bits.
+    """
     for s, v in point.items():
         exact = sp.Rational(v.numerator, v.denominator)
         for key, wanted in s.assumptions0.items():  # every declared assumption (even, odd, prime, ...), on a rational

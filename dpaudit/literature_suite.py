@@ -12,9 +12,9 @@ through DP-Sniper's wrapper, twice (``statdp_1/2_data.log``); the floating-point
 ``floating_point_data.log`` and ``floating_fixed_data.log``.
 
 The cases' ``trials`` are sized for ``dpaudit demo`` (a few seconds per case; every broken case
-flagged there except SVT3 and SVT34Parallel, which need more trials than a demo affords and are
-not flagged at 10^6 either); ``python -m benchmarks.bench_peer_suites`` audits them at 10^6
-and 10^7 trials.
+flagged there except SVT3 and SVT34Parallel, which need more trials than a demo affords:
+SVT34Parallel is flagged at 10^6, SVT3 only at 10^7); ``python -m benchmarks.bench_peer_suites``
+audits them at 10^6 and 10^7 trials.
 
 References
 ----------

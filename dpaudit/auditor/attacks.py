@@ -10,7 +10,9 @@ Every attack reduces an output to a real *score*; an *event* is ``{score > t}`` 
 * ``category``: the estimated log-likelihood ratio of each distinct output (or, for mixed
   outputs, of each pattern of atoms), for discrete outputs [DWWZK18 event search];
 * per-column families for vector outputs (:mod:`.columns`), the summed per-column
-  log-likelihood ratio of a transcript of releases (:mod:`.transcript_llr`) and, when asked for,
+  log-likelihood ratio of a transcript of releases (:mod:`.transcript_llr`), the joint
+  log-likelihood ratio of a mixed output's atom pattern and released values
+  (:mod:`.pattern_llr`) and, when asked for,
   bit-level families for floating-point outputs (:mod:`.bits`).
 
 Each family is an :class:`AttackFamily` (its name, the layouts it reads, its fit) in the registry
@@ -39,6 +41,7 @@ from scipy import optimize, special
 from dpaudit.auditor.bits import bit_scores
 from dpaudit.auditor.columns import column_scores
 from dpaudit.auditor.features import OutputLayout, encode_rows
+from dpaudit.auditor.pattern_llr import pattern_value_scores
 from dpaudit.auditor.score import Family, Score, category_score
 from dpaudit.auditor.transcript_llr import transcript_scores
 
@@ -212,6 +215,20 @@ def _fit_quadratic_logistic(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[
     return [] if fitted is None else [fitted]
 
 
+def _smooth_transcript_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list[Score]:
+    """The transcript family's scores, marked ``smooth`` when the output has continuous values.
+
+    A sum of many columns' log-ratios, at least one of them linear in a noisy released value, has
+    a smooth distribution whose far tail holds the rare, telling outputs (a sparse vector's low
+    released values); its tail-fit candidates (:mod:`.ranking`) pool the counts there.
+    """
+    scores = transcript_scores(layout, a0, a1)
+    if layout.kind not in ("continuous", "mixed"):
+        return scores
+    # only the all-Gaussian sum is linear in every released value; the Laplace parts are clipped (flat plateaus)
+    return [replace(score, smooth=score.name.startswith("transcript llr (gaussian")) for score in scores]
+
+
 def _vector(layout: OutputLayout) -> bool:
     return layout.n_columns > 1
 
@@ -227,7 +244,9 @@ FAMILIES: tuple[AttackFamily, ...] = (
     AttackFamily("lda", _vector, _fit_lda),
     AttackFamily("logistic", lambda layout: _vector(layout) and layout.kind != "mixed", _fit_quadratic_logistic),
     AttackFamily("columns", lambda layout: _vector(layout) or layout.kind == "mixed", column_scores),
-    AttackFamily("transcript llr", lambda layout: _vector(layout) or layout.kind == "mixed", transcript_scores),
+    AttackFamily("transcript llr", lambda layout: _vector(layout) or layout.kind == "mixed", _smooth_transcript_scores),
+    AttackFamily("pattern value llr", lambda layout: layout.kind == "mixed",
+                 lambda layout, a0, a1: pattern_value_scores(layout, a0, a1, _fit_logistic)),
     AttackFamily("float bits", lambda layout: True, bit_scores, opt_in=True),
 )
 

@@ -233,8 +233,10 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
 
 
 def _lowy_tests(steps: Sequence[TranscriptStep]) -> list[Step]:
-    """Lowy et al. 2024's Algorithm 2 answers: one AboveThreshold call per ``call`` (threshold noise once), or
-    (``"fresh every step"``, pitfall P10) one single-query test per step.
+    """Lowy et al. 2024's Algorithm 2 answers as exact steps.
+
+    One AboveThreshold call per ``call`` (threshold noise once), or (``"fresh every step"``, pitfall P10) one
+    single-query test per step.
 
     The answer ``t`` is "halt" iff ``-score_t + Lap(b_q) >= -threshold + Lap(b_t)`` [LLA24, Alg 2 line 4]: the
     sparse vector "above" rule with cutoff 1 on the negated scores (:func:`dpaudit.exact.threshold_profile`).

@@ -38,8 +38,9 @@ EXPECTED = {
     ("continuous", 4): ["coordinate", "lda", "logistic", "columns", "transcript llr"],
     ("discrete", 1): ["category", "value"],
     ("discrete", 3): ["category", "value", "lda", "logistic", "columns", "transcript llr"],
-    ("mixed", 1): ["atom pattern", "logistic(pattern, values)", "value", "columns", "transcript llr"],
-    ("mixed", 3): ["atom pattern", "logistic(pattern, values)", "value", "lda", "columns", "transcript llr"],
+    ("mixed", 1): ["atom pattern", "logistic(pattern, values)", "value", "columns", "transcript llr", "pattern value llr"],
+    ("mixed", 3): ["atom pattern", "logistic(pattern, values)", "value", "lda", "columns", "transcript llr",
+                   "pattern value llr"],
 }
 
 

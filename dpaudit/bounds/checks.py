@@ -39,7 +39,7 @@ from dpaudit.verify.decide import decision, exact_floats
 from dpaudit.verify.kernel import Decision, KernelError, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
-from dpaudit.verify.verdict import _issue
+from dpaudit.verify.verdict import APPROX, _issue
 
 __all__ = [
     "CheckSpec",
@@ -180,6 +180,11 @@ def _shown(point: Mapping[sp.Symbol, float]) -> dict[str, float]:
     return {s.name: float(v) for s, v in sorted(point.items(), key=lambda t: t[0].name)}
 
 
+def _exact_point(point: Mapping[sp.Symbol, float]) -> dict[str, Fraction]:
+    """A numerical point at the exact values of its floats (the point :func:`_confirmed` re-checks)."""
+    return {s.name: Fraction(float(v)) for s, v in point.items()}
+
+
 def _symbols_of(*exprs: Any) -> list[sp.Symbol]:
     out: set[sp.Symbol] = set()
     for e in exprs:
@@ -223,18 +228,28 @@ def _confirmed(lhs: sp.Expr, rhs: sp.Expr, point: Mapping[sp.Symbol, float], kin
         return False
 
 
-def _sides(f_l: Any, f_r: Any, syms: Sequence[sp.Symbol], point: Mapping[str, float]) -> dict[str, float]:
-    """Both sides at a (kernel) counterexample, for the record."""
+def _sides(f_l: Any, f_r: Any, syms: Sequence[sp.Symbol], point: Mapping[str, Fraction]) -> dict[str, float]:
+    """Both sides at a counterexample, in 50-digit arithmetic, as floats for the record (display only)."""
     with mpmath.workdps(DIGITS):
-        at = {s: point[s.name] for s in syms if s.name in point}
+        at = {s: mpmath.mpf(point[s.name].numerator) / point[s.name].denominator for s in syms if s.name in point}
         if len(at) != len(syms):
             return {}
         a, b = _mp_eval(f_l, syms, at), _mp_eval(f_r, syms, at)
     return {} if a is None or b is None else {"lhs": float(a), "rhs": float(b)}
 
 
-def _combine(symbolic: bool | None, counterexample: Mapping[str, Any] | None, points: int,
-             decision_: Decision | None = None) -> tuple[Verdict, str, Mapping[str, Any] | None]:
+def exact_counterexample(point: Mapping[str, Fraction], approx: Mapping[str, float] = ()) -> dict[str, Any]:
+    """A counterexample as it is exposed: each coordinate the exact rational that the kernel re-checked, as a string
+    (``"100000000000000000001/100000000000000000000"``; ``sympy.Rational`` reads it back), and under ``"approx"`` the
+    floats of the coordinates and of both sides, labelled as approximations (display only: a float may round the
+    point onto one that satisfies the claim)."""
+    exact = {k: str(sp.Rational(v.numerator, v.denominator)) for k, v in sorted(point.items())}
+    return {**exact, APPROX: {**{k: float(v) for k, v in sorted(point.items())}, **dict(approx)}}
+
+
+def _combine(symbolic: bool | None, counterexample: Mapping[str, Fraction] | None, points: int,
+             decision_: Decision | None = None) -> tuple[Verdict, str, Mapping[str, Fraction] | None]:
+    """The verdict, the details and the exact re-checked point (the kernel's own, or a numerical one) if DISPROVED."""
     kernel = "" if decision_ is None else f"kernel ({decision_.method}): {decision_.note}"
     if symbolic is True and counterexample is not None:
         raise KernelError(f"the kernel proved the claim and a re-checked counterexample was found: {counterexample}")
@@ -243,10 +258,8 @@ def _combine(symbolic: bool | None, counterexample: Mapping[str, Any] | None, po
     if counterexample is not None:
         return Verdict.DISPROVED, "numerical counterexample, re-checked exactly by the kernel", counterexample
     if symbolic is False and decision_ is not None and decision_.counterexample is not None:
-        shown = {k: float(Fraction(v)) for k, v in decision_.counterexample.items()}
-        return Verdict.DISPROVED, f"{kernel}; exact point {dict(decision_.counterexample)}", shown
-    if counterexample is not None:
-        return Verdict.DISPROVED, "numerical counterexample, re-checked exactly by the kernel", counterexample
+        exact = {k: Fraction(v) for k, v in decision_.counterexample.items()}
+        return Verdict.DISPROVED, f"{kernel}; exact point {dict(decision_.counterexample)}", exact
     return Verdict.UNDECIDED, f"{kernel or 'not decided'}; no counterexample at {points} points", None
 
 
@@ -275,7 +288,7 @@ def check_identity(
     syms = _symbols_of(lhs, rhs, *where)
     pts = random_points(syms, rng, count, region=region, where=where)
     f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
-    counterexample = None
+    counterexample: dict[str, Fraction] | None = None
     evaluated = 0
     with mpmath.workdps(DIGITS):
         for pt in pts:
@@ -285,12 +298,11 @@ def check_identity(
             evaluated += 1
             scale = max(abs(a), abs(b), mpmath.mpf(10) ** -40)
             if abs(a - b) > _REL_TOL * scale and _confirmed(lhs, rhs, pt, "eq", where):
-                counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
+                counterexample = _exact_point(pt)
                 break
-    verdict, details, counterexample = _combine(symbolic, counterexample, evaluated, dec)
-    if counterexample is not None and "lhs" not in counterexample:
-        counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
-    return _issue(CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
+    verdict, details, point = _combine(symbolic, counterexample, evaluated, dec)
+    shown = None if point is None else exact_counterexample(point, _sides(f_l, f_r, syms, point))
+    return _issue(CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), shown,
                               1 + evaluated, details))
 
 
@@ -388,7 +400,7 @@ def check_inequality(
         if all(_holds(rel, pt) for rel in where):
             pts.insert(0, pt)
     f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
-    counterexample = None
+    counterexample: dict[str, Fraction] | None = None
     evaluated = 0
     worst = -mpmath.inf
     with mpmath.workdps(DIGITS):
@@ -402,12 +414,11 @@ def check_inequality(
             slack = _REL_TOL * max(abs(a), abs(b), mpmath.mpf(10) ** -40)
             violated = a >= b if strict else a > b + slack
             if violated and counterexample is None and _confirmed(lhs, rhs, pt, "lt" if strict else "le", where):
-                counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
+                counterexample = _exact_point(pt)
     if reparametrize and counterexample is not None:  # the claim fails: the reparametrised form was not the claim
         symbolic_answer, dec = None, None
-    verdict, details, counterexample = _combine(symbolic_answer, counterexample, evaluated, dec)
-    if counterexample is not None and "lhs" not in counterexample:
-        counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
+    verdict, details, point = _combine(symbolic_answer, counterexample, evaluated, dec)
+    shown = None if point is None else exact_counterexample(point, _sides(f_l, f_r, syms, point))
     if verdict is not Verdict.PROVED:
         premises = ()
     if not symbolic:
@@ -417,7 +428,7 @@ def check_inequality(
     if worst > -mpmath.inf:
         details += f"; max lhs/rhs = {float(worst):.6g}"
     reason = details if verdict is Verdict.UNDECIDED else ""
-    return _issue(CheckResult(verdict, claim, source, method, residual, tuple(assumptions), counterexample,
+    return _issue(CheckResult(verdict, claim, source, method, residual, tuple(assumptions), shown,
                               1 + evaluated, details, premises=premises, reason=reason))
 
 

@@ -15,7 +15,7 @@ import sympy as sp
 
 from dpaudit.errors import InvalidArgument
 from dpaudit.verify.decide import plain
-from dpaudit.verify.verdict import Premise, Verdict
+from dpaudit.verify.verdict import APPROX, Premise, Verdict
 
 __all__ = ["STEP_KINDS", "Step", "rng_for"]
 
@@ -84,7 +84,7 @@ class Step:
 def _assumption_text(s: sp.Symbol) -> str:
     """A symbol's declared domain in words (``x > 0``, ``n integer >= 1``, ``x real``): a hypothesis of every step."""
     signs = {"positive": "> 0", "negative": "< 0", "nonnegative": ">= 0", "nonpositive": "<= 0", "nonzero": "!= 0"}
-    default = f"{s.name} real" if s.is_real else f"{s.name} real (no assumption declared: read as a real)"
+    default = f"{s.name} real" if s.is_real else f"{s.name} read as real (no assumption declared)"
     text = next((f"{s.name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), default)
     return text + (" integer" if s.is_integer else "")
 
@@ -150,7 +150,7 @@ class _Record:
     def _record_counterexample(self, label: str, values: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> None:
         if self._counterexample is None:
             shown = values() if callable(values) else values
-            self._counterexample = {"where": label, **{k: plain(v) for k, v in dict(shown).items()}}
+            self._counterexample = {"where": label, **{k: (v if k == APPROX else plain(v)) for k, v in dict(shown).items()}}
 
 
 def has_float(values: Any) -> bool:

@@ -308,7 +308,7 @@ def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where:
     free = sorted(set().union(*(e.free_symbols for e in exprs)) | set().union(*(sp.sympify(w).free_symbols for w in where)),
                   key=lambda s: s.name)
     renamed = {s: sp.Symbol(s.name, real=True) for s in free if s.is_real is not True}
-    notes = [f"{s} is read as a real symbol" for s in renamed]
+    notes = [f"{s} read as real (no assumption declared)" for s in renamed]
     exprs = [e.xreplace(renamed) for e in exprs]
     where = [sp.sympify(w).xreplace(renamed) for w in where]
     if variables is None:

@@ -19,7 +19,7 @@ from dpaudit.verify.cells import cell_points
 from dpaudit.verify.decide import approx, exact_sign, plain
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.search import search_pairs
-from dpaudit.verify.verdict import Verdict
+from dpaudit.verify.verdict import APPROX, Verdict
 
 __all__ = ["as_fraction", "refute_lipschitz"]
 
@@ -73,7 +73,8 @@ def _try_pair(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[
     norm_df = _exact_norm_value(df, p)
     counterexample = {"x": [plain(v) for v in xv], "y": [plain(v) for v in yv], **{str(k): plain(v) for k, v in pv.items()},
                       "f(x)": [plain(v) for v in fx], "f(y)": [plain(v) for v in fy],
-                      "|f(x) - f(y)|": approx(norm_df), "L |x - y|": approx(L * norm_dx)}
+                      "|f(x) - f(y)|": plain(norm_df), "L |x - y|": plain(L * norm_dx),
+                      APPROX: {"|f(x) - f(y)|": approx(norm_df), "L |x - y|": approx(L * norm_dx)}}
     return proof.refute(f"pair found by {how}: ||f(x) - f(y)|| > {L} ||x - y||", counterexample, margin, conditions=conditions)
 
 

@@ -256,8 +256,7 @@ class CheckResult:
         if self.verdict is Verdict.PROVED and self.assumptions:
             text += f"  [hypotheses: {'; '.join(self.assumptions)}]"
         if self.counterexample:
-            shown = ", ".join(f"{k}={_short(v)}" for k, v in self.counterexample.items())
-            text += f"  [counterexample: {shown}]"
+            text += f"  [counterexample: {counterexample_text(self.counterexample)}]"
         if self.verdict is Verdict.UNDECIDED and self.reason:
             text += f"  [{self.reason}]"
         return text
@@ -266,7 +265,20 @@ class CheckResult:
         return self.line()
 
 
-def _short(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
+def counterexample_text(counterexample: Mapping[str, Any]) -> str:
+    """``p=100000000000000000001/100000000000000000000 (approx. p=1.0, lhs=1.0, rhs=1)``: the exact point first; the
+    floats under ``"approx"`` only after it, labelled. A float is printed with ``repr`` (its shortest round-trip form, so
+    the exact binary value it stands for), never rounded for display."""
+    exact = ", ".join(f"{k}={_text(v)}" for k, v in counterexample.items() if k != APPROX)
+    approx = counterexample.get(APPROX)
+    if isinstance(approx, Mapping) and approx:
+        exact += " (approx. " + ", ".join(f"{k}={_text(v)}" for k, v in approx.items()) + ")"
+    return exact
+
+
+#: Key of the floats that accompany an exact counterexample, for display only.
+APPROX = "approx"
+
+
+def _text(value: Any) -> str:
+    return repr(value) if isinstance(value, float) else str(value)

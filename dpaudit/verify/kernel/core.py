@@ -23,6 +23,7 @@ undefined points). Symbols must be real (:func:`~.translate.check_real_symbol`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from dpaudit.verify.kernel.evaluate import branch_and_bound, enclose_constant, t
 from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula, check_real_symbol
 from dpaudit.verify.verdict import Verdict
 
-__all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "decide", "recheck"]
+__all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "claim_text", "decide", "recheck"]
 
 #: Z3's deterministic resource limit per query (a few seconds of nonlinear work at most), and the wall-clock safety net.
 RLIMIT = 300_000
@@ -63,7 +64,9 @@ class Decision:
     """The kernel's answer with its evidence.
 
     ``counterexample`` (DISPROVED only) maps symbol names to exact rationals (strings); ``hypotheses`` lists
-    every hypothesis the answer rests on (symbol assumptions, then the hypotheses given).
+    every hypothesis the answer rests on (symbol assumptions, ``z read as real`` for a symbol declared without
+    any, then the hypotheses given); ``claim`` is the statement decided, with the domain it covers
+    (``z**2 >= 0 for all real z``).
     """
 
     verdict: Verdict
@@ -71,6 +74,15 @@ class Decision:
     note: str = ""
     counterexample: Mapping[str, str] | None = None
     hypotheses: tuple[str, ...] = field(default=())
+    claim: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.verdict.name}: {self.claim}" if self.claim else self.verdict.name
+        if self.hypotheses:
+            text += f" [hypotheses: {'; '.join(self.hypotheses)}]"
+        if self.counterexample is not None:
+            text += f" [counterexample: {', '.join(f'{k}={v}' for k, v in self.counterexample.items())}]"
+        return text
 
 
 def _rational(v: z3.ExprRef) -> Fraction | None:
@@ -220,6 +232,8 @@ def _assumption_text(s: sp.Symbol) -> list[str]:
     out = [f"{s} {text}" for key, text in names.items() if s.assumptions0.get(key) is True][:1]
     if s.is_integer:
         out.append(f"{s} integer")
+    if s.is_real is None:  # a plain Symbol("z"): sympy allows complex values, the kernel decides over the reals
+        out.append(f"{s} read as real")
     return out
 
 
@@ -247,7 +261,14 @@ def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any]
         if isinstance(h, (bool, sp.logic.boolalg.BooleanAtom)):
             return Decision(Verdict.UNDECIDED, "none", f"a relation already evaluated to {h} (by sympy) is not a statement "
                             "the kernel can check; build it with evaluate=False")
-    return _decide_cached(goal, tuple(hypotheses), tuple(rewrites))
+    return dataclasses.replace(_decide_cached(goal, tuple(hypotheses), tuple(rewrites)), claim=claim_text(goal))
+
+
+def claim_text(goal: Any) -> str:
+    """The statement decided, with the domain it covers: ``z**2 >= 0 for all real z`` (the kernel decides over the
+    reals; the symbols' assumptions and the hypotheses are listed beside it, in :attr:`Decision.hypotheses`)."""
+    names = sorted(s.name for s in getattr(goal, "free_symbols", ()))
+    return f"{goal} for all real {', '.join(names)}" if names else str(goal)
 
 
 _C1_EVERYWHERE = (sp.exp, sp.sin, sp.cos, sp.tanh, sp.atan, sp.erf, sp.erfc, sp.sinh, sp.cosh, sp.asinh)

@@ -124,6 +124,8 @@ class Translation:
                 break
         if s.is_integer:
             self.assumptions.append(f"{s} integer")
+        if s.is_real is None:  # sympy reads a plain Symbol("z") as possibly complex: deciding over the reals is a premise
+            self.assumptions.append(f"{s} read as real")
         return v
 
     # -- terms ---------------------------------------------------------------------------------

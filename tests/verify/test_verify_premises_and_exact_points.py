@@ -35,7 +35,7 @@ def test_plain_symbol_proved_over_the_reals_prints_the_premise(expr, kind):
 def test_plain_symbol_premise_also_on_disproved_and_undecided_answers():
     d = decision(Z**2 - 1)
     assert d.verdict is Verdict.DISPROVED and "z read as real" in d.hypotheses
-    x = Fraction_of(d.counterexample["z"])
+    x = sp.Rational(d.counterexample["z"])
     assert x**2 < 1  # the exact point fails z**2 >= 1
     raw = decide(sp.Ge(sp.exp(Z) * sp.sin(Z**3), -1, evaluate=False))  # beyond the kernel: undecided, premise still there
     assert raw.verdict is Verdict.UNDECIDED and "z read as real" in raw.hypotheses
@@ -73,10 +73,6 @@ def test_bounds_engines_refuse_a_plain_symbol():
 
 
 # -- finding 2: exposed counterexamples are exact ---------------------------------------------------------------------
-
-
-def Fraction_of(text: str) -> sp.Rational:  # noqa: N802 - reads like the type it returns
-    return sp.Rational(text)
 
 
 def test_check_inequality_counterexample_is_the_exact_point():

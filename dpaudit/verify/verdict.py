@@ -264,6 +264,32 @@ class CheckResult:
     def __str__(self) -> str:
         return self.line()
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly record of the result. The counterexample is kept as the producer exposed it: exact
+        coordinates (rationals as strings such as ``"1/3"``, closed forms, or the floats a callable was evaluated at,
+        which are exact numbers), floats of derived quantities only under ``"approx"``."""
+        return {
+            "verdict": self.verdict.value,
+            "claim": self.claim,
+            "source": self.source,
+            "method": self.method,
+            "residual": None if self.residual is None else str(self.residual),
+            "assumptions": list(self.assumptions),
+            "domain": list(self.domain),
+            "premises": [{"kind": p.kind, "key": p.key, "text": p.text} for p in self.premises],
+            "counterexample": None if self.counterexample is None else _json_value(self.counterexample),
+            "cases": self.cases,
+            "reason": self.reason,
+            "details": self.details,
+            "certified": certified(self),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text (a float is written in its shortest round-trip form: no rounding)."""
+        import json
+
+        return json.dumps(self.to_dict(), indent=indent)
+
 
 def counterexample_text(counterexample: Mapping[str, Any]) -> str:
     """``p=100000000000000000001/100000000000000000000 (approx. p=1.0, lhs=1.0, rhs=1)``: the exact point first; the
@@ -278,6 +304,20 @@ def counterexample_text(counterexample: Mapping[str, Any]) -> str:
 
 #: Key of the floats that accompany an exact counterexample, for display only.
 APPROX = "approx"
+
+
+def _json_value(value: Any) -> Any:
+    """``value`` with mappings, sequences and numpy values made JSON-friendly; exact values (sympy numbers, Fractions)
+    as their exact text, never a float."""
+    if isinstance(value, Mapping):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if hasattr(value, "tolist"):  # numpy arrays and scalars: the floats they hold, exactly
+        return _json_value(value.tolist())
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
 
 
 def _text(value: Any) -> str:

@@ -125,3 +125,15 @@ def test_lipschitz_counterexample_values_are_exact():
     assert exact_sign(sp.Abs(x - y) - sp.Abs(sp.tanh(2 * x) - sp.tanh(2 * y))) == -1  # the pair re-checks exactly
     assert sp.sympify(ce["|f(x) - f(y)|"]) == sp.Abs(sp.tanh(2 * x) - sp.tanh(2 * y))  # exact closed form, not a float
     assert isinstance(ce["approx"]["|f(x) - f(y)|"], float)
+
+
+def test_to_dict_and_json_keep_the_exact_point():
+    p = sp.Symbol("p", positive=True)
+    r = check_inequality(p, 1, where=[p <= 1 + sp.Rational(1, 10**20)])
+    record = json.loads(r.to_json())
+    assert record["verdict"] == "disproved" and record["certified"] is True
+    exact = sp.Rational(record["counterexample"]["p"])
+    assert exact > 1 and exact <= 1 + sp.Rational(1, 10**20)  # re-checked exactly from the JSON
+    proof = Proof("test/json_refute")
+    proof.refute("x = sqrt(2)", {"x": sp.sqrt(2)}, sp.Rational(-1, 3))
+    assert json.loads(proof.result().to_json())["counterexample"]["x"] == "sqrt(2)"

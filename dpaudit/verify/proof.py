@@ -306,7 +306,7 @@ class Proof(FactSteps, CrossChecks):
             values = {k: (v if k == APPROX else plain(v)) for k, v in counterexample.items()}
             margin = sp.sympify(margin)
             values["margin (negative = statement fails)"] = plain(margin)  # exact; its float only under APPROX
-            values[APPROX] = {**dict(values.get(APPROX) or {}), "margin": approx(margin)}
+            values[APPROX] = {**dict(values.pop(APPROX, None) or {}), "margin": approx(margin)}  # last: after the exact values
             self._record_counterexample(label, values)
             self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {approx(margin)!s:.10}"), margin)
             return True

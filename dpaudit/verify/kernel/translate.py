@@ -91,7 +91,8 @@ class Translation:
     def __init__(self, enclose: Any) -> None:
         self.ctx = z3.Context()  # a fresh context per decision: no state shared between decisions (determinism)
         self.enclose = enclose  # closed-form constant -> (Fraction lo, Fraction hi) or None
-        self.vars: dict[sp.Symbol, z3.ArithRef] = {}
+        self.vars: dict[sp.Symbol, z3.ArithRef] = {}   # the Z3 constant of each symbol (Int for an integer symbol)
+        self._reals: dict[sp.Symbol, z3.ArithRef] = {}  # its real-sorted term (ToReal of an Int)
         self.side: list[z3.BoolRef] = []      # true facts about auxiliary variables
         self.defined: list[z3.BoolRef] = []   # where the formulas are defined
         self.assumptions: list[str] = []      # symbol assumptions, in words
@@ -109,12 +110,16 @@ class Translation:
 
     # -- symbols -------------------------------------------------------------------------------
     def symbol(self, s: sp.Symbol) -> z3.ArithRef:
-        if s in self.vars:
-            return self.vars[s]
+        """The real-sorted term of ``s``. An integer symbol is a Z3 ``Int`` (its model value is read off
+        :attr:`vars`) used through ``ToReal``: Z3 divides two ``Int`` terms as integers (``1/m = 0`` for
+        ``m >= 2``), so every term of a formula must be real-sorted."""
+        if s in self._reals:
+            return self._reals[s]
         check_real_symbol(s)
         name = f"{s.name}_{len(self.vars)}"
         v = z3.Int(name, self.ctx) if s.is_integer else z3.Real(name, self.ctx)
         self.vars[s] = v
+        self._reals[s] = z3.ToReal(v) if s.is_integer else v
         facts = [("positive", v > 0, "> 0"), ("negative", v < 0, "< 0"), ("nonnegative", v >= 0, ">= 0"),
                  ("nonpositive", v <= 0, "<= 0"), ("nonzero", v != 0, "!= 0")]
         for attr, cond, text in facts:
@@ -126,7 +131,7 @@ class Translation:
             self.assumptions.append(f"{s} integer")
         if s.is_real is None:  # sympy reads a plain Symbol("z") as possibly complex: deciding over the reals is a premise
             self.assumptions.append(f"{s} read as real")
-        return v
+        return self._reals[s]
 
     # -- terms ---------------------------------------------------------------------------------
     def term(self, e: Any) -> z3.ArithRef:

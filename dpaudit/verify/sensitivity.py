@@ -65,6 +65,7 @@ from dpaudit.neighbors import (
     worst_case_neighbors,
 )
 from dpaudit.verify._hypothesis import no_local_constants
+from dpaudit.verify.box import exact_box
 from dpaudit.verify.lipschitz import DEFAULT_TOLERANCE, parse_norm
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.search import as_vector, exceeds, norm_of
@@ -208,7 +209,8 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         16 units in the last place of the query's values (the rounding of the subtraction), compared exactly on
         the floats; 0 asks for the exact comparison.
     domain : (low, high), optional
-        The domain of a data entry. Default: unbounded (entries up to +-1e9 are tried).
+        The domain of a data entry, with exact bounds (a float at its exact binary value); the entries tried are
+        floats inside it. Default: unbounded (entries up to +-1e9 are tried).
 
     Returns
     -------
@@ -227,14 +229,11 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     base = check_finite_array(owner, "dataset", dataset, min_ndim=relation.min_ndim)
     if base.shape[0] == 0:
         raise argument_error(owner, "dataset", "non-empty", dataset)
-    if domain is not None:
-        try:
-            low, high = float(domain[0]), float(domain[1])
-        except (TypeError, ValueError, IndexError) as exc:
-            raise argument_error(owner, "domain", "a pair (low, high) of finite numbers with low < high", domain) from exc
-        if not (np.isfinite(low) and np.isfinite(high) and low < high):
-            raise argument_error(owner, "domain", "a pair (low, high) of finite numbers with low < high", domain)
-        extremes = tuple(sorted({low, high, (low + high) / 2}))
+    box = exact_box(owner, domain, 1)
+    if box is not None:
+        lows, highs = box.float_bounds()  # rounded inward: every entry tried lies in the exact domain
+        low, high = float(lows[0]), float(highs[0])
+        extremes = tuple(sorted({low, high, low / 2 + high / 2}))
     else:
         low, high = -_FAR, _FAR
         extremes = _EXTREMES
@@ -249,11 +248,11 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     _optimise(search, (budget - search.count) // 3, low, high)
     _other_bases(search, rng, low, high, extremes)
     search.rebase(base)
-    where = "R" if domain is None else f"[{low:g}, {high:g}]"
+    where = "R" if box is None else box.text()
     claim = (f"||query(D) - query(D')||_{'inf' if p == np.inf else int(p)} <= {float(b):g} for every pair of neighbours D ~ D' "
              f"of shape {base.shape} under {relation} (entries in {where}; searched around the given D and random others)")
     proof = Proof(key)
-    proof.given(claim)
+    proof.given(claim, *(box.notes if box is not None else ()))
     label = f"neighbour search ({search.count} neighbours, tolerance {float(tol):g})"
     if search.violation is not None:
         proof.rechecked_pair(label, search.violation, cases=search.count,

@@ -4,10 +4,12 @@ the code before its fix: the comment above each says how."""
 
 from __future__ import annotations
 
-import sympy as sp
+import numpy as np
 import pytest
+import sympy as sp
 
 from dpaudit.bounds import check_inequality
+from dpaudit.errors import InvalidArgument
 from dpaudit.verify import Proof, Verdict, decide_nonneg, decide_zero, lipschitz
 
 R = sp.Rational
@@ -63,3 +65,57 @@ def test_integer_division_through_proof_check_inequality_and_lipschitz():
     assert lipschitz(X / M, R(1, 4), variables=[X], where=[M >= 2]).verdict is Verdict.DISPROVED
     assert lipschitz(X / M, R(1, 2), variables=[X], where=[M >= 2]).verdict is Verdict.PROVED
     assert check_inequality(2 / K, R(1, 10), where=[K >= 20]).verdict is Verdict.PROVED
+
+
+# -- 2: exact domain bounds ------------------------------------------------------------------------
+
+
+def test_rational_domain_bounds_are_not_rounded():
+    third = R(1, 3)
+    # before: DISPROVED with x = float(1/3) < 1/3, a point outside the domain given (the box was rounded to floats)
+    result = lipschitz(sp.Piecewise((X, X >= third), (X + 100, True)), 1, domain=(third, 1))
+    assert result.verdict is Verdict.PROVED
+    assert "[1/3, 1]" in result.claim
+    # before: PROVED on the float box [0.1000000000000000055..., 1], where the slope is bounded; false on [1/10, 1]
+    result = lipschitz(sp.sqrt(X - R(1, 10)), 10**9, domain=(R(1, 10), 1))
+    assert result.verdict is Verdict.DISPROVED
+    assert sp.Rational(result.counterexample["x"][0]) >= R(1, 10) and sp.Rational(result.counterexample["y"][0]) >= R(1, 10)
+
+
+def test_float_domain_bounds_are_read_exactly_with_a_note():
+    # the float 0.1 is 1/10 + 5.55e-18: on [0.1, 1] the slope of sqrt(x - 1/10) is at most 1/(2 sqrt(5.55e-18)) ~ 2.1e8
+    result = lipschitz(sp.sqrt(X - R(1, 10)), 10**9, domain=(0.1, 1.0))
+    assert result.verdict is Verdict.PROVED
+    assert lipschitz(sp.sqrt(X - R(1, 10)), 10**8, domain=(0.1, 1.0)).verdict is Verdict.DISPROVED
+    text = result.line()
+    assert "3602879701896397/36028797018963968" in text and "read as its exact value" in text
+
+
+def test_exact_box_rounds_inward_for_float_searches():
+    from dpaudit.verify.box import exact_box
+
+    box = exact_box("lipschitz", (R(1, 3), [R(2, 3), 10**400]), 2)
+    lo, hi = box.float_bounds()
+    assert sp.Rational(lo[0]) >= R(1, 3) and sp.Rational(lo[1]) >= R(1, 3)
+    assert sp.Rational(hi[0]) <= R(2, 3) and hi[1] == float(np.finfo(float).max)
+    with pytest.raises(InvalidArgument):
+        exact_box("lipschitz", (1, 1), 1)
+    with pytest.raises(InvalidArgument):
+        exact_box("lipschitz", (0, float("inf")), 1)
+    with pytest.raises(InvalidArgument):
+        exact_box("lipschitz", (0, sp.sqrt(2)), 1)
+
+
+def test_sensitivity_with_a_rational_domain_stays_inside_it():
+    from dpaudit.neighbors import ItemReplace
+    from dpaudit.verify import sensitivity
+
+    from fractions import Fraction
+
+    def jumps_below_a_third(d: np.ndarray) -> float:  # constant on entries >= 1/3 (exactly), 100 below
+        return 100.0 if any(Fraction(float(v)) < Fraction(1, 3) for v in np.ravel(d)) else 0.0
+
+    # before: the domain [1/3, 1] was rounded to [float(1/3), 1] with float(1/3) < 1/3: DISPROVED from outside it
+    result = sensitivity(jumps_below_a_third, 1, relation=ItemReplace(), dataset=np.ones(3), domain=(R(1, 3), 1), budget=200)
+    assert result.verdict is not Verdict.DISPROVED
+    assert "[1/3, 1]" in result.claim

@@ -34,7 +34,7 @@ import sympy as sp
 from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
-from dpaudit.verify._record import rng_for
+from dpaudit.verify._record import _assumption_text, rng_for
 from dpaudit.verify.decide import decision, exact_floats
 from dpaudit.verify.kernel import Decision, KernelError, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
@@ -195,12 +195,25 @@ def _symbols_of(*exprs: Any) -> list[sp.Symbol]:
 def _exact_inputs(lhs: Any, rhs: Any, where: Sequence[Any], assumptions: Sequence[str]
                   ) -> tuple[sp.Expr, sp.Expr, list[Any], tuple[str, ...]]:
     """The claim with every float read at its exact binary value (:func:`dpaudit.verify.decide.exact_floats`; a
-    sympy Float is never rounded to a nearby decimal), the readings added to the printed assumptions."""
+    sympy Float is never rounded to a nearby decimal), the readings added to the printed assumptions.
+
+    The strings of ``assumptions`` are words, which the kernel cannot read: they are printed as
+    ``"stated, not used by the decision: ..."`` (a restriction the decision must use goes in ``where=``)."""
+    if isinstance(assumptions, str):
+        raise argument_error("check_inequality", "assumptions", "a sequence of strings (restrictions the decision must use "
+                             "go in where=, as sympy relations)", assumptions)
     lhs, n_l = exact_floats(lhs)
     rhs, n_r = exact_floats(rhs)
     converted = [exact_floats(w) for w in where]
     notes = list(dict.fromkeys([*n_l, *n_r, *(n for _, ns in converted for n in ns)]))
-    return lhs, rhs, [w for w, _ in converted], (*assumptions, *notes)
+    stated = tuple(f"stated, not used by the decision: {a}" for a in assumptions)
+    return lhs, rhs, [w for w, _ in converted], (*stated, *notes)
+
+
+def _hypotheses(symbols: Sequence[sp.Symbol], assumptions: Sequence[str]) -> tuple[str, ...]:
+    """The printed hypotheses: ``assumptions`` and every symbol's declared domain (``p > 0``, ``n > 0 integer``),
+    which the kernel decided under."""
+    return (*assumptions, "symbols: " + ", ".join(_assumption_text(s) for s in symbols)) if symbols else tuple(assumptions)
 
 
 def _kernel(residual: sp.Expr, kind: str, where: Sequence[Any]) -> tuple[bool | None, sp.Expr, Decision | None]:
@@ -302,8 +315,8 @@ def check_identity(
                 break
     verdict, details, point = _combine(symbolic, counterexample, evaluated, dec)
     shown = None if point is None else exact_counterexample(point, _sides(f_l, f_r, syms, point))
-    return _issue(CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), shown,
-                              1 + evaluated, details))
+    return _issue(CheckResult(verdict, claim, source, "sympy+numeric", residual, _hypotheses(syms, assumptions), shown,
+                              1 + evaluated, details, domain=tuple(map(str, where))))
 
 
 def _by_cases(residual: sp.Expr, where: Sequence[Any], claim: str) -> tuple[bool | None, str]:
@@ -428,8 +441,8 @@ def check_inequality(
     if worst > -mpmath.inf:
         details += f"; max lhs/rhs = {float(worst):.6g}"
     reason = details if verdict is Verdict.UNDECIDED else ""
-    return _issue(CheckResult(verdict, claim, source, method, residual, tuple(assumptions), shown,
-                              1 + evaluated, details, premises=premises, reason=reason))
+    return _issue(CheckResult(verdict, claim, source, method, residual, _hypotheses(syms, assumptions), shown,
+                              1 + evaluated, details, premises=premises, reason=reason, domain=tuple(map(str, where))))
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,7 @@ class Proof(FactSteps, CrossChecks):
         """Proof step: ``expr(var) >= 0`` for ``var >= lower`` because ``expr(lower) >= 0`` and
         ``d expr / d var >= 0`` there (the derivative is handled the same way, ``depth`` deep)."""
         expr = sp.sympify(expr)
+        self._note_domain([sp.Le(sp.sympify(lower), var, evaluate=False)])  # the step covers var >= lower only
         verdict = monotone_nonneg_from(expr, var, sp.sympify(lower), depth)
         return self._add(Step("proof", "sympy", label, verdict, 1, f"{var} >= {lower}", trivial=trivial_residual(expr, False)), expr)
 
@@ -175,6 +176,7 @@ class Proof(FactSteps, CrossChecks):
         """Proof step: ``expr(var) >= 0`` on ``[lo, hi]`` because it is ``>= 0`` at both ends and
         concave (second derivative ``<= 0`` for every real ``var``)."""
         expr = sp.sympify(expr)
+        self._note_domain([sp.Le(sp.sympify(lo), var, evaluate=False), sp.Le(var, sp.sympify(hi), evaluate=False)])
         ends = [decide_nonneg(expr.subs(var, sp.sympify(v))) for v in (lo, hi)]
         free = sp.Dummy(var.name + "_free", real=True)  # a Dummy: never equal to another symbol of expr
         moved = expr.subs(var, free)

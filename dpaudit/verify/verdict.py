@@ -71,9 +71,16 @@ def certified(result: CheckResult) -> bool:
 
 def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResult:
     """The conjunction of ``parts`` as one result (verdict by :func:`combine_verdicts`), certified when every part
-    is: the way to combine kernel results by hand (a CheckResult built around :func:`combine_verdicts` is not)."""
+    is: the way to combine kernel results by hand (a CheckResult built around :func:`combine_verdicts` is not).
+
+    The result carries every part's premises, domain restrictions and hypotheses (a part proved on ``[0, 1]`` makes
+    the conjunction hold on ``[0, 1]`` only): ``premises``, ``domain`` and ``assumptions`` given in ``fields`` are
+    added to them, never substituted."""
     verdict = combine_verdicts(*(p.verdict for p in parts))
-    result = CheckResult(verdict, claim, premises=unique_premises(q for p in parts for q in p.premises), **fields)
+    premises = unique_premises([*(q for p in parts for q in p.premises), *fields.pop("premises", ())])
+    domain = tuple(dict.fromkeys([*(d for p in parts for d in p.domain), *fields.pop("domain", ())]))
+    assumptions = tuple(dict.fromkeys([*(a for p in parts for a in p.assumptions), *fields.pop("assumptions", ())]))
+    result = CheckResult(verdict, claim, premises=premises, domain=domain, assumptions=assumptions, **fields)
     decided = [p for p in parts if p.verdict is verdict] if verdict is Verdict.DISPROVED else list(parts)
     if verdict is not Verdict.UNDECIDED and decided and all(certified(p) for p in decided):
         return _issue(result)
@@ -253,7 +260,7 @@ class CheckResult:
             text += f"  [given {self.premises_text()}]"
         if self.domain:
             text += f"  [on the domain: {'; '.join(self.domain)}]"
-        if self.verdict is Verdict.PROVED and self.assumptions:
+        if self.assumptions:  # what the statement assumes, whatever the verdict (a counterexample satisfies them)
             text += f"  [hypotheses: {'; '.join(self.assumptions)}]"
         if self.counterexample:
             text += f"  [counterexample: {counterexample_text(self.counterexample)}]"

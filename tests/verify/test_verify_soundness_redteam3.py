@@ -4,13 +4,18 @@ the code before its fix: the comment above each says how."""
 
 from __future__ import annotations
 
+import io
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pytest
 import sympy as sp
 
 from dpaudit.bounds import check_inequality
 from dpaudit.errors import InvalidArgument
-from dpaudit.verify import Proof, Verdict, decide_nonneg, decide_zero, lipschitz
+from dpaudit.verify import Proof, Verdict, certified, combine_results, decide_nonneg, decide_zero, lipschitz
+from dpaudit.verify.runner import main
 
 R = sp.Rational
 X = sp.Symbol("x", real=True)
@@ -119,3 +124,91 @@ def test_sensitivity_with_a_rational_domain_stays_inside_it():
     result = sensitivity(jumps_below_a_third, 1, relation=ItemReplace(), dataset=np.ones(3), domain=(R(1, 3), 1), budget=200)
     assert result.verdict is not Verdict.DISPROVED
     assert "[1/3, 1]" in result.claim
+
+
+# -- 3-5: restrictions printed ---------------------------------------------------------------------
+
+
+def _run_user(tmp_path: Path, source: str) -> str:
+    (tmp_path / "mine.py").write_text(textwrap.dedent(source))
+    out = io.StringIO()
+    main(["--no-builtin", "--path", str(tmp_path), "--premises"], stream=out)
+    return out.getvalue()
+
+
+def test_check_inequality_prints_where_and_symbol_assumptions():
+    p = sp.Symbol("p", positive=True)
+    # before: "PROVED  x**2 <= x  user claim", with domain=() and assumptions=()
+    result = check_inequality(X**2, X, where=[X >= 0, X <= 1])
+    assert result.verdict is Verdict.PROVED and result.domain == ("x >= 0", "x <= 1")
+    assert "[on the domain: x >= 0; x <= 1]" in result.line()
+    # before: neither p > 0 nor p <= 1 was printed
+    line = check_inequality(p**2, p, where=[p <= 1]).line()
+    assert "p <= 1" in line and "p > 0" in line
+
+
+def test_check_inequality_prints_string_assumptions_as_not_used():
+    # before: the string was stored as a "hypothesis of the statement" though the decision ignored it, and the
+    # DISPROVED line (x = -10) did not show it
+    result = check_inequality(X**2, X, assumptions=["0 <= x <= 1"])
+    assert result.verdict is Verdict.DISPROVED
+    assert "stated, not used by the decision: 0 <= x <= 1" in result.line()
+    with pytest.raises(InvalidArgument):
+        check_inequality(X**2, X, assumptions="0 <= x <= 1")
+
+
+def test_monotone_and_concave_steps_put_their_interval_in_the_domain():
+    proof = Proof("redteam3/concave")
+    proof.concave_nonneg("1 - x^2 >= 0", 1 - X**2, X, -1, 1)
+    # before: PROVED with domain=()
+    assert proof.result().verdict is Verdict.PROVED and proof.result().domain == ("-1 <= x", "x <= 1")
+    proof = Proof("redteam3/monotone")
+    proof.monotone_nonneg("x^3 - x >= 0", X**3 - X, X, 1)
+    assert proof.result().verdict is Verdict.PROVED and proof.result().domain == ("1 <= x",)
+
+
+def test_combine_results_keeps_the_parts_domains_and_hypotheses():
+    on_box = lipschitz(X**2, 2, domain=(0, 1))
+    proof = Proof("redteam3/combine")
+    proof.cite("[X] Thm 1", "a cited theorem")
+    proof.nonneg("1 - x^2 >= 0", 1 - X**2, hypotheses=[X >= -1, X <= 1])
+    combined = combine_results("both", on_box, proof.result(), domain=("extra",))
+    # before: domain=() ("proved -" in the runner)
+    assert combined.verdict is Verdict.PROVED and certified(combined)
+    assert {"0 <= x", "x <= 1", "x >= -1", "extra"} <= set(combined.domain)
+    assert [p.key for p in combined.premises] == ["[X] Thm 1"]
+    assert "symbols: x real" in combined.assumptions
+
+
+def test_runner_prints_the_restrictions(tmp_path):
+    out = _run_user(tmp_path, """
+        import sympy as sp
+        from dpaudit.bounds import check_inequality
+        from dpaudit.verify import LemmaCheck, Proof, Verdict, combine_results, lipschitz
+
+        x = sp.Symbol("x", real=True)
+
+        def ineq():
+            return check_inequality(x**2, x, where=[x >= 0, x <= 1])
+
+        def concave():
+            proof = Proof("mine/concave")
+            proof.concave_nonneg("1 - x^2 >= 0", 1 - x**2, x, -1, 1)
+            return proof.result()
+
+        def monotone():
+            proof = Proof("mine/monotone")
+            proof.monotone_nonneg("x^3 - x >= 0", x**3 - x, x, 1)
+            return proof.result()
+
+        def combined():
+            return combine_results("x^2 is 2-Lipschitz", lipschitz(x**2, 2, domain=(0, 1)))
+
+        CHECKS = [LemmaCheck(name=f"mine/{f.__name__}", source="test", statement="s", expected=Verdict.PROVED, check=f)
+                  for f in (ineq, concave, monotone, combined)]
+        """)
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("mine/")}
+    assert "domain: x >= 0, x <= 1" in rows["mine/ineq"]
+    assert "domain: -1 <= x, x <= 1" in rows["mine/concave"]
+    assert "domain: 1 <= x" in rows["mine/monotone"]
+    assert "domain: 0 <= x, x <= 1" in rows["mine/combined"]

@@ -44,7 +44,6 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import itertools
 import math
@@ -65,7 +64,7 @@ from dpaudit.verify.radial import by_radial
 from dpaudit.verify.refute import as_fraction, refute_lipschitz
 from dpaudit.verify.regions import le, lt
 from dpaudit.verify.search import DEFAULT_BUDGET, search_pairs
-from dpaudit.verify.verdict import CheckResult, Verdict
+from dpaudit.verify.verdict import CheckResult, Verdict, _amend
 
 __all__ = ["DEFAULT_TOLERANCE", "lipschitz", "nonexpansive", "parse_norm"]
 
@@ -238,7 +237,7 @@ def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, box: Exact
     if result.verdict is Verdict.UNDECIDED:
         reason = (f"no counterexample in {search.pairs} pairs (largest ratio {search.best_ratio:.10g} after the tolerance); "
                   "a search can only refute, never prove")
-    return dataclasses.replace(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
+    return _amend(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
 
 
 def _evidence(search: Any, tol: Fraction) -> dict[str, Any]:
@@ -368,7 +367,7 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
         reason = "; ".join(r for r in (reason, result.reason) if r)
     else:
         reason = result.reason
-    return dataclasses.replace(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
+    return _amend(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
 
 
 def _second_point(xs: Sequence[sp.Symbol], taken: set[str]) -> list[sp.Symbol]:

@@ -34,7 +34,6 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Callable
 from fractions import Fraction
@@ -69,7 +68,7 @@ from dpaudit.verify.box import exact_box
 from dpaudit.verify.lipschitz import DEFAULT_TOLERANCE, parse_norm
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.search import as_vector, exceeds, norm_of
-from dpaudit.verify.verdict import CheckResult, Verdict
+from dpaudit.verify.verdict import CheckResult, Verdict, _amend
 
 __all__ = ["DEFAULT_SENSITIVITY_BUDGET", "sensitivity"]
 
@@ -270,7 +269,7 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     if result.verdict is Verdict.UNDECIDED:
         reason = (f"no neighbour farther than {float(b):g} in {search.count} searched (largest distance {search.best:.10g}); "
                   "a search can only refute, never prove")
-    return dataclasses.replace(result, claim=claim, source="dpaudit.verify.sensitivity", reason=reason, evidence=evidence)
+    return _amend(result, claim=claim, source="dpaudit.verify.sensitivity", reason=reason, evidence=evidence)
 
 
 def _magnitudes(rng: np.random.Generator, shape: tuple[int, ...], low: float, high: float) -> NDArray[np.float64]:

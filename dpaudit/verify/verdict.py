@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
+import json
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -34,19 +36,24 @@ from typing import Any
 
 from dpaudit.errors import InvalidArgument
 
-__all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "combine_results", "combine_verdicts", "verdict_from_sympy"]
+__all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "certified_fields", "combine_results",
+           "combine_verdicts", "verdict_from_sympy"]
 
 
 class Certificate:
     """Issued with a PROVED or DISPROVED :class:`CheckResult` by the code that decided it through the kernel
     (:meth:`dpaudit.verify.Proof.result`, :func:`dpaudit.verify.lipschitz`, :func:`dpaudit.bounds.check_inequality`
-    ...). It records the verdict it was issued for; ``dpaudit prove`` accepts a PROVED or DISPROVED only with a
-    certificate issued for that very verdict (:func:`certified`), so a check cannot build its own PROVED."""
+    ...). It records the verdict it was issued for and a digest of what it certifies: the claim, the domain, the
+    hypotheses, the premises and the counterexample (:func:`certified_fields`). ``dpaudit prove`` accepts a PROVED
+    or DISPROVED only with a certificate issued for that very result (:func:`certified`): a check cannot build its
+    own PROVED, and a copy edited with ``dataclasses.replace`` (a premise or the domain dropped, the counterexample
+    or the claim swapped) is no longer certified."""
 
-    __slots__ = ("__weakref__", "verdict")
+    __slots__ = ("__weakref__", "digest", "verdict")
 
-    def __init__(self, verdict: Verdict) -> None:
+    def __init__(self, verdict: Verdict, digest: str = "") -> None:
         self.verdict = verdict
+        self.digest = digest
 
     def __repr__(self) -> str:
         return f"<kernel certificate for {self.verdict}>"
@@ -55,18 +62,42 @@ class Certificate:
 _ISSUED: weakref.WeakSet[Certificate] = weakref.WeakSet()
 
 
+def certified_fields(result: CheckResult) -> str:
+    """A SHA-256 digest of what a certificate binds: verdict, claim, domain, hypotheses (``assumptions``), premises
+    and counterexample (exact values as text; a float by its shortest round-trip form, so its exact value)."""
+    payload = {
+        "verdict": result.verdict.value,
+        "claim": result.claim,
+        "domain": list(result.domain),
+        "assumptions": list(result.assumptions),
+        "premises": [[p.kind, p.key, p.text] for p in result.premises],
+        "counterexample": None if result.counterexample is None else _json_value(result.counterexample),
+    }
+    text = json.dumps(payload, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _issue(result: CheckResult) -> CheckResult:
-    """``result`` with a fresh certificate for its verdict (for the producers listed in :class:`Certificate`)."""
-    cert = Certificate(result.verdict)
+    """``result`` with a fresh certificate for its verdict and fields (for the producers listed in :class:`Certificate`)."""
+    cert = Certificate(result.verdict, certified_fields(result))
     _ISSUED.add(cert)
     return dataclasses.replace(result, certificate=cert)
 
 
+def _amend(result: CheckResult, **changes: Any) -> CheckResult:
+    """``dataclasses.replace(result, **changes)``, certified again only if ``result`` was: for the producers that
+    frame a kernel result they decided (its claim in words, its source) before handing it out."""
+    out = dataclasses.replace(result, **changes)
+    return _issue(out) if certified(result) else dataclasses.replace(out, certificate=None)
+
+
 def certified(result: CheckResult) -> bool:
-    """Was ``result``'s verdict issued by a producer that decides through the kernel (see :class:`Certificate`)?
-    ``dataclasses.replace`` keeps the certificate, and it stays valid only while the verdict is unchanged."""
+    """Was ``result`` issued, exactly as it is, by a producer that decides through the kernel (see
+    :class:`Certificate`)? ``dataclasses.replace`` keeps the certificate object, but a copy whose verdict, claim,
+    domain, hypotheses, premises or counterexample differ from what was issued is not certified."""
     cert = result.certificate
-    return isinstance(cert, Certificate) and cert in _ISSUED and cert.verdict is result.verdict
+    return (isinstance(cert, Certificate) and cert in _ISSUED and cert.verdict is result.verdict
+            and cert.digest == certified_fields(result))
 
 
 def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResult:
@@ -293,8 +324,6 @@ class CheckResult:
 
     def to_json(self, indent: int | None = 2) -> str:
         """:meth:`to_dict` as JSON text (a float is written in its shortest round-trip form: no rounding)."""
-        import json
-
         return json.dumps(self.to_dict(), indent=indent)
 
 

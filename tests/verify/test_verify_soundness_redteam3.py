@@ -212,3 +212,56 @@ def test_runner_prints_the_restrictions(tmp_path):
     assert "domain: -1 <= x, x <= 1" in rows["mine/concave"]
     assert "domain: 1 <= x" in rows["mine/monotone"]
     assert "domain: 0 <= x, x <= 1" in rows["mine/combined"]
+
+
+# -- 6: a certificate binds what it certifies ------------------------------------------------------
+
+
+def _edits():
+    proof = Proof("redteam3/edited")
+    proof.cite("[made up] Thm 1", "every real is at most 1")
+    proof.nonneg("1 - x^2 >= 0", 1 - X**2, hypotheses=[X >= -1, X <= 1])
+    proved = proof.result()
+    refuted = lipschitz(2 * X, 1)
+    on_box = lipschitz(X**2, 2, domain=(0, 1))
+    return [
+        (proved, {"premises": ()}),
+        (proved, {"domain": ()}),
+        (proved, {"assumptions": ()}),
+        (refuted, {"counterexample": {"x": ["0"], "y": ["0"]}}),
+        (on_box, {"claim": "x^2 is 2-Lipschitz on R", "domain": ()}),
+        (on_box, {"claim": "x^2 is 2-Lipschitz on R"}),
+    ]
+
+
+def test_an_edited_copy_of_a_certified_result_is_not_certified():
+    import dataclasses
+
+    for result, changes in _edits():
+        assert certified(result)
+        # before: dataclasses.replace kept the certificate, and the edited copy was still certified
+        edited = dataclasses.replace(result, **changes)
+        assert not certified(edited), changes
+        assert certified(dataclasses.replace(result, reason="a note", details="more words"))  # not what is certified
+
+
+def test_runner_refuses_an_edited_certified_result(tmp_path):
+    out = _run_user(tmp_path, """
+        import dataclasses
+        import sympy as sp
+        from dpaudit.verify import LemmaCheck, Verdict, lipschitz
+
+        x = sp.Symbol("x", real=True)
+
+        def swap_claim():
+            r = lipschitz(x**2, 2, domain=(0, 1))
+            return dataclasses.replace(r, claim="x^2 is 2-Lipschitz on R", domain=(), assumptions=())
+
+        def kept():
+            return lipschitz(x**2, 2, domain=(0, 1))
+
+        CHECKS = [LemmaCheck(name=f"mine/{f.__name__}", source="test", statement="s", expected=Verdict.PROVED, check=f)
+                  for f in (swap_claim, kept)]
+        """)
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("mine/")}
+    assert "undecided" in rows["mine/swap_claim"] and "proved" in rows["mine/kept"].split("undecided")[0]

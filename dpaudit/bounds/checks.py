@@ -36,7 +36,7 @@ from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
 from dpaudit.verify._record import _assumption_text, rng_for
 from dpaudit.verify.decide import decision, exact_floats
-from dpaudit.verify.kernel import Decision, KernelError, recheck
+from dpaudit.verify.kernel import Decision, KernelError, point_keys, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.verdict import APPROX, _issue
@@ -154,11 +154,11 @@ def _holds(relation: Any, point: Mapping[sp.Symbol, float]) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _relation_fn(rel: Any, syms: tuple[sp.Symbol, ...]) -> Any:
-    return sp.lambdify(syms, rel, modules="mpmath")
+    return sp.lambdify(syms, rel, modules="mpmath", dummify=True)
 
 
 def _mp_fn(expr: sp.Expr, symbols: Sequence[sp.Symbol]) -> Any:
-    return sp.lambdify(tuple(symbols), expr, modules="mpmath")
+    return sp.lambdify(tuple(symbols), expr, modules="mpmath", dummify=True)  # two symbols named alike stay two arguments
 
 
 def _mp_eval(fn: Any, symbols: Sequence[sp.Symbol], point: Mapping[sp.Symbol, float]) -> mpmath.mpf | None:
@@ -181,8 +181,10 @@ def _shown(point: Mapping[sp.Symbol, float]) -> dict[str, float]:
 
 
 def _exact_point(point: Mapping[sp.Symbol, float]) -> dict[str, Fraction]:
-    """A numerical point at the exact values of its floats (the point :func:`_confirmed` re-checks)."""
-    return {s.name: Fraction(float(v)) for s, v in point.items()}
+    """A numerical point at the exact values of its floats (the point :func:`_confirmed` re-checks), keyed by
+    :func:`~dpaudit.verify.kernel.point_keys` (two symbols named alike keep both coordinates)."""
+    keys = point_keys(list(point))
+    return {keys[s]: Fraction(float(v)) for s, v in point.items()}
 
 
 def _symbols_of(*exprs: Any) -> list[sp.Symbol]:
@@ -243,8 +245,9 @@ def _confirmed(lhs: sp.Expr, rhs: sp.Expr, point: Mapping[sp.Symbol, float], kin
 
 def _sides(f_l: Any, f_r: Any, syms: Sequence[sp.Symbol], point: Mapping[str, Fraction]) -> dict[str, float]:
     """Both sides at a counterexample, in 50-digit arithmetic, as floats for the record (display only)."""
+    keys = point_keys(syms)
     with mpmath.workdps(DIGITS):
-        at = {s: mpmath.mpf(point[s.name].numerator) / point[s.name].denominator for s in syms if s.name in point}
+        at = {s: mpmath.mpf(point[keys[s]].numerator) / point[keys[s]].denominator for s in syms if keys[s] in point}
         if len(at) != len(syms):
             return {}
         a, b = _mp_eval(f_l, syms, at), _mp_eval(f_r, syms, at)

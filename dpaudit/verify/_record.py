@@ -84,8 +84,9 @@ class Step:
 def _assumption_text(s: sp.Symbol) -> str:
     """A symbol's declared domain in words (``x > 0``, ``n integer >= 1``, ``x real``): a hypothesis of every step."""
     signs = {"positive": "> 0", "negative": "< 0", "nonnegative": ">= 0", "nonpositive": "<= 0", "nonzero": "!= 0"}
-    default = f"{s.name} real" if s.is_real else f"{s.name} read as real (no assumption declared)"
-    text = next((f"{s.name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), default)
+    name = str(s) if isinstance(s, sp.Dummy) else s.name  # a Dummy prints as _x: apart from a symbol x
+    default = f"{name} real" if s.is_real else f"{name} read as real (no assumption declared)"
+    text = next((f"{name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), default)
     return text + (" integer" if s.is_integer else "")
 
 
@@ -145,7 +146,8 @@ class _Record:
                 self._hypotheses.extend(n for n in notes if n not in self._hypotheses)
             for s in getattr(expr, "free_symbols", ()):
                 if not isinstance(s, sp.Dummy):  # a region's slack variables are its parametrisation, not hypotheses
-                    self._symbols.setdefault(s.name, _assumption_text(s))
+                    text = _assumption_text(s)  # keyed by name and domain: Symbol("x", positive=True) beside a real x
+                    self._symbols.setdefault(f"{s.name}\x00{text}", text)
 
     def _record_counterexample(self, label: str, values: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> None:
         if self._counterexample is None:

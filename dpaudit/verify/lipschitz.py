@@ -55,6 +55,7 @@ import numpy as np
 import sympy as sp
 
 from dpaudit._validation import argument_error, check_int, check_nonnegative
+from dpaudit.verify._record import _assumption_text
 from dpaudit.verify.box import ExactBox, exact_box
 from dpaudit.verify.decide import decision, exact_floats, exact_sign
 from dpaudit.verify.kernel import NotSmooth, c1_conditions
@@ -295,6 +296,11 @@ def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where:
                 raise argument_error("lipschitz", "variables", f"symbols the map depends on (f does not contain {v})", variables)
     free = sorted(set().union(*(e.free_symbols for e in exprs)) | set().union(*(sp.sympify(w).free_symbols for w in where)),
                   key=lambda s: s.name)
+    for a, b in itertools.combinations(free, 2):  # the map is lambdified and points are keyed by name: names must differ
+        if a.name == b.name:
+            raise argument_error("lipschitz", "f", "a map whose symbols have distinct names (two different symbols are "
+                                 f"named {a.name!r}: {_assumption_text(a)!r} and {_assumption_text(b)!r})", a.name,
+                                 "rename one of them")
     renamed = {s: sp.Symbol(s.name, real=True) for s in free if s.is_real is not True}
     notes = [f"{s} read as real (no assumption declared)" for s in renamed]
     exprs = [e.xreplace(renamed) for e in exprs]
@@ -335,8 +341,9 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     region = f"R^{len(xs)}" if exact is None else f"the box {exact.text()}"
     if assumed:  # the symbols' own assumptions restrict the domain: the claim says so
         region += " with " + ", ".join(map(str, assumed))
-    claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {region}"
-             f" with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
+    a, b = labels = _point_labels({s.name for s in params})
+    claim = (f"||f({a}) - f({b})||_{_norm_word(p)} <= {_shown_constant(L)} ||{a} - {b}||_{_norm_word(p)} for all {a}, {b} in "
+             f"{region} with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
     key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
     proof = Proof(key)
     proof.kernel_points = []  # type: ignore[attr-defined]
@@ -361,13 +368,26 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
         proof.unproved("the case split or the Jacobian bound", str(exc))
         reason = f"no exact proof: {exc}"
     rng = _seeded(seed, key)
-    evidence = refute_lipschitz(proof, split, exprs, xs, ys, params, L, p, low, high, where, pair_domain, rng, budget, tol)
+    evidence = refute_lipschitz(proof, split, exprs, xs, ys, params, L, p, low, high, where, pair_domain, rng, budget, tol,
+                                labels)
     result = proof.result()
     if result.verdict is Verdict.UNDECIDED:
         reason = "; ".join(r for r in (reason, result.reason) if r)
     else:
         reason = result.reason
     return _amend(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
+
+
+def _point_labels(parameters: set[str]) -> tuple[str, str]:
+    """The names of the two points in the printed claim and counterexample: ``x, y``, unless a parameter has one
+    of these names (``f = y x`` with a parameter ``y``), then the first free pair of ``u, v``, ``p, q``, ``x1, x2``..."""
+    for pair in (("x", "y"), ("u", "v"), ("p", "q"), ("z1", "z2")):
+        if not set(pair) & parameters:
+            return pair
+    k = 1
+    while {f"x{k}", f"y{k}"} & parameters:
+        k += 1
+    return f"x{k}", f"y{k}"
 
 
 def _second_point(xs: Sequence[sp.Symbol], taken: set[str]) -> list[sp.Symbol]:

@@ -265,3 +265,38 @@ def test_runner_refuses_an_edited_certified_result(tmp_path):
         """)
     rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("mine/")}
     assert "undecided" in rows["mine/swap_claim"] and "proved" in rows["mine/kept"].split("undecided")[0]
+
+
+# -- 7: names of the two points and of symbols named alike ----------------------------------------
+
+
+def test_a_parameter_named_y_keeps_both_points_of_the_pair():
+    y = sp.Symbol("y", real=True)
+    result = lipschitz(y * X, 1, variables=[X], where=[y >= 2, y <= 3])
+    assert result.verdict is Verdict.DISPROVED
+    cex = result.counterexample
+    # before: {'x': ['0'], 'y': '5/2', ...}: the parameter y overwrote the second point y
+    first, second = (k for k in cex if isinstance(cex[k], list) and not k.startswith("f("))
+    assert (first, second) != ("x", "y") and "y" in cex and first in result.claim and second in result.claim
+    a, b, yv = (sp.Rational(cex[first][0]), sp.Rational(cex[second][0]), sp.Rational(cex["y"]))
+    assert 2 <= yv <= 3 and abs(yv * a - yv * b) > abs(a - b)  # the pair printed is a counterexample
+
+
+def test_symbols_named_alike_keep_their_coordinates():
+    xd = sp.Dummy("x", real=True)
+    # before: the counterexample showed only x=-10 (the Dummy's coordinate was overwritten)
+    result = check_inequality(X, xd)
+    assert result.verdict is Verdict.DISPROVED
+    point = {k: v for k, v in result.counterexample.items() if k != "approx"}
+    assert set(point) == {"x", "_x"} and sp.Rational(point["x"]) > sp.Rational(point["_x"])
+    xp = sp.Symbol("x", positive=True)
+    proof = Proof("redteam3/alike")
+    proof.nonneg("x_pos - x_real >= 0", xp - X)
+    assert "x > 0" in proof.result().line() and "x real" in proof.result().line()  # before: only one of them
+
+
+def test_lipschitz_refuses_two_symbols_with_one_name():
+    xp = sp.Symbol("x", positive=True)
+    # before: lambdify raised SyntaxError (duplicate argument 'x')
+    with pytest.raises(InvalidArgument, match="distinct names"):
+        lipschitz(sp.Min(xp, 1) * X, 1, variables=[X])

@@ -39,7 +39,7 @@ from dpaudit.verify.kernel.evaluate import branch_and_bound, enclose_constant, t
 from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula, check_real_symbol
 from dpaudit.verify.verdict import Verdict
 
-__all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "claim_text", "decide", "recheck"]
+__all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "claim_text", "decide", "point_keys", "recheck"]
 
 #: Z3's deterministic resource limit per query (a few seconds of nonlinear work at most), and the wall-clock safety net.
 RLIMIT = 300_000
@@ -208,9 +208,10 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             if sum("resource limit" in r for r in reasons) >= 2:
                 break  # the rewrites are no easier: stop spending
     hypotheses_text = tuple(sorted({a for s in symbols for a in _assumption_text(s)})) + shown
+    keys = point_keys(symbols)
     if candidate is not None and len(candidate) == len(symbols) and recheck(goal, hypotheses, candidate):
         return Decision(Verdict.DISPROVED, "z3+exact", "counterexample re-checked exactly",
-                        {s.name: str(v) for s, v in candidate.items()}, hypotheses_text)
+                        {keys[s]: str(v) for s, v in candidate.items()}, hypotheses_text)
     box = _box(symbols, hypotheses)
     if box is not None:
         proved, point = branch_and_bound(goal, list(hypotheses), box)
@@ -218,13 +219,33 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             return Decision(Verdict.PROVED, "interval", f"arb branch and bound on the box {_box_text(box)}", None, hypotheses_text)
         if point is not None and recheck(goal, hypotheses, point):
             return Decision(Verdict.DISPROVED, "interval+exact", "counterexample re-checked exactly",
-                            {s.name: str(v) for s, v in point.items()}, hypotheses_text)
+                            {keys[s]: str(v) for s, v in point.items()}, hypotheses_text)
         reasons.append("interval branch and bound: not certified within its budget")
     elif abstracted:
         reasons.append("Z3 knows the transcendental functions only through bounds; no bounded box for interval arithmetic")
     if candidate is not None:
         reasons.append("Z3's candidate counterexample did not re-check exactly (dropped)")
     return Decision(Verdict.UNDECIDED, "z3", "; ".join(dict.fromkeys(reasons)) or "undecided", None, hypotheses_text)
+
+
+def point_keys(symbols: Sequence[sp.Symbol]) -> dict[sp.Symbol, str]:
+    """The key of each symbol in a counterexample: its name, made unambiguous when two different symbols share it
+    (a ``Dummy("x")`` beside ``Symbol("x")`` is ``_x``; ``Symbol("x", positive=True)`` beside ``Symbol("x", real=True)``
+    is ``x (x > 0)``), so no coordinate of a point hides another."""
+    by_name: dict[str, list[sp.Symbol]] = {}
+    for s in symbols:
+        by_name.setdefault(s.name, []).append(s)
+    keys: dict[sp.Symbol, str] = {}
+    for name, group in by_name.items():
+        plain = [s for s in group if not isinstance(s, sp.Dummy)]
+        for s in group:
+            if len(group) == 1 or (len(plain) == 1 and s is plain[0]):
+                keys[s] = name
+            elif isinstance(s, sp.Dummy):
+                keys[s] = f"_{name}" if sum(isinstance(t, sp.Dummy) for t in group) == 1 else f"_{name}{s.dummy_index}"
+            else:
+                keys[s] = f"{name} ({', '.join(_assumption_text(s)) or name + ' real'})"
+    return keys
 
 
 def _assumption_text(s: sp.Symbol) -> list[str]:

@@ -262,7 +262,7 @@ def _evidence(search: Any, tol: Fraction) -> dict[str, Any]:
 def _components(f: Any) -> list[sp.Expr]:
     if isinstance(f, sp.MatrixBase):
         return [sp.sympify(e) for e in f]
-    if isinstance(f, (list, tuple)):
+    if isinstance(f, (list, tuple, sp.Tuple)):  # a vector map (a sympy.Lambda returning a tuple gives a sympy Tuple)
         return [sp.sympify(e) for e in f]
     return [sp.sympify(f)]
 

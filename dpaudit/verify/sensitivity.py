@@ -108,7 +108,7 @@ class _Search:
 
     def _call(self, data: NDArray[np.float64]) -> NDArray[np.float64] | None:
         with np.errstate(all="ignore"):  # huge entries may overflow inside the query: such a neighbour is skipped
-            out = as_vector(self.query(data.copy()))
+            out = as_vector(self.query(data.copy()), "sensitivity", "query")
         return out if np.all(np.isfinite(out)) else None
 
     def distance(self, other: NDArray[np.float64], strategy: str) -> float:

@@ -300,3 +300,37 @@ def test_lipschitz_refuses_two_symbols_with_one_name():
     # before: lambdify raised SyntaxError (duplicate argument 'x')
     with pytest.raises(InvalidArgument, match="distinct names"):
         lipschitz(sp.Min(xp, 1) * X, 1, variables=[X])
+
+
+# -- 8: crashes --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("constant", [10**307, 10**308, 10**309], ids=["1e307", "1e308", "1e309"])
+def test_a_constant_beyond_the_float_range(constant):
+    # before: OverflowError (1e307, 1e308: L ||x - y|| overflowed) or "int too large to convert to float" (1e309)
+    assert lipschitz(constant * X, constant, budget=50).verdict is Verdict.PROVED
+    assert lipschitz(2 * constant * X, constant, budget=50).verdict is Verdict.DISPROVED
+
+
+def test_a_callable_returning_a_huge_int_is_skipped_not_a_crash():
+    # before: OverflowError from numpy's float conversion
+    result = lipschitz(lambda u: int(u[0]) * 10**400, 1, dim=1, budget=50)
+    assert result.verdict is Verdict.UNDECIDED and result.evidence["pairs where f was not finite"] > 0
+
+
+def test_a_lambda_returning_a_tuple_is_a_vector_map():
+    y = sp.Symbol("y", real=True)
+    # before: TypeError (Tuple - Tuple)
+    assert lipschitz(sp.Lambda((X, y), (sp.Max(X, y), sp.Min(X, y))), 1).verdict is Verdict.PROVED
+    assert lipschitz(sp.Lambda((X, y), (2 * X, y)), 1).verdict is Verdict.DISPROVED
+
+
+def test_complex_valued_queries_are_refused():
+    from dpaudit.neighbors import ItemReplace
+    from dpaudit.verify import sensitivity
+
+    # before: a bare TypeError from numpy
+    with pytest.raises(InvalidArgument, match="real numbers"):
+        sensitivity(lambda d: complex(np.sum(d), 1.0), 1.0, relation=ItemReplace(), dataset=np.zeros(3), budget=20)
+    with pytest.raises(InvalidArgument, match="real numbers"):
+        lipschitz(lambda u: u * 1j, 1, dim=1, budget=20)

@@ -283,15 +283,18 @@ def check_identity(
     lhs: Any,
     rhs: Any,
     *,
-    claim: str,
-    source: str,
-    rng: np.random.Generator,
+    claim: str | None = None,
+    source: str = "user claim",
+    rng: np.random.Generator | None = None,
     region: Mapping[sp.Symbol, tuple[float, float]] | None = None,
     where: Sequence[Any] = (),
     count: int = 48,
     assumptions: Sequence[str] = (),
 ) -> CheckResult:
     """Check ``lhs == rhs`` symbolically (simplify / equals) and at random points.
+
+    ``claim``, ``source`` and ``rng`` are optional as in :func:`check_inequality` (default: ``"lhs = rhs"``,
+    ``"user claim"`` and a generator seeded from the claim).
 
     Returns
     -------
@@ -300,6 +303,10 @@ def check_identity(
         first disagreeing point; UNDECIDED otherwise. ``residual`` is the simplified difference.
     """
     lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
+    if claim is None:
+        claim = f"{lhs} = {rhs}"
+    if rng is None:
+        rng = rng_for(claim)
     symbolic, residual, dec = _kernel(lhs - rhs, "==", where)
     syms = _symbols_of(lhs, rhs, *where)
     pts = random_points(syms, rng, count, region=region, where=where)

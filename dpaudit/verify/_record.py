@@ -111,6 +111,8 @@ class _Record:
     def _note_domain(self, relations: Any) -> None:
         """Record restrictions of the domain a step was decided on (printed beside the verdict and in the claim)."""
         for r in relations:
+            if r is True or r is sp.true:
+                continue  # a hypothesis sympy already found true under the symbols' assumptions restricts nothing
             if str(r) not in self._domain:
                 self._domain.append(str(r))
 

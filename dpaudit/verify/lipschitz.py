@@ -375,7 +375,12 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
         reason = "; ".join(r for r in (reason, result.reason) if r)
     else:
         reason = result.reason
-    return _amend(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
+    # printed: the claim's domain (the closed box, where=, the inputs' sign assumptions), which the steps cover (the
+    # Jacobian's on the open box, the closed one by continuity); the mean value inequality only backs a proof
+    domain = tuple(dict.fromkeys(str(h) for h in [*hypotheses, *assumed]))
+    premises = result.premises if result.verdict is Verdict.PROVED else tuple(q for q in result.premises
+                                                                             if q.key != _MEAN_VALUE[0])
+    return _amend(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence, domain=domain, premises=premises)
 
 
 def _point_labels(parameters: set[str]) -> tuple[str, str]:

@@ -334,3 +334,31 @@ def test_complex_valued_queries_are_refused():
         sensitivity(lambda d: complex(np.sum(d), 1.0), 1.0, relation=ItemReplace(), dataset=np.zeros(3), budget=20)
     with pytest.raises(InvalidArgument, match="real numbers"):
         lipschitz(lambda u: u * 1j, 1, dim=1, budget=20)
+
+
+# -- cosmetic findings -------------------------------------------------------------------------------
+
+
+def test_a_disproved_lipschitz_claim_prints_its_closed_box_and_no_mean_value_premise():
+    result = lipschitz(sp.exp(X), 1, domain=(0, 1))
+    # before: "on the domain: 0 < x; x < 1" (the open box of the Jacobian step) and the mean value premise
+    assert result.verdict is Verdict.DISPROVED and result.domain == ("0 <= x", "x <= 1")
+    assert not result.premises
+    proved = lipschitz(sp.exp(X), 3, domain=(0, 1))
+    assert proved.verdict is Verdict.PROVED and proved.domain == ("0 <= x", "x <= 1")
+    assert [p.key for p in proved.premises] == ["mean value inequality"]
+
+
+def test_a_hypothesis_already_true_restricts_nothing():
+    proof = Proof("redteam3/true_hypothesis")
+    proof.zero("(k + 1)/k - 1 - 1/k = 0", (K + 1) / K - 1 - 1 / K, hypotheses=[K >= 1])  # sympy: K >= 1 is True
+    # before: UNDECIDED ("a relation already evaluated to True") and "on the domain: True"
+    assert proof.result().verdict is Verdict.PROVED and "True" not in proof.result().domain
+
+
+def test_check_identity_defaults_like_check_inequality():
+    from dpaudit.bounds import check_identity
+
+    # before: TypeError (claim, source and rng were required)
+    assert check_identity((X + 1) ** 2, X**2 + 2 * X + 1).verdict is Verdict.PROVED
+    assert check_identity((X + 1) ** 2, X**2 + 1).verdict is Verdict.DISPROVED

@@ -276,6 +276,8 @@ def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any]
         Forms of the goal that are equal to it (from sympy's rewriting); tried for a proof only: a
         counterexample is always re-checked against ``goal`` itself.
     """
+    # a hypothesis sympy already evaluated to True (k >= 1 for a positive integer k) holds everywhere: it restricts nothing
+    hypotheses = [h for h in hypotheses if not (h is True or h is sp.true)]
     for h in (goal, *hypotheses, *rewrites):
         for s in getattr(h, "free_symbols", ()):
             check_real_symbol(s)

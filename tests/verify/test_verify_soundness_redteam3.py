@@ -362,3 +362,23 @@ def test_check_identity_defaults_like_check_inequality():
     # before: TypeError (claim, source and rng were required)
     assert check_identity((X + 1) ** 2, X**2 + 2 * X + 1).verdict is Verdict.PROVED
     assert check_identity((X + 1) ** 2, X**2 + 1).verdict is Verdict.DISPROVED
+
+
+def test_high_degree_queries_get_the_short_z3_time_limit(monkeypatch):
+    from dpaudit.verify.kernel import core
+
+    seen: list[int] = []
+    original = core._check
+
+    def recording(ctx, *facts, timeout=core.TIMEOUT_MS):
+        seen.append(timeout)
+        return original(ctx, *facts, timeout=timeout)
+
+    monkeypatch.setattr(core, "_check", recording)
+    assert core.degree(1 - 40000 * X**398) == 398 and core.degree((X * sp.Symbol("z")) ** 3 + sp.exp(X**2)) == 6
+    # before: 9 queries of up to 20 s each for lipschitz(x**200, 1) (63 s in the red team's run)
+    core.decide(sp.Ge(1 - 4 * X**66, 0, evaluate=False), [])
+    assert seen and set(seen) == {core.HIGH_DEGREE_TIMEOUT_MS}
+    seen.clear()
+    core.decide(sp.Ge(1 - X**4, 0, evaluate=False), [X >= -1, X <= 1])
+    assert seen and set(seen) == {core.TIMEOUT_MS}

@@ -50,6 +50,11 @@ _RECHECK_BITS = (200, 400, 1000)
 #: Digits of the rational read off an algebraic (irrational) value of a Z3 model: a candidate, re-checked exactly.
 ALGEBRAIC_DIGITS = 40
 
+#: Polynomial degree above which a Z3 query gets the short wall-clock limit ``HIGH_DEGREE_TIMEOUT_MS``: Z3's
+#: nonlinear arithmetic can spend its whole limit on, e.g., ``1 - 40000 x**398 >= 0`` without counting its rlimit.
+MAX_DEGREE = 64
+HIGH_DEGREE_TIMEOUT_MS = 2_000
+
 
 class KernelError(DPAuditError, AssertionError):
     """An internal contradiction: a statement both proved and refuted by a re-checked counterexample."""
@@ -141,16 +146,16 @@ def _box(symbols: Sequence[sp.Symbol], hypotheses: Sequence[Any]) -> dict[sp.Sym
     return {s: (lo[s], hi[s]) for s in symbols}
 
 
-def _solver(ctx: z3.Context) -> z3.Solver:
+def _solver(ctx: z3.Context, timeout: int = TIMEOUT_MS) -> z3.Solver:
     solver = z3.Solver(ctx=ctx)
     solver.set("rlimit", RLIMIT)
-    solver.set("timeout", TIMEOUT_MS)
+    solver.set("timeout", timeout)
     solver.set("random_seed", 0)
     return solver
 
 
-def _check(ctx: z3.Context, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
-    solver = _solver(ctx)
+def _check(ctx: z3.Context, *facts: z3.BoolRef, timeout: int = TIMEOUT_MS) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    solver = _solver(ctx, timeout)
     solver.add(*facts)
     result = solver.check()
     return result, (solver.model() if result == z3.sat else None)
@@ -166,6 +171,8 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
     # the goal as written first, for its definedness (and a proof); then the rewrites; a goal with rewrites is decided
     # by them first when they are cheaper (a rewrite to 0), so the goal's own Z3 query runs once, after them
     order = (goal, *rewrites) if not rewrites else (goal, *rewrites, goal)
+    high_degree = max(degree(e) for e in (goal, *hypotheses)) > MAX_DEGREE
+    timeout = HIGH_DEGREE_TIMEOUT_MS if high_degree else TIMEOUT_MS
     for position, form in enumerate(order):
         definedness_only = bool(rewrites) and position == 0
         tr = Translation(enclose_constant)
@@ -181,7 +188,7 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             continue
         where = tuple(tr.assumptions) + shown
         defined = z3.And(*tr.defined) if tr.defined else z3.BoolVal(True, tr.ctx)
-        status, _ = _check(tr.ctx, *tr.side, *hz, z3.Not(defined))
+        status, _ = _check(tr.ctx, *tr.side, *hz, z3.Not(defined), timeout=timeout)
         if status != z3.unsat:
             reasons.append("not shown to be defined at every point of the domain (a division by zero, an even root or "
                            "log of a negative number, or a function outside its real domain, is not excluded)")
@@ -190,7 +197,7 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             continue
         if definedness_only:
             continue
-        status, model = _check(tr.ctx, *tr.side, *hz, z3.Not(gz))
+        status, model = _check(tr.ctx, *tr.side, *hz, z3.Not(gz), timeout=timeout)
         abstracted = abstracted or bool(tr.abstracted)
         if status == z3.unsat:
             method = "z3+abstraction" if tr.abstracted else "z3"
@@ -226,6 +233,21 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
     if candidate is not None:
         reasons.append("Z3's candidate counterexample did not re-check exactly (dropped)")
     return Decision(Verdict.UNDECIDED, "z3", "; ".join(dict.fromkeys(reasons)) or "undecided", None, hypotheses_text)
+
+
+def degree(e: Any) -> int:
+    """An upper bound on the polynomial degree of ``e`` (a product adds, an integer power multiplies; a function or
+    a non-integer power counts as its argument's degree), for :data:`MAX_DEGREE`."""
+    if isinstance(e, sp.Symbol):
+        return 1
+    args = getattr(e, "args", ())
+    if not args:
+        return 0
+    if isinstance(e, sp.Pow) and e.args[1].is_Integer:
+        return abs(int(e.args[1])) * degree(e.args[0])
+    if isinstance(e, sp.Mul):
+        return sum(degree(a) for a in args)
+    return max(degree(a) for a in args)
 
 
 def point_keys(symbols: Sequence[sp.Symbol]) -> dict[sp.Symbol, str]:

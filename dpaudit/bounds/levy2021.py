@@ -23,7 +23,6 @@ Departures from the typeset text (each also stated on the bound it affects):
 
 from __future__ import annotations
 
-
 import numpy as np
 import sympy as sp
 

@@ -19,7 +19,7 @@ import sympy as sp
 
 from dpaudit._validation import argument_error
 
-__all__ = ["ExactBox", "exact_box", "exact_bound"]
+__all__ = ["ExactBox", "exact_bound", "exact_box"]
 
 _MAX = float(np.finfo(float).max)
 

@@ -14,7 +14,15 @@ import sympy as sp
 
 from dpaudit.bounds import check_inequality
 from dpaudit.errors import InvalidArgument
-from dpaudit.verify import Proof, Verdict, certified, combine_results, decide_nonneg, decide_zero, lipschitz
+from dpaudit.verify import (
+    Proof,
+    Verdict,
+    certified,
+    combine_results,
+    decide_nonneg,
+    decide_zero,
+    lipschitz,
+)
 from dpaudit.verify.runner import main
 
 R = sp.Rational
@@ -112,10 +120,10 @@ def test_exact_box_rounds_inward_for_float_searches():
 
 
 def test_sensitivity_with_a_rational_domain_stays_inside_it():
+    from fractions import Fraction
+
     from dpaudit.neighbors import ItemReplace
     from dpaudit.verify import sensitivity
-
-    from fractions import Fraction
 
     def jumps_below_a_third(d: np.ndarray) -> float:  # constant on entries >= 1/3 (exactly), 100 below
         return 100.0 if any(Fraction(float(v)) < Fraction(1, 3) for v in np.ravel(d)) else 0.0

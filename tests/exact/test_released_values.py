@@ -13,31 +13,17 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import warnings
 
 import numpy as np
 import pytest
-from scipy import integrate, optimize, stats
+from exact_support import clopper_pearson_interval, quiet, suite_bracket
+from scipy import integrate, optimize
 
-from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.exact import ProfileUnavailable, ThresholdSpec
-from dpaudit.exact.bracket import case_bracket
 from dpaudit.exact.released_values import _Conditional, _Kind, _KindLaw, released_value_profile
 from dpaudit.literature_suite import literature_cases
 from dpaudit.mechanisms import faulty
 from dpaudit.mechanisms.literature import SVT34Parallel
-
-
-def _quiet(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnsoundMechanismWarning)
-        return cls(*args, **kwargs)
-
-def _suite_bracket(name: str):  # type: ignore[no-untyped-def]
-    """The certified bracket of the literature suite's case ``name`` at its claim's delta (no sampling)."""
-    case = next(c for c in literature_cases() if c.name.split(" ")[0] == name)
-    return case_bracket(case)[0]
-
 
 
 class Reference:
@@ -204,10 +190,10 @@ def test_the_suite_pair_has_a_finite_epsilon_and_it_grows_with_the_queries():
     ⊥ answers it is ``(m + 1) / b_2``: unbounded over query sequences (not DP for any epsilon), finite on
     a pair.
     """
-    svt3 = _suite_bracket("SVT3")
+    svt3 = suite_bracket("SVT3")
     assert svt3 is not None and svt3.exact
     assert svt3.lower <= 0.3 <= svt3.upper and svt3.upper - svt3.lower <= 1e-9
-    mech = _quiet(faulty.SparseVectorLyu3, 0.1, 1.0)
+    mech = quiet(faulty.SparseVectorLyu3, 0.1, 1.0)
     last = 0.0
     for m in (1, 5, 12):
         b = mech.privacy_profile([1.0] * m + [1.0], [2.0] * m + [0.0]).epsilon(0.0)
@@ -222,7 +208,7 @@ def test_the_suite_pair_has_a_finite_epsilon_and_it_grows_with_the_queries():
 def test_the_sampler_draws_the_declared_density(rng):
     """Frequencies of (released position, value bin) from the sampler, within Clopper-Pearson limits of the
     quadrature's probabilities (which the profile matches above). Failure probability 1e-6 in all."""
-    cases = [(_quiet(faulty.SparseVectorLyu3, 1.0, 0.5, 1), [1.0, 0.0, 1.0]), (_quiet(faulty.SparseVectorLyu3, 1.0, 0.5, 2), [1.0, 0.0, 1.0])]
+    cases = [(quiet(faulty.SparseVectorLyu3, 1.0, 0.5, 1), [1.0, 0.0, 1.0]), (quiet(faulty.SparseVectorLyu3, 1.0, 0.5, 2), [1.0, 0.0, 1.0])]
     bins = [-math.inf, -1.0, 0.0, 0.5, 1.0, 2.0, 4.0, math.inf]
     n = 40_000
     checks = []
@@ -241,8 +227,7 @@ def test_the_sampler_draws_the_declared_density(rng):
         assert sum(c[1] for c in checks if c[2][0] == mech.cutoff) == pytest.approx(1.0, abs=1e-9)  # the reference is a law
     alpha = 1e-6 / len(checks)
     for k, prob, where in checks:
-        low = stats.beta.ppf(alpha / 2, k, n - k + 1) if k > 0 else 0.0
-        high = stats.beta.ppf(1 - alpha / 2, k + 1, n - k) if k < n else 1.0
+        low, high = clopper_pearson_interval(k, n, alpha)
         assert low - 1e-9 <= prob <= high + 1e-9, (where, k, n, prob, (low, high))
 
 
@@ -278,17 +263,17 @@ def test_svt34_parallel_composes_the_two_halves():
     case = next(c for c in literature_cases() if c.name.startswith("SVT34Parallel"))
     mech = case.mechanism
     both = mech.privacy_profile(case.d0, case.d1).epsilon(0.0)
-    alg3 = _quiet(faulty.SparseVectorLyu3, mech.epsilon, mech.threshold, mech.cutoff).privacy_profile(case.d0, case.d1)
-    alg4 = _quiet(faulty.SparseVectorLyu4, mech.epsilon, mech.threshold, mech.cutoff).privacy_profile(case.d0, case.d1)
+    alg3 = quiet(faulty.SparseVectorLyu3, mech.epsilon, mech.threshold, mech.cutoff).privacy_profile(case.d0, case.d1)
+    alg4 = quiet(faulty.SparseVectorLyu4, mech.epsilon, mech.threshold, mech.cutoff).privacy_profile(case.d0, case.d1)
     a, b = alg3.max_loss(0), alg4.max_loss(0)
     assert both.lower <= a.hi + b.hi and a.lo + b.lo <= both.upper
     assert both.lower > mech.claimed_guarantee().epsilon  # refuted by computation: Alg. 3 and 4 each exceed their share
     assert both.upper - both.lower <= 1e-8
-    small = _quiet(SVT34Parallel, 1.0, 0.0, 1)  # the composed profile against the product formula on a small pair
+    small = quiet(SVT34Parallel, 1.0, 0.0, 1)  # the composed profile against the product formula on a small pair
     d0, d1 = [0.0, 1.0], [1.0, 0.0]
     composed = small.privacy_profile(d0, d1)
-    p3 = _quiet(faulty.SparseVectorLyu3, 1.0, 0.0, 1).privacy_profile(d0, d1)
-    p4 = _quiet(faulty.SparseVectorLyu4, 1.0, 0.0, 1).privacy_profile(d0, d1)
+    p3 = quiet(faulty.SparseVectorLyu3, 1.0, 0.0, 1).privacy_profile(d0, d1)
+    p4 = quiet(faulty.SparseVectorLyu4, 1.0, 0.0, 1).privacy_profile(d0, d1)
     for eps in (0.2, 0.8):  # H(P3 x P4 || Q3 x Q4) = sum_o int (P4(o) p3 - e^eps Q4(o) q3)_+, monotone in P4(o), Q4(o)
         low = high = 0.0
         for o in range(p4.size):
@@ -311,7 +296,7 @@ def _general_hockey_stick(profile, log_a: float) -> tuple[float, float]:  # type
 
 
 def test_more_than_two_released_values_are_not_covered():
-    mech = _quiet(faulty.SparseVectorLyu3, 1.0, 0.0, 3)
+    mech = quiet(faulty.SparseVectorLyu3, 1.0, 0.0, 3)
     with pytest.raises(ProfileUnavailable, match="3-dimensional"):
         mech.privacy_profile([0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0])
     assert mech.privacy_profile([0.0, 1.0], [1.0, 0.0]).epsilon(0.0).upper < math.inf  # two queries: at most 2 values

@@ -10,38 +10,16 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 
 import numpy as np
 import pytest
+from exact_support import clopper_pearson_ok, quiet, suite_bracket
 from scipy import integrate, optimize, stats
 
-from dpaudit.errors import UnsoundMechanismWarning
-from dpaudit.exact.bracket import case_bracket
 from dpaudit.exact.laplace_variants import LaplaceScalesProfile
 from dpaudit.exact.noisy_max import _Branch, _Factors, noisy_max_value_profile
-from dpaudit.literature_suite import literature_cases
 from dpaudit.mechanisms import faulty
 from dpaudit.mechanisms.literature import NumericalSVT, SnappingLaplace
-
-
-def _quiet(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnsoundMechanismWarning)
-        return cls(*args, **kwargs)
-
-def _suite_bracket(name: str):  # type: ignore[no-untyped-def]
-    """The certified bracket of the literature suite's case ``name`` at its claim's delta (no sampling)."""
-    case = next(c for c in literature_cases() if c.name.split(" ")[0] == name)
-    return case_bracket(case)[0]
-
-
-
-def _clopper_pearson_ok(k: int, n: int, prob: float, alpha: float) -> bool:
-    low = stats.beta.ppf(alpha / 2, k, n - k + 1) if k > 0 else 0.0
-    high = stats.beta.ppf(1 - alpha / 2, k + 1, n - k) if k < n else 1.0
-    return low - 1e-12 <= prob <= high + 1e-12
-
 
 # -- the noisy maximum's value ---------------------------------------------------------------------
 
@@ -130,10 +108,10 @@ def test_the_suite_noisy_max_values_closed_forms():
     """RNM3 on all-below: the maximum moves by exactly 1, and left of every answer its density is
     ``prop e^{k x / b}``: epsilon ``k / b = 5 * 0.1 / 2 = 0.25``. RNM4 on all-above: the maximum on d0 can be
     in ``[1, 2)`` where d1's cannot: mass ``(1 - e^{-1/b})^5`` with an infinite loss, delta > 0 at every epsilon."""
-    rnm3, rnm4 = _suite_bracket("ReportNoisyMax3"), _suite_bracket("ReportNoisyMax4")
+    rnm3, rnm4 = suite_bracket("ReportNoisyMax3"), suite_bracket("ReportNoisyMax4")
     assert rnm3.exact and rnm3.lower <= 0.25 <= rnm3.upper and rnm3.upper - rnm3.lower <= 1e-9
     assert rnm4.exact and math.isinf(rnm4.lower)
-    prof = _quiet(faulty.NoisyMaxValue, 0.1, "exponential").privacy_profile([1.0] * 5, [2.0] * 5)
+    prof = quiet(faulty.NoisyMaxValue, 0.1, "exponential").privacy_profile([1.0] * 5, [2.0] * 5)
     mass = (1.0 - math.exp(-1.0 / 20.0)) ** 5
     inf = prof.infinite_loss_mass(0)
     assert inf.lo <= mass * (1 + 1e-12) and inf.lo >= mass * (1 - 1e-9)
@@ -147,9 +125,9 @@ def test_noisy_max_samplers_draw_the_declared_law(rng):
     """Bins of the sampled maximum (and index) within Clopper-Pearson limits of the scipy probabilities."""
     n, bins = 40_000, [-math.inf, -2.0, 0.0, 1.0, 2.0, 4.0, math.inf]
     checks = []
-    for mech, q in [(_quiet(faulty.NoisyMaxValue, 1.0, "laplace"), [0.0, 1.0, 0.5]),
-                    (_quiet(faulty.NoisyMaxValue, 1.0, "exponential"), [0.0, 1.0, 0.5]),
-                    (_quiet(faulty.NoisyMaxWithValue, 1.0), [0.0, 1.0, 0.5])]:
+    for mech, q in [(quiet(faulty.NoisyMaxValue, 1.0, "laplace"), [0.0, 1.0, 0.5]),
+                    (quiet(faulty.NoisyMaxValue, 1.0, "exponential"), [0.0, 1.0, 0.5]),
+                    (quiet(faulty.NoisyMaxWithValue, 1.0), [0.0, 1.0, 0.5])]:
         out = mech.sample(q, n, rng=rng)
         dist = _Noise(getattr(mech, "noise", "laplace"), 2.0)
         if out.ndim == 1:
@@ -164,7 +142,7 @@ def test_noisy_max_samplers_draw_the_declared_law(rng):
                                           limit=200, epsabs=1e-13)[0]
                     checks.append((int(np.sum((out[:, 0] == i) & (out[:, 1] >= lo) & (out[:, 1] < hi))), prob))
     alpha = 1e-6 / len(checks)
-    assert all(_clopper_pearson_ok(k, n, p, alpha) for k, p in checks), [(k, p) for k, p in checks if not _clopper_pearson_ok(k, n, p, alpha)]
+    assert all(clopper_pearson_ok(k, n, p, alpha) for k, p in checks), [(k, p) for k, p in checks if not clopper_pearson_ok(k, n, p, alpha)]
 
 
 # -- numerical sparse vector -----------------------------------------------------------------------
@@ -245,7 +223,7 @@ def _laplace_pair_hockey_stick(c: float, s: float) -> float:
 
 
 def test_numerical_svt_on_the_suite_pair_is_within_its_claim():
-    bracket = _suite_bracket("NumericalSVT")
+    bracket = suite_bracket("NumericalSVT")
     assert bracket.exact and bracket.upper <= 0.1 and bracket.upper - bracket.lower <= 1e-9
 
 
@@ -263,7 +241,7 @@ def test_numerical_svt_sampler_draws_the_declared_law(rng):
             k = int(np.sum(mask & (out[:, h] < q[h])))
             checks.append((k, prob * 0.5))
     alpha = 1e-6 / len(checks)
-    assert all(_clopper_pearson_ok(k, n, p, alpha) for k, p in checks), checks
+    assert all(clopper_pearson_ok(k, n, p, alpha) for k, p in checks), checks
 
 
 # -- a mean over the true count, and Laplace laws of two scales --------------------------------------
@@ -325,7 +303,7 @@ def test_laplace_laws_of_two_scales(m0, s0, m1, s1):
 
 
 def test_mean_over_the_true_count():
-    mech = _quiet(faulty.MeanTrueCount, 1.0)
+    mech = quiet(faulty.MeanTrueCount, 1.0)
     prof = mech.privacy_profile([0.0], [0.0, 0.0])  # the catalogue's pair: Lap(0, 1) against Lap(0, 1/2)
     assert prof.epsilon(0.0).lower == math.inf  # unbounded loss in the heavier tail: not DP for any epsilon
     assert prof.max_loss(0).lo == math.inf and prof.max_loss(1).hi == pytest.approx(math.log(2.0))  # d0's one record: heavier
@@ -335,7 +313,7 @@ def test_mean_over_the_true_count():
         assert _two_scale_reference(0.0, 1.0, 0.0, 0.5, b.lower * (1 - 1e-6), 0) > delta
     same = mech.privacy_profile([0.5, -2.0], [0.5, 3.0])  # equal counts: one scale, shift (1 - (-1)) / b = 2
     assert same.epsilon(0.0).lower == pytest.approx(2.0) and same.epsilon(0.0).upper == pytest.approx(2.0)
-    wins = _quiet(faulty.WinsorizedMeanDataRange, 1.0).privacy_profile([0.0, 1.0, 2.0], [0.0, 1.0, 3.0])  # two ranges, two scales
+    wins = quiet(faulty.WinsorizedMeanDataRange, 1.0).privacy_profile([0.0, 1.0, 2.0], [0.0, 1.0, 3.0])  # two ranges, two scales
     assert isinstance(wins, LaplaceScalesProfile) and wins.epsilon(0.0).lower == math.inf
 
 
@@ -344,7 +322,7 @@ def test_mean_and_winsorized_samplers_draw_the_declared_laws(rng):
     written here from the definitions: ``(sum clip(x, -B, B) + Lap(B / eps)) / n`` and ``mean(x) + Lap((max - min) / (n eps))``;
     and each profile's hockey-stick divergence against the two-scale reference on those laws."""
     n = 40_000
-    mean, wins = _quiet(faulty.MeanTrueCount, 0.7, 2.0), _quiet(faulty.WinsorizedMeanDataRange, 1.3)
+    mean, wins = quiet(faulty.MeanTrueCount, 0.7, 2.0), quiet(faulty.WinsorizedMeanDataRange, 1.3)
     cases = [  # mechanism, d0, d1, the law on each as (loc, scale)
         (mean, [0.5, -3.0, 1.0], [0.5, -3.0], ((0.5 - 2.0 + 1.0) / 3, 2.0 / 0.7 / 3), ((0.5 - 2.0) / 2, 2.0 / 0.7 / 2)),
         (wins, [0.0, 1.0, 2.0], [0.0, 1.0, 3.0], (1.0, 2.0 / (3 * 1.3)), (4.0 / 3, 3.0 / (3 * 1.3))),
@@ -365,7 +343,7 @@ def test_mean_and_winsorized_samplers_draw_the_declared_laws(rng):
                 h = prof.hockey_stick(eps, direction)
                 assert h.lo - 1e-10 <= ref <= h.hi + 1e-10, (type(mech).__name__, eps, direction, h, ref)
     alpha = 1e-6 / len(checks)
-    bad = [(k, p, where) for k, p, where in checks if not _clopper_pearson_ok(k, n, p, alpha)]
+    bad = [(k, p, where) for k, p, where in checks if not clopper_pearson_ok(k, n, p, alpha)]
     assert not bad, (n, alpha, bad)
 
 
@@ -393,4 +371,4 @@ def test_snapping_over_the_reals(rng):
         out = mech.sample(x, n, rng=rng)  # and the float sampler's outputs, within Clopper-Pearson limits
         alpha = 1e-6 / (2 * len(values))
         for v, p in zip(values, masses, strict=True):
-            assert _clopper_pearson_ok(int(np.sum(out == v)), n, p, alpha), (x, v, p)
+            assert clopper_pearson_ok(int(np.sum(out == v)), n, p, alpha), (x, v, p)

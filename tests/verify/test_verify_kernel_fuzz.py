@@ -9,12 +9,14 @@ magnitude from 1e-300 to 1e300, and points next to every kink of the expression.
 found by the oracle fails the test; so does a DISPROVED claim whose point does not re-check in an independent
 evaluation (mpmath at 60 digits through sympy). The verdict counts are printed (run with ``-s``).
 
-Default: 500 statements; ``-m slow``: 10^4.
+Default: 500 statements; ``-m slow``: 10^4 (``DPAUDIT_FUZZ_PROGRESS=1`` prints the counts every 500 statements).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import sys
 from collections import Counter
 from fractions import Fraction
 from typing import Any
@@ -180,6 +182,13 @@ def statements(draw: st.DrawFn) -> tuple:
 
 
 def _check_statement(statement: tuple) -> None:
+    _check_one(statement)
+    total = sum(COUNTS.values())
+    if total and total % 500 == 0 and os.environ.get("DPAUDIT_FUZZ_PROGRESS"):  # long runs: counts so far, on stderr
+        print(f"kernel fuzzer, {total} statements decided: {dict(sorted(COUNTS.items()))}", file=sys.stderr, flush=True)
+
+
+def _check_one(statement: tuple) -> None:
     kind, e1, e2, norm, hypotheses, variables = statement
     symbols = set().union(*(sp.sympify(e).free_symbols for e in (e1, e2, *hypotheses)))
     # two symbols that share a name (x real, x positive) make a counterexample keyed by name ambiguous: not a statement

@@ -86,3 +86,60 @@ def test_a_constant_is_enclosed_on_both_sides_and_pinned_to_neither_end():
     nonneg = [sp.Ge(X, 0, evaluate=False)]
     assert decide(sp.Le(X * sp.pi, X * sp.Rational(22, 7), evaluate=False), nonneg).verdict is Verdict.PROVED
     assert decide(sp.Ge(X * sp.pi, X * sp.Rational(3), evaluate=False), nonneg).verdict is Verdict.PROVED
+
+
+def _abs_of(e: sp.Expr) -> sp.Basic:
+    """``|e| >= 0``: true for every value of ``e``, so PROVED exactly when ``e`` is shown defined everywhere."""
+    return sp.Ge(sp.Abs(e, evaluate=False), 0, evaluate=False)
+
+
+_Q_NEG = sp.Symbol("q", negative=True)
+_P_POS = sp.Symbol("p", positive=True)
+
+
+@pytest.mark.parametrize("inner", [
+    sp.sqrt(sp.sin(X)),                                          # sin(x) < 0 somewhere: not a positive base
+    sp.sqrt(sp.Pow(X - 1, 3)),                                   # a power of a base that may be negative
+    sp.sqrt(_Q_NEG),                                             # a negative symbol is not a positive one
+    sp.Pow(sp.Mul(0, _P_POS, evaluate=False), -1, evaluate=False),  # 1/(0 p): a zero factor is not positive
+])
+def test_a_goal_that_is_undefined_somewhere_is_never_proved_whatever_its_base(inner):
+    """The shortcut that skips the definedness query for a syntactically positive base (``surely_positive``) must
+    never call a base positive that may be negative or zero: an even root or a division there is undefined, and
+    ``|e| >= 0`` (true for *any* value Z3 picks for the undefined e) would become PROVED."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.verdict import Verdict
+
+    d = decide(_abs_of(inner))
+    assert d.verdict is Verdict.UNDECIDED and "defined" in d.note, d
+
+
+@pytest.mark.parametrize("inner", [sp.sqrt(_P_POS), sp.sqrt(sp.exp(X)), sp.sqrt(_P_POS**3 + sp.pi * _P_POS), 1 / (2 * _P_POS)])
+def test_a_goal_on_surely_positive_bases_is_proved(inner):
+    """The control: the same goal on positive bases (positive symbols, exp, pi, their sums, products, powers)."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.verdict import Verdict
+
+    assert decide(_abs_of(inner)).verdict is Verdict.PROVED
+
+
+def test_smoothness_conditions_are_relations_for_the_kernel_never_decided_by_sympy():
+    """``c1_conditions`` hands its conditions (``p > 0`` under a log, a real power; ``p != 0`` under a division) to the
+    kernel unevaluated: sympy would turn ``p > 0`` into True from ``p``'s assumptions, a decision the kernel must take."""
+    from dpaudit.verify.kernel import c1_conditions
+
+    for e in (sp.log(_P_POS + X**2), sp.sqrt(_P_POS), 1 / _P_POS, sp.log(_P_POS)):
+        conditions = c1_conditions(e)
+        assert conditions and all(isinstance(c, sp.core.relational.Relational) for c in conditions), (e, conditions)
+
+
+@pytest.mark.parametrize("goal", [
+    sp.Ge(sp.Pow(sp.Add(sp.pi, -sp.pi, evaluate=False), -1, evaluate=False), 0, evaluate=False),  # 1/(pi - pi)
+    sp.Ge(sp.besselj(0, 1), 0, evaluate=False),  # a function the kernel does not know
+])
+def test_a_closed_form_goal_the_kernel_cannot_read_is_undecided_not_a_crash(goal):
+    """No symbol, no box to split: interval arithmetic has nothing to try, and the answer is UNDECIDED."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.verdict import Verdict
+
+    assert decide(goal).verdict is Verdict.UNDECIDED

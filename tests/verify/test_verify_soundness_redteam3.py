@@ -390,3 +390,24 @@ def test_high_degree_queries_get_the_short_z3_time_limit(monkeypatch):
     seen.clear()
     core.decide(sp.Ge(1 - X**4, 0, evaluate=False), [X >= -1, X <= 1])
     assert seen and set(seen) == {core.TIMEOUT_MS}
+
+
+def test_an_integer_sorted_term_never_reaches_a_decision(monkeypatch):
+    from dpaudit.verify.kernel import core, translate
+
+    original = translate.Translation.symbol
+
+    def leaking(self, s):  # the old translation: an integer symbol used as a Z3 Int, so 1/m is integer division
+        original(self, s)
+        return self.vars[s]
+
+    monkeypatch.setattr(translate.Translation, "symbol", leaking)
+    core._decide_cached.cache_clear()
+    try:
+        decision = core.decide(sp.Ge(R(1, 4) - 1 / M, 0, evaluate=False), [M >= 2])
+        assert decision.verdict is not Verdict.PROVED and "integer-sorted" in decision.note
+        # a real term beside the integer division (which Z3 would coerce to real only after dividing): refused as well
+        mixed = core.decide(sp.Ge(X**2 + R(1, 4) - 1 / M, 0, evaluate=False), [M >= 2])
+        assert mixed.verdict is not Verdict.PROVED and "integer-sorted" in mixed.note
+    finally:
+        core._decide_cached.cache_clear()

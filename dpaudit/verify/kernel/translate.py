@@ -192,7 +192,7 @@ class Translation:
             if n < 0:
                 if not surely_positive(base):  # a base proved positive syntactically needs no definedness query
                     self.defined.append(b != 0)
-                return 1 / out
+                return self._reciprocal(out)
             return out
         if exp.is_Rational and not e.free_symbols:
             return self._abstract(e)  # a closed-form constant such as sqrt(2): enclosed below
@@ -215,7 +215,12 @@ class Translation:
         out = t
         for _ in range(abs(p) - 1):
             out = out * t
-        return 1 / out if p < 0 else out
+        return self._reciprocal(out) if p < 0 else out
+
+    def _reciprocal(self, d: z3.ArithRef) -> z3.ArithRef:
+        if not d.is_real():  # Z3 divides Int terms as integers (1/m = 0 for m >= 2): every division must be real
+            raise UnsupportedFormula(f"an integer-sorted denominator reached Z3: {d}")
+        return 1 / d
 
     def _piecewise(self, e: sp.Piecewise) -> z3.ArithRef:
         pieces = [(self.term(v), self.formula(c)) for v, c in e.args]

@@ -143,3 +143,56 @@ def test_a_closed_form_goal_the_kernel_cannot_read_is_undecided_not_a_crash(goal
     from dpaudit.verify.verdict import Verdict
 
     assert decide(goal).verdict is Verdict.UNDECIDED
+
+
+@pytest.mark.parametrize("inner", [sp.tan(_P_POS), sp.acosh(_P_POS), sp.asin(_P_POS)])
+def test_a_function_outside_its_real_domain_is_undefined_even_at_a_positive_argument(inner):
+    """Only ``log`` of a positive argument needs no definedness query: ``tan(p)`` (cos p = 0 at p = pi/2),
+    ``acosh(p)`` (p < 1) and ``asin(p)`` (p > 1) are undefined for some positive p, so ``|f(p)| >= 0`` is not PROVED."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.verdict import Verdict
+
+    d = decide(_abs_of(inner))
+    assert d.verdict is Verdict.UNDECIDED and "defined" in d.note, d
+
+
+@pytest.mark.parametrize("f", [sp.tanh, sp.atan, sp.erf])
+def test_the_facts_about_odd_increasing_functions_are_true_at_zero_and_on_both_sides(f):
+    """The facts Z3 gets about tanh, atan, erf (sign of the value = sign of the argument, value 0 at 0) must be true:
+    a false one would make some point impossible for Z3, and a false statement PROVED."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.verdict import Verdict
+
+    at_zero = decide(sp.Gt(X**2 + f(X) ** 2, 0, evaluate=False))  # fails at x = 0 only
+    assert at_zero.verdict is Verdict.DISPROVED and Fraction(at_zero.counterexample["x"]) == 0
+    assert decide(sp.Le(f(X), 0, evaluate=False)).verdict is Verdict.DISPROVED  # f(1) > 0
+    assert decide(sp.Ge(f(X), 0, evaluate=False)).verdict is Verdict.DISPROVED  # f(-1) < 0
+    assert decide(sp.Ge(f(X) * X, 0, evaluate=False)).verdict is Verdict.PROVED
+
+
+@pytest.mark.parametrize(("constant", "exact"), [(sp.cos(0, evaluate=False), 1), (sp.sin(0, evaluate=False), 0),
+                                                 (sp.exp(0, evaluate=False), 1)])
+def test_a_constant_whose_enclosure_is_exact_is_pinned_to_its_value(constant, exact):
+    """``cos(0)`` written unevaluated is enclosed by the exact ball [1, 1]: the fact ``lo <= c <= hi`` must keep both
+    ends (a strict end would be false, Z3 would find no value, and every statement about it would be PROVED)."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.verdict import Verdict
+
+    assert decide(sp.Eq(constant, exact, evaluate=False)).verdict is Verdict.PROVED
+    assert decide(sp.Gt(constant, exact, evaluate=False)).verdict is not Verdict.PROVED
+    assert decide(sp.Lt(constant, exact, evaluate=False)).verdict is not Verdict.PROVED
+
+
+def test_an_unspecified_function_is_an_arbitrary_real_printed_as_an_assumption():
+    """``g(x)`` (a sympy Function without definition) is any real value: ``g(x)**2 >= 0`` is PROVED with the assumption
+    printed, ``g(x) >= 0`` is not; a known function outside the kernel's list is refused by name."""
+    from dpaudit.verify.kernel import decide
+    from dpaudit.verify.verdict import Verdict
+
+    g = sp.Function("g")
+    d = decide(sp.Ge(g(X) ** 2, 0, evaluate=False))
+    assert d.verdict is Verdict.PROVED
+    assert any("g(x) real (an unspecified function" in h for h in d.hypotheses), d.hypotheses
+    assert decide(sp.Ge(g(X), 0, evaluate=False)).verdict is not Verdict.PROVED
+    refused = decide(sp.Ge(sp.besselj(0, X) ** 2, 0, evaluate=False))
+    assert refused.verdict is Verdict.UNDECIDED and "besselj" in refused.note, refused.note

@@ -151,9 +151,12 @@ def _load_local(top: str, file: Path) -> None:
 
 
 def _import_attribute(spec: str) -> Any:
-    """Import ``module:attribute``. A module in the current directory is loaded from its file, and the
-    directory goes at the *end* of ``sys.path`` (for its own imports, and for worker processes), so
-    it never hides an installed package; a local file named like an installed module is refused."""
+    """Import ``module:attribute``, never letting a local file hide an installed package.
+
+    A module in the current directory is loaded from its file, and the directory goes at the *end*
+    of ``sys.path`` (for its own imports, and for worker processes); a local file named like an
+    installed module is refused.
+    """
     module_name, attribute = spec.split(":", 1)
     top, folder = module_name.split(".")[0], Path.cwd()
     local = _local_module(top, folder)
@@ -187,9 +190,11 @@ def _import_attribute(spec: str) -> Any:
 
 
 def target_source_files(spec: str, mechanism: Any = None) -> list[Path]:
-    """The files a ``module:callable`` target is loaded from: the module's file (found without running
-    it, in the current directory, or the loaded module's ``__file__``), and the file defining
-    ``mechanism`` (or its class) when known. Empty for catalogue entries."""
+    """The files a ``module:callable`` target is loaded from (empty for catalogue entries).
+
+    The module's file (found without running it, in the current directory, or the loaded module's
+    ``__file__``), and the file defining ``mechanism`` (or its class) when known.
+    """
     if not _MODULE_TARGET.match(spec):
         return []
     module_name = spec.split(":", 1)[0]

@@ -36,6 +36,7 @@ class PureDP:
 
     @property
     def delta(self) -> float:
+        """Zero: a pure guarantee holds at every delta >= 0."""
         return 0.0
 
     def epsilon_at(self, delta: float) -> float:
@@ -80,6 +81,7 @@ class GDP:
 
     @property
     def delta(self) -> float:
+        """Zero: mu-GDP gives an epsilon at every delta >= 0 (:meth:`epsilon_at`), so any delta may be audited."""
         return 0.0
 
     def epsilon_at(self, delta: float) -> float:

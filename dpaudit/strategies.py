@@ -195,8 +195,10 @@ def worst_case_pairs(
 
 @st.composite
 def named_pairs(draw: st.DrawFn, name: str, *, max_size: int = 10, low: float = -1.0, high: float = 1.0) -> Pair:
-    """The named worst-case pair ``name`` (see :data:`~dpaudit.neighbors.pairs.PAIR_RELATIONS`),
-    for a drawn shape with the same number of dimensions as the default one (sizes 1 to ``max_size``)."""
+    """The named worst-case pair ``name`` (see :data:`~dpaudit.neighbors.pairs.PAIR_RELATIONS`).
+
+    Drawn for a shape with as many dimensions as the default one (sizes 1 to ``max_size``).
+    """
     if name not in PAIR_RELATIONS:
         raise argument_error("named_pairs", "name", "one of " + ", ".join(PAIR_RELATIONS), name)
     max_size = check_int("named_pairs", "max_size", max_size, minimum=1)

@@ -266,9 +266,12 @@ def _non_finite_variants(data: Any) -> list[Any]:
 
 
 def near_limit_variants(data: Any) -> list[Any]:
-    """Copies of ``data`` (float) with values near the float limits: every entry one value of
-    +-1.8e308, +-1.5e308 or 5e-324, and, along the first axis (users), one row at +1.8e308, the next at
-    -1.8e308, the next alternating (sums overflow, differences are NaN)."""
+    """Copies of ``data`` (float) with values near the float limits.
+
+    Every entry one value of +-1.8e308, +-1.5e308 or 5e-324, and, along the first axis (users), one
+    row at +1.8e308, the next at -1.8e308, the next alternating (sums overflow, differences are
+    NaN).
+    """
     x = _as_floats(data)
     if x is None:
         return []
@@ -325,8 +328,11 @@ def _refused_up_front(mechanism: Any, data: Any) -> tuple[bool, str]:
 
 
 def check_refuses_out_of_domain(case: ContractCase) -> None:
-    """Every dataset outside the domain (declared, and ``data`` with a NaN or infinite entry) is refused
-    with :class:`InvalidArgument` before any randomness is drawn, without a warning."""
+    """Every dataset outside the domain is refused up front, without a warning.
+
+    The declared ones, and ``data`` with a NaN or infinite entry: each is refused with
+    :class:`InvalidArgument` before any randomness is drawn.
+    """
     __tracebackhide__ = True
     for bad in [*case.out_of_domain, *_non_finite_variants(case.data)]:
         refused, what = _refused_up_front(case.mechanism, bad)
@@ -335,8 +341,11 @@ def check_refuses_out_of_domain(case: ContractCase) -> None:
 
 
 def check_extreme_inputs(case: ContractCase) -> None:
-    """Declared extreme in-domain data gives finite outputs without warnings; near-limit copies of
-    ``data`` are either refused up front or give finite outputs (never a warning, a NaN, another error)."""
+    """Declared extreme in-domain data gives finite outputs without warnings.
+
+    Near-limit copies of ``data`` are either refused up front or give finite outputs (never a
+    warning, a NaN, another error).
+    """
     __tracebackhide__ = True
     for data in case.extreme:
         try:
@@ -356,8 +365,11 @@ def check_extreme_inputs(case: ContractCase) -> None:
 
 
 def check_same_seed_same_output(case: ContractCase, sizes: Sequence[int] = (1, 2, 5)) -> None:
-    """For every batch size, the same seed gives the same outputs (bytes), and one output's shape and
-    dtype do not depend on the batch size; ``mechanism(data, rng)`` gives one such output."""
+    """For every batch size, the same seed gives the same outputs (bytes).
+
+    One output's shape and dtype do not depend on the batch size; ``mechanism(data, rng)`` gives one
+    such output.
+    """
     __tracebackhide__ = True
     rows = set()
     for size in sizes:
@@ -374,8 +386,11 @@ def check_same_seed_same_output(case: ContractCase, sizes: Sequence[int] = (1, 2
 
 
 def check_claim(case: ContractCase, confidence: float = 0.999) -> AuditResult | None:
-    """The claim is a guarantee bound to a neighbour relation; ``neighbour`` is a neighbour of ``data``
-    under it; and (unless ``unsound``) an audit of the pair at ``confidence`` finds no violation."""
+    """The claim is bound to a relation, and (unless ``unsound``) an audit finds no violation.
+
+    The claim is a guarantee bound to a neighbour relation; ``neighbour`` is a neighbour of ``data``
+    under it; and an audit of the pair at ``confidence`` finds no violation.
+    """
     __tracebackhide__ = True
     from dpaudit.guarantees import GDP, ApproxDP, PureDP
 
@@ -396,8 +411,11 @@ def check_claim(case: ContractCase, confidence: float = 0.999) -> AuditResult | 
 
 
 def check_fresh_outputs(case: ContractCase) -> None:
-    """A returned array shares no memory with the next call's, nor with the input, and a later call
-    leaves it unchanged (a mechanism that hands out views of one reused buffer fails)."""
+    """A returned array is the caller's own: no memory shared with the next call's or the input.
+
+    And a later call leaves it unchanged (a mechanism that hands out views of one reused buffer
+    fails).
+    """
     __tracebackhide__ = True
     rng = np.random.default_rng(3)
     first = case.mechanism.sample(case.data, 3, rng=rng)
@@ -434,6 +452,7 @@ class MechanismContract:
         return cls._contract_cache  # type: ignore[attr-defined]
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
+        """Parametrise ``contract_case`` with the suite's cases (pytest's hook; ids are the cases' names)."""
         if "contract_case" in metafunc.fixturenames:
             cases = type(self)._cases()
             metafunc.parametrize("contract_case", cases, ids=[case.name for case in cases])
@@ -446,22 +465,32 @@ class MechanismContract:
             pytest.skip(f"{case.name} is exempt from this check: {case.exempt[check]}")
 
     def test_refuses_out_of_domain_data_up_front(self, contract_case: ContractCase) -> None:
+        """Each case's mechanism refuses data outside its declared domain before any draw."""
         self._unless_exempt(contract_case, "out_of_domain")
         check_refuses_out_of_domain(contract_case)
 
     def test_finite_output_on_extreme_in_domain_data(self, contract_case: ContractCase) -> None:
+        """Each case's mechanism returns finite outputs on the extreme values its domain allows."""
         self._unless_exempt(contract_case, "extreme")
         check_extreme_inputs(contract_case)
 
     def test_same_seed_same_output_for_any_batch_size(self, contract_case: ContractCase) -> None:
+        """The same seed gives the same outputs whatever the batch size."""
         self._unless_exempt(contract_case, "same_seed")
         check_same_seed_same_output(contract_case)
 
     def test_declared_claim_is_valid(self, contract_case: ContractCase) -> None:
+        """Each case's claim is bound to a relation covering its neighbour, and (unless unsound) survives an audit.
+
+        The audit is of the pair ``(data, neighbour)`` at the claim itself (:func:`check_claim`); the
+        class's ``claim_failure_probability`` is split evenly over the audited cases (a Bonferroni
+        correction), so the class fails a correct mechanism with at most that probability.
+        """
         self._unless_exempt(contract_case, "claim")
         audited = sum(not case.unsound and case.neighbour is not None for case in type(self)._cases())
         check_claim(contract_case, confidence=1.0 - self.claim_failure_probability / max(1, audited))
 
     def test_returned_arrays_are_fresh(self, contract_case: ContractCase) -> None:
+        """Each call returns a new array, never a view of the input or of another call's output."""
         self._unless_exempt(contract_case, "fresh")
         check_fresh_outputs(contract_case)

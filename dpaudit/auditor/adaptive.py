@@ -1,5 +1,7 @@
-"""Adaptive trials, ``audit(..., trials="auto")``: an audit in stages that stops as soon as a violation
-is established, and otherwise grows while the evidence says one may be within reach, up to a budget.
+"""Adaptive trials, ``audit(..., trials="auto")``: an audit in stages.
+
+It stops as soon as a violation is established, and otherwise grows while the evidence says one may
+be within reach, up to a budget.
 
 **Schedule.** Stage ``s = 1, 2, ...`` ends at ``N_s = round(first_trials * GROWTH**(s - 1))`` trials
 per dataset, ``GROWTH = sqrt(10)`` (from the default first stage: 10^5, 316,228, 10^6, 3,162,278,
@@ -183,6 +185,23 @@ class StagePlan:
 
     @classmethod
     def build(cls, first_trials: int, max_trials: int, alpha: float, fraction: float, row_values: int) -> StagePlan:
+        """The plan for an audit growing from ``first_trials`` to at most ``max_trials`` rows.
+
+        Parameters
+        ----------
+        first_trials, max_trials : int
+            The first stage's end and the cap (:func:`stage_ends`).
+        alpha : float
+            The audit's total failure probability, spent over the stages by :func:`stage_alpha`.
+        fraction : float
+            The share of each stage's rows its selection reads (non-decreasing across stages).
+        row_values : int
+            Values per row: the selection is capped so that it reads at most ``MAX_SELECTION_VALUES``.
+
+        Returns
+        -------
+        StagePlan
+        """
         ends = stage_ends(first_trials, max_trials)
         cap = max(2, MAX_SELECTION_VALUES // max(1, row_values))
         sizes = [selection_size(ends[0], fraction)]

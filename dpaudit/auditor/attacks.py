@@ -61,8 +61,11 @@ def _coordinate(j: int, values: Callable[[NDArray[Any]], NDArray[np.float64]] | 
 
 
 def _standardize_in_place(z: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Centre and scale the columns of ``z`` in place; return their means and scales (1 for a constant
-    column). In place: the feature matrix is the largest array of an audit's selection step."""
+    """Centre and scale the columns of ``z`` in place; return their means and scales.
+
+    The scale of a constant column is 1. In place: the feature matrix is the largest array of an
+    audit's selection step.
+    """
     mean = z.mean(axis=0)
     z -= mean
     std = np.sqrt(np.einsum("ij,ij->j", z, z) / len(z))  # the column norms, without an n x d temporary
@@ -72,8 +75,10 @@ def _standardize_in_place(z: NDArray[np.float64]) -> tuple[NDArray[np.float64], 
 
 
 def _fit_logistic(z: NDArray[np.float64], n0: int, ridge: float = 1e-4) -> NDArray[np.float64]:
-    """Weights ``(w, b)`` of a ridge-regularised logistic regression, class +1 = dataset 0 (the first
-    ``n0`` rows of ``z``)."""
+    """Weights ``(w, b)`` of a ridge-regularised logistic regression.
+
+    Class +1 is dataset 0: the first ``n0`` rows of ``z``.
+    """
     y = np.concatenate([np.ones(n0), -np.ones(len(z) - n0)])
 
     def objective(w: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
@@ -91,8 +96,10 @@ def _fit_logistic(z: NDArray[np.float64], n0: int, ridge: float = 1e-4) -> NDArr
 
 def _features_into(featurize: Callable[[NDArray[Any]], NDArray[np.float64]], x: NDArray[Any],
                    out: NDArray[np.float64], offset: int) -> None:
-    """``featurize`` of the rows of ``x`` into ``out`` from row ``offset``, ``CHUNK_ROWS`` rows at a time
-    (the features of all rows at once would be a second copy of the largest array)."""
+    """``featurize`` of the rows of ``x`` into ``out`` from row ``offset``, ``CHUNK_ROWS`` rows at a time.
+
+    The features of all rows at once would be a second copy of the largest array.
+    """
     for start in range(0, len(x), CHUNK_ROWS):
         part = featurize(x[start : start + CHUNK_ROWS])
         out[offset + start : offset + start + len(part)] = part

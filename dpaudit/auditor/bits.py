@@ -107,5 +107,9 @@ def bit_scores(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> list
                 return _class_codes(x, j, low)
 
             scores.append(category_score(f"{label}[{j}]", codes, a0, a1))
-        scores.append(Score(f"grid exponent[{j}]", lambda x, j=j: grid_exponent(np.asarray(x)[:, j])))
+
+        def exponent(x: NDArray[Any], j: int = j) -> NDArray[np.float64]:
+            return grid_exponent(np.asarray(x)[:, j])
+
+        scores.append(Score(f"grid exponent[{j}]", exponent))
     return scores

@@ -63,8 +63,11 @@ class AuditCase:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def audit(self, *, seed: Any, scale: float = 1.0, **kwargs: Any) -> AuditResult:
-        """Audit the case (``scale`` multiplies its trial count, ``trials=`` replaces it; other
-        arguments go to :func:`audit`)."""
+        """Audit the case.
+
+        ``scale`` multiplies its trial count, ``trials=`` replaces it; other arguments go to
+        :func:`audit`.
+        """
         kwargs = {**self.options, **kwargs}
         kwargs.setdefault("epsilon", self.epsilon)
         kwargs.setdefault("delta", self.delta)

@@ -68,7 +68,7 @@ def _column_bins(layout: OutputLayout, train: NDArray[Any]) -> Callable[[NDArray
         sizes = np.array([e.size + 1 for _, e in edges_list])
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
 
-        def bins(rows: NDArray[Any]) -> NDArray[np.int64]:
+        def discrete_bins(rows: NDArray[Any]) -> NDArray[np.int64]:
             r = np.asarray(rows, dtype=float)
             out = np.empty(r.shape, dtype=np.int64)
             for j, (kind, e) in enumerate(edges_list):
@@ -80,7 +80,7 @@ def _column_bins(layout: OutputLayout, train: NDArray[Any]) -> Callable[[NDArray
                     out[:, j] = np.searchsorted(e, r[:, j], side="right")
             return out + offsets
 
-        return bins
+        return discrete_bins
     codes_train = layout.atom_codes(x) if layout.kind == "mixed" else np.zeros(x.shape, dtype=np.int64)
     n_atoms = np.array([len(a) for a in layout.atoms]) if layout.atoms else np.zeros(k, dtype=np.int64)
     values = np.where((codes_train == 0) & np.isfinite(x), x, np.nan).astype(float)
@@ -127,8 +127,8 @@ def _naive_bayes(layout: OutputLayout, a0: NDArray[Any], a1: NDArray[Any]) -> li
     if not keep.any():
         return []
     weights = np.zeros(size)
-    for j in np.flatnonzero(keep):
-        weights[lo[j]: hi[j] + 1] = llr[lo[j]: hi[j] + 1]
+    for col in np.flatnonzero(keep):
+        weights[lo[col]: hi[col] + 1] = llr[lo[col]: hi[col] + 1]
 
     def score(x: NDArray[Any]) -> NDArray[np.float64]:
         idx = np.minimum(bins(x), size - 1)

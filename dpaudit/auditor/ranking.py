@@ -77,6 +77,7 @@ class Candidate:
         return scores > self.threshold if self.upper else scores <= self.threshold
 
     def describe(self) -> str:
+        """The event in words, e.g. ``score > 0.5, i.e. output in {...}`` when the score lists its members."""
         op = ">" if self.upper else "<="
         text = f"{self.score.name} {op} {self.threshold:.6g}"
         members = self.score.members

@@ -203,6 +203,7 @@ class AuditResult:
 
     @property
     def verdict(self) -> str:
+        """``"VIOLATION"`` when the lower bound exceeds the claim, else ``"no violation found"``."""
         return "VIOLATION" if self.violation else "no violation found"
 
     @property
@@ -222,9 +223,11 @@ class AuditResult:
 
     @property
     def wrong_declaration(self) -> bool:
+        """True when the lower bound exceeds what the mechanism's declared profile allows (``bracket_verdict == "wrong declaration"``)."""
         return self.bracket_verdict == "wrong declaration"
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON-ready values (tuples as lists, non-finite floats as strings)."""
         return _jsonable(asdict(self))
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -232,6 +235,7 @@ class AuditResult:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_text(self) -> str:
+        """The result as the plain-text block the CLI prints (claim, bound, verdict, the attack's evidence, the stages)."""
         ev = self.evidence
         lines = [
             f"dpaudit audit of {self.mechanism}",

@@ -149,9 +149,12 @@ PROBE_STREAM = 2
 
 
 def _auto_block_size(sampler: Any, probe: NDArray[Any], first_stage: int | None = None) -> int:
-    """The mechanism's declared ``audit_block_size``, else one from the size of one output (the probe's),
-    and for an adaptive audit at most the power of two holding its first stage (``first_trials``, never
-    the budget: the blocks must not change with it)."""
+    """The block size of an audit: declared by the mechanism, else from the size of one output.
+
+    The mechanism's declared ``audit_block_size``, else one from the size of one output (the
+    probe's), and for an adaptive audit at most the power of two holding its first stage
+    (``first_trials``, never the budget: the blocks must not change with it).
+    """
     declared = getattr(sampler.target, "audit_block_size", None) if sampler.kind == "mechanism" else None
     if isinstance(declared, int) and declared >= 1:
         return declared

@@ -59,8 +59,10 @@ class Sampler:
     target: Any
 
     def draw(self, data: Any, size: int, rng: np.random.Generator, where: str = "") -> Any:
-        """``size`` outputs on a fresh copy of ``data`` (a fresh copy per call when looped); ``where``
-        names the block in error messages."""
+        """``size`` outputs on a fresh copy of ``data`` (a fresh copy per call when looped).
+
+        ``where`` names the block in error messages.
+        """
         if self.kind == "mechanism":
             return self.target.sample(own_dataset(data), size, rng=rng)
         if self.kind == "callable-size":
@@ -69,6 +71,7 @@ class Sampler:
         return np.stack([_owned_output(self.target(own_dataset(data), rng), f"from one call {where}".rstrip()) for _ in range(size)])
 
     def claimed_guarantee(self) -> Guarantee | None:
+        """The target's own claim when it is a mechanism; ``None`` for a bare sampler."""
         if self.kind == "mechanism":
             return self.target.claimed_guarantee()
         return None
@@ -106,8 +109,11 @@ def own_dataset(data: Any) -> Any:
 
 
 def _refuse_subclass(out: Any, where: str) -> None:
-    """Refuse arrays whose meaning is not their data alone: copying them to a plain array would
-    silently drop what a consumer sees (a masked array's mask, np.matrix's forced 2-D shape)."""
+    """Refuse arrays whose meaning is not their data alone.
+
+    Copying them to a plain array would silently drop what a consumer sees (a masked array's mask,
+    np.matrix's forced 2-D shape).
+    """
     if isinstance(out, np.ma.MaskedArray):
         raise MechanismError(
             f"the mechanism returned a numpy masked array {where}: its mask is part of the release and would be "
@@ -166,8 +172,9 @@ def _named(exc: MechanismError, streams: TrialStreams, stream: int, block: int) 
 def draw_block(
     sampler: Sampler, data: Any, streams: TrialStreams, stream: int, block: int, size: int, where: str | None = None
 ) -> NDArray[Any]:
-    """Draw block ``block`` of stream ``stream`` (validated, and a copy the caller owns); ``where``
-    names it in error messages.
+    """Draw block ``block`` of stream ``stream``, validated, as a copy the caller owns.
+
+    ``where`` names it in error messages.
 
     Raises :class:`MechanismError` naming the block and its seed if the mechanism raises (``SystemExit``
     included: user code cannot end the audit's process) or returns an unusable block, and
@@ -254,16 +261,22 @@ def _parallelism(executor: Executor) -> int:
 
 
 def blocks_in_flight(executor: Executor | None, per_task: int) -> int:
-    """The most blocks an audit holds at once while drawing: one serially; with an executor, two
-    tasks per worker of ``per_task`` blocks each (enough to keep every worker busy), plus one in hand."""
+    """The most blocks an audit holds at once while drawing.
+
+    One serially; with an executor, two tasks per worker of ``per_task`` blocks each (enough to keep
+    every worker busy), plus one in hand.
+    """
     if executor is None:
         return 1
     return 2 * _parallelism(executor) * per_task + 1
 
 
 def _run_tasks(tasks: Iterable[_Task], executor: Executor | None, window: int) -> Iterator[tuple[_Task, list[NDArray[Any]]]]:
-    """Yield ``(task, blocks)`` as tasks finish: in order when serial; otherwise in completion order,
-    with at most ``window`` tasks submitted and not yet handed over (results are not piled up)."""
+    """Yield ``(task, blocks)`` as tasks finish: in order when serial, else in completion order.
+
+    With an executor at most ``window`` tasks are submitted and not yet handed over (results are not
+    piled up).
+    """
     if executor is None:
         for task in tasks:
             yield task, _task(task)

@@ -43,6 +43,7 @@ class Score:
     smooth: bool = field(default=False, compare=False)
 
     def __call__(self, x: NDArray[Any]) -> NDArray[np.float64]:
+        """The scores of the flattened outputs ``x`` (one per row), as floats."""
         return np.asarray(self.fn(x), dtype=float)
 
 

@@ -99,6 +99,7 @@ class ScoresAuditResult(ClaimRecord):
     schema_version: int = field(default=SCORES_SCHEMA_VERSION)
 
     def to_text(self) -> str:
+        """The result as the plain-text block the CLI prints (claim, bound, verdict, the event's counts)."""
         claim = "none" if self.claimed_epsilon is None else f"epsilon = {self.claimed_epsilon:g}"
         lines = [
             "dpaudit audit of attack scores",

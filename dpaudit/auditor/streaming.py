@@ -215,8 +215,10 @@ def _megabytes(n: float) -> str:
 
 def check_memory(probe: NDArray[Any], selection_rows: int, streams: TrialStreams, in_flight: int,
                  trials: int, limit: int | None, source: str) -> None:
-    """Refuse (:class:`InvalidArgument` on ``trials``) an audit whose estimated memory exceeds ``limit``
-    bytes (no check when ``limit`` is None); ``probe`` is one call's output, ``source`` names the limit."""
+    """Refuse (:class:`InvalidArgument` on ``trials``) an audit whose estimated memory exceeds ``limit`` bytes.
+
+    No check when ``limit`` is None; ``probe`` is one call's output, ``source`` names the limit.
+    """
     if limit is None:
         return
     row_values = max(1, int(np.prod(probe.shape[1:])))
@@ -234,8 +236,11 @@ def check_memory(probe: NDArray[Any], selection_rows: int, streams: TrialStreams
 
 
 def available_memory() -> int | None:
-    """Bytes this process can still allocate: the least of the system's available memory, the cgroup's
-    remaining limit and the address-space limit; None when none of them can be read."""
+    """Bytes this process can still allocate, or None when no limit can be read.
+
+    The least of the system's available memory, the cgroup's remaining limit and the address-space
+    limit.
+    """
     limits = []
     try:
         with open("/proc/meminfo") as fh:

@@ -94,15 +94,13 @@ def gaussian_delta_expr(eps: sp.Expr = epsilon, sig: sp.Expr = sigma, sensitivit
 
 
 def gdp_delta_expr(mu: sp.Expr = mu_gdp, eps: sp.Expr = epsilon) -> sp.Expr:
-    """delta(epsilon) of a mu-GDP mechanism [DRS19, Cor 2.13]:
-    ``Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)``."""
+    """delta(epsilon) of a mu-GDP mechanism [DRS19, Cor 2.13]: ``Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)``."""
     return normal_cdf(-eps / mu + mu / 2) - sp.exp(eps) * normal_cdf(-eps / mu - mu / 2)
 
 
 def advanced_composition_expr(eps: sp.Expr = epsilon, count: sp.Expr = T,
                               delta_prime: sp.Expr | None = None) -> sp.Expr:
-    """Total epsilon of ``count``-fold adaptive composition [DR14, Thm 3.20]:
-    ``sqrt(2 k ln(1/delta')) eps + k eps (e^eps - 1)``."""
+    """Total epsilon of ``count``-fold adaptive composition [DR14, Thm 3.20]: ``sqrt(2 k ln(1/delta')) eps + k eps (e^eps - 1)``."""
     dp = delta if delta_prime is None else delta_prime
     return sp.sqrt(2 * count * sp.log(1 / dp)) * eps + count * eps * (sp.exp(eps) - 1)
 
@@ -336,8 +334,7 @@ def check_gaussian_noise(
     count: int = 64,
     reparametrize: Mapping[sp.Symbol, Any] | None = None,
 ) -> CheckResult:
-    """Check that N(0, sigma^2) noise on a query of l2-sensitivity ``sensitivity`` is
-    (eps_budget, delta_budget)-DP over a region.
+    """Check that N(0, sigma^2) noise on a query of l2-sensitivity ``sensitivity`` is (eps_budget, delta_budget)-DP over a region.
 
     Symbolic: ``sigma_expr >= `` the classical sigma [DR14, Thm A.1]; this proves the claim on the
     part of the region where ``eps_budget < 1`` (the theorem's hypothesis). Numeric, at random
@@ -385,9 +382,12 @@ _DR14_A1_PREMISE = Premise("cited", "[DR14] Thm A.1", "for eps in (0, 1) and c^2
 
 
 def _below_one_on_region(eps_budget: sp.Expr, region: Mapping[sp.Symbol, tuple[float, float]], where: Sequence[Any]) -> Verdict:
-    """Is ``eps_budget < 1`` for every point of the box ``region`` (the claim's domain)? Each boxed symbol is written
-    ``lo + (hi - lo)/(1 + u)``, u > 0 (onto ``(lo, hi)``; the closed end hi is the limit u -> 0, so the margin must
-    stay positive there: the check uses ``1 - eps_budget`` at hi too), and sympy decides the sign."""
+    """Is ``eps_budget < 1`` for every point of the box ``region`` (the claim's domain)?
+
+    Each boxed symbol is written ``lo + (hi - lo)/(1 + u)``, u > 0 (onto ``(lo, hi)``; the closed
+    end hi is the limit u -> 0, so the margin must stay positive there: the check uses ``1 -
+    eps_budget`` at hi too), and sympy decides the sign.
+    """
     if where:
         return Verdict.UNDECIDED  # extra constraints are not encoded symbolically
     free = eps_budget.free_symbols - set(region)

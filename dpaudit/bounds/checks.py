@@ -181,8 +181,10 @@ def _shown(point: Mapping[sp.Symbol, float]) -> dict[str, float]:
 
 
 def _exact_point(point: Mapping[sp.Symbol, float]) -> dict[str, Fraction]:
-    """A numerical point at the exact values of its floats (the point :func:`_confirmed` re-checks), keyed by
-    :func:`~dpaudit.verify.kernel.point_keys` (two symbols named alike keep both coordinates)."""
+    """A numerical point at the exact values of its floats (the point :func:`_confirmed` re-checks).
+
+    Keyed by :func:`~dpaudit.verify.kernel.point_keys` (two symbols named alike keep both coordinates).
+    """
     keys = point_keys(list(point))
     return {keys[s]: Fraction(float(v)) for s, v in point.items()}
 
@@ -196,11 +198,12 @@ def _symbols_of(*exprs: Any) -> list[sp.Symbol]:
 
 def _exact_inputs(lhs: Any, rhs: Any, where: Sequence[Any], assumptions: Sequence[str]
                   ) -> tuple[sp.Expr, sp.Expr, list[Any], tuple[str, ...]]:
-    """The claim with every float read at its exact binary value (:func:`dpaudit.verify.decide.exact_floats`; a
-    sympy Float is never rounded to a nearby decimal), the readings added to the printed assumptions.
+    """The claim with every float read at its exact binary value, the readings added to the printed assumptions.
 
-    The strings of ``assumptions`` are words, which the kernel cannot read: they are printed as
-    ``"stated, not used by the decision: ..."`` (a restriction the decision must use goes in ``where=``)."""
+    See :func:`dpaudit.verify.decide.exact_floats`; a sympy Float is never rounded to a nearby
+    decimal. The strings of ``assumptions`` are words, which the kernel cannot read: they are printed as
+    ``"stated, not used by the decision: ..."`` (a restriction the decision must use goes in ``where=``).
+    """
     if isinstance(assumptions, str):
         raise argument_error("check_inequality", "assumptions", "a sequence of strings (restrictions the decision must use "
                              "go in where=, as sympy relations)", assumptions)
@@ -213,14 +216,19 @@ def _exact_inputs(lhs: Any, rhs: Any, where: Sequence[Any], assumptions: Sequenc
 
 
 def _hypotheses(symbols: Sequence[sp.Symbol], assumptions: Sequence[str]) -> tuple[str, ...]:
-    """The printed hypotheses: ``assumptions`` and every symbol's declared domain (``p > 0``, ``n > 0 integer``),
-    which the kernel decided under."""
+    """The printed hypotheses: ``assumptions`` and every symbol's declared domain.
+
+    The domains (``p > 0``, ``n > 0 integer``) are what the kernel decided under.
+    """
     return (*assumptions, "symbols: " + ", ".join(_assumption_text(s) for s in symbols)) if symbols else tuple(assumptions)
 
 
 def _kernel(residual: sp.Expr, kind: str, where: Sequence[Any]) -> tuple[bool | None, sp.Expr, Decision | None]:
-    """The kernel's answer on ``residual >= 0`` (``>``, ``==``) under ``where``: (True, ...) PROVED, (False, ...)
-    DISPROVED with a re-checked point, (None, ...) undecided. A formula the kernel refuses (a float) is undecided."""
+    """The kernel's answer on ``residual >= 0`` (``>``, ``==``) under ``where``.
+
+    (True, ...) PROVED, (False, ...) DISPROVED with a re-checked point, (None, ...) undecided. A
+    formula the kernel refuses (a float) is undecided.
+    """
     try:
         d = decision(residual, kind, list(where))
     except TypeError:
@@ -254,13 +262,15 @@ def _sides(f_l: Any, f_r: Any, syms: Sequence[sp.Symbol], point: Mapping[str, Fr
     return {} if a is None or b is None else {"lhs": float(a), "rhs": float(b)}
 
 
-def exact_counterexample(point: Mapping[str, Fraction], approx: Mapping[str, float] = ()) -> dict[str, Any]:
-    """A counterexample as it is exposed: each coordinate the exact rational that the kernel re-checked, as a string
-    (``"100000000000000000001/100000000000000000000"``; ``sympy.Rational`` reads it back), and under ``"approx"`` the
-    floats of the coordinates and of both sides, labelled as approximations (display only: a float may round the
-    point onto one that satisfies the claim)."""
+def exact_counterexample(point: Mapping[str, Fraction], approx: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """A counterexample as it is exposed: each coordinate the exact rational that the kernel re-checked.
+
+    Each is a string (``"100000000000000000001/100000000000000000000"``; ``sympy.Rational`` reads it back), and
+    under ``"approx"`` the floats of the coordinates and of both sides, labelled as approximations (display only:
+    a float may round the point onto one that satisfies the claim).
+    """
     exact = {k: str(sp.Rational(v.numerator, v.denominator)) for k, v in sorted(point.items())}
-    return {**exact, APPROX: {**{k: float(v) for k, v in sorted(point.items())}, **dict(approx)}}
+    return {**exact, APPROX: {**{k: float(v) for k, v in sorted(point.items())}, **dict(approx or {})}}
 
 
 def _combine(symbolic: bool | None, counterexample: Mapping[str, Fraction] | None, points: int,
@@ -311,7 +321,7 @@ def check_identity(
     syms = _symbols_of(lhs, rhs, *where)
     pts = random_points(syms, rng, count, region=region, where=where)
     f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
-    counterexample: dict[str, Fraction] | None = None
+    counterexample: Mapping[str, Any] | None = None
     evaluated = 0
     with mpmath.workdps(DIGITS):
         for pt in pts:
@@ -330,8 +340,10 @@ def check_identity(
 
 
 def _by_cases(residual: sp.Expr, where: Sequence[Any], claim: str) -> tuple[bool | None, str]:
-    """``residual >= 0`` on ``where`` by a case split over its kinks: (True, note) when every case is
-    proved and the cases cover the domain, (None, why) otherwise."""
+    """``residual >= 0`` on ``where`` by a case split over its kinks.
+
+    (True, note) when every case is proved and the cases cover the domain, (None, why) otherwise.
+    """
     proof = Proof(f"bounds/cases/{claim}")
     try:
         verdict = prove_by_cases(proof, claim, residual, domain=list(where))
@@ -423,7 +435,7 @@ def check_inequality(
         if all(_holds(rel, pt) for rel in where):
             pts.insert(0, pt)
     f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
-    counterexample: dict[str, Fraction] | None = None
+    counterexample: Mapping[str, Any] | None = None
     evaluated = 0
     worst = -mpmath.inf
     with mpmath.workdps(DIGITS):
@@ -477,4 +489,5 @@ class CheckSpec:
     run: Callable[[np.random.Generator], CheckResult]
 
     def __call__(self, *, rng: np.random.Generator) -> CheckResult:
+        """Run the check with the seeded generator of its numerical cross-check."""
         return self.run(rng)

@@ -215,9 +215,11 @@ def _generalisation_total(lam_expr: sp.Expr) -> sp.Expr:
 
 
 def check_thm51_generalisation(*, rng: np.random.Generator, claim: Bound | None = None) -> CheckResult:
-    """Re-derive Thm 5.1 with the *printed* lambda: Lemma 5.2's generalisation terms sum to
-    ``16 G^2/(lambda n m) = 16 G R/sqrt(d m)``, which exceeds the stated ``RG(sqrt(d)/(n sqrt(m)) + 1/sqrt(nm))``
-    when n >> d (erratum E8(b) of the notes; verified here) [GKKMMZ23, Lemma 5.2, proof of Thm 5.1]."""
+    """Re-derive Thm 5.1 with the *printed* lambda (erratum E8(b)) [GKKMMZ23, Lemma 5.2, proof of Thm 5.1].
+
+    Lemma 5.2's generalisation terms sum to ``16 G^2/(lambda n m) = 16 G R/sqrt(d m)``, which
+    exceeds the stated ``RG(sqrt(d)/(n sqrt(m)) + 1/sqrt(nm))`` when n >> d.
+    """
     bound = claim or THM51.bounds[0]
     _, privacy = _privacy_sum()
     derived = (lam * R**2 + _generalisation_total(lam) + privacy).subs(lam, LAMBDA_THM41)
@@ -226,9 +228,11 @@ def check_thm51_generalisation(*, rng: np.random.Generator, claim: Bound | None 
 
 
 def check_thm51_corrected(*, rng: np.random.Generator, claim: Bound | None = None) -> CheckResult:
-    """With ``lambda = (G/R) max(sqrt(d)/(n sqrt(m)), 1/sqrt(nm))`` (as in Feldman et al. 2020) the same chain
-    gives Thm 5.1's rate. Upper bounds used: ``1/max(a, b) <= 1/b`` in the generalisation term and
-    ``<= 1/a`` in the privacy term."""
+    """With ``lambda = (G/R) max(sqrt(d)/(n sqrt(m)), 1/sqrt(nm))`` the same chain gives Thm 5.1's rate.
+
+    This is the lambda of Feldman et al. 2020. Upper bounds used: ``1/max(a, b) <= 1/b`` in the
+    generalisation term and ``<= 1/a`` in the privacy term.
+    """
     bound = claim or THM51.bounds[0]
     a = sp.sqrt(d) / (n * sp.sqrt(m))
     b = 1 / sp.sqrt(n * m)
@@ -271,8 +275,11 @@ THM51_WITH_LAST_PHASE = Bound(
 
 
 def check_thm51_last_phase_corrected(*, rng: np.random.Generator) -> CheckResult:
-    """With the last-phase term ``G R N_0/n`` kept, the chain of :func:`check_thm51_last_phase` is covered:
-    Thm 5.1's proof gives ``RG(sqrt(d)/(n sqrt(m)) + 1/sqrt(nm) + log(1/delta)/(eps n))`` (erratum E8(c))."""
+    """With the last-phase term ``G R N_0/n`` kept, the chain of :func:`check_thm51_last_phase` is covered.
+
+    Thm 5.1's proof gives ``RG(sqrt(d)/(n sqrt(m)) + 1/sqrt(nm) + log(1/delta)/(eps n))`` (erratum
+    E8(c)).
+    """
     n_zero = c * sp.log(1 / delta) / epsilon
     sigma_last = SIGMA_PHASE.subs(4**k, 4**T).subs(n, n / 2**T)
     term = sp.simplify((L * sp.sqrt(d) * sigma_last).subs(lam, LAMBDA_THM41)).subs(2**T, n / n_zero)
@@ -286,9 +293,11 @@ def check_thm51_last_phase_corrected(*, rng: np.random.Generator) -> CheckResult
 
 
 def check_alg1_budget(*, rng: np.random.Generator) -> CheckResult:
-    """Alg 1's budget: the two eps_bar steps give e^{2 eps_bar} = e^eps, and the three delta_bar terms
-    give (e^{eps_bar} + 2) delta_bar = delta; the literal typesetting delta/e^{eps_bar+2} is no larger
-    [GKKMMZ23, Alg 1, line 3 and the end of the proof of Thm 3.3]."""
+    """Alg 1's budget adds up to (eps, delta) [GKKMMZ23, Alg 1, line 3 and the end of the proof of Thm 3.3].
+
+    The two eps_bar steps give e^{2 eps_bar} = e^eps, and the three delta_bar terms give
+    (e^{eps_bar} + 2) delta_bar = delta; the literal typesetting delta/e^{eps_bar+2} is no larger.
+    """
     cite = str(_cite("proof of Thm 3.3"))
     e1 = check_identity(sp.exp(2 * EPS_BAR), sp.exp(epsilon), claim="e^{2 eps_bar} = e^eps", source=cite, rng=rng, count=16)
     e2 = check_identity((sp.exp(EPS_BAR) + 2) * DELTA_BAR, delta, claim="(e^eps_bar + 2) delta_bar = delta", source=cite,
@@ -303,8 +312,11 @@ def check_alg1_budget(*, rng: np.random.Generator) -> CheckResult:
 
 
 def check_alg1_gaussian(*, rng: np.random.Generator, sigma_expr: sp.Expr = SIGMA_ALG1) -> CheckResult:
-    """Alg 1's Gaussian step: N(0, sigma^2 I) on centres at distance <= 8 kappa Delta is (eps_bar, delta_bar)-DP for
-    eps <= 1, delta <= 1/2 [GKKMMZ23, proof of Thm 3.3, step "Gaussian mechanism"; DR14, Thm A.1; BW18, Thm 8]."""
+    """Alg 1's Gaussian step is (eps_bar, delta_bar)-DP for eps <= 1, delta <= 1/2.
+
+    N(0, sigma^2 I) on centres at distance <= 8 kappa Delta [GKKMMZ23, proof of Thm 3.3, step
+    "Gaussian mechanism"; DR14, Thm A.1; BW18, Thm 8].
+    """
     const = check_inequality(2 * sp.log(sp.Rational(5, 4) / DELTA_BAR), 4 * sp.log(2 / DELTA_BAR),
                              claim="c^2 = 4 ln(2/delta_bar) >= 2 ln(1.25/delta_bar)", source=str(_cite("proof of Thm 3.3")),
                              rng=rng, count=32, region={delta: (1e-12, 0.5)},
@@ -321,9 +333,12 @@ def check_alg1_gaussian(*, rng: np.random.Generator, sigma_expr: sp.Expr = SIGMA
 
 
 def check_tdlap_edge_mass(*, rng: np.random.Generator) -> CheckResult:
-    """TDLap(eps_bar, delta_bar) puts at most delta_bar e^{-eps_bar} <= delta_bar on each end point:
-    ``e^{-eps_bar kappa} <= delta_bar e^{-eps_bar}`` because ``eps_bar kappa >= eps_bar + ln(1/delta_bar)``
-    [GKKMMZ23, Def 3.4 and proof of Thm 3.3 (T1)]. Symbolically ``ceil(y) = y + f`` with ``0 <= f < 1``."""
+    """TDLap(eps_bar, delta_bar) puts at most delta_bar e^{-eps_bar} <= delta_bar on each end point.
+
+    ``e^{-eps_bar kappa} <= delta_bar e^{-eps_bar}`` because ``eps_bar kappa >= eps_bar +
+    ln(1/delta_bar)`` [GKKMMZ23, Def 3.4 and proof of Thm 3.3 (T1)]. Symbolically ``ceil(y) = y +
+    f`` with ``0 <= f < 1``.
+    """
     f = sp.Symbol("f", nonnegative=True)
     y = sp.log(1 / DELTA_BAR) / EPS_BAR
     kappa_f = 1 + y + f
@@ -341,8 +356,11 @@ def check_tdlap_edge_mass(*, rng: np.random.Generator) -> CheckResult:
 
 
 def check_phased_erm_composition(*, rng: np.random.Generator) -> CheckResult:
-    """Phased-ERM runs T SCOutputPert calls on the same data at (eps/T, delta/T): basic composition gives
-    (eps, delta) [GKKMMZ23, Alg 3, line 2 and proof of Thm 4.1]."""
+    """Phased-ERM's T SCOutputPert calls at (eps/T, delta/T) compose to (eps, delta).
+
+    The calls run on the same data; basic composition [GKKMMZ23, Alg 3, line 2 and proof of Thm
+    4.1].
+    """
     e = check_identity(T * (epsilon / T), epsilon, claim="T (eps/T) = eps", source=str(_cite("Alg 3")), rng=rng, count=8)
     dl = check_identity(T * (delta / T), delta, claim="T (delta/T) = delta", source=str(_cite("Alg 3")), rng=rng, count=8)
     return CheckResult(combine_verdicts(e.verdict, dl.verdict), "Phased-ERM basic composition", str(_cite("Alg 3")),

@@ -142,9 +142,10 @@ def check_lemma312_rate(*, rng: np.random.Generator, claim: Bound | None = None,
 
 
 def check_final_noise_term(*, rng: np.random.Generator) -> CheckResult:
-    """The proof of Lemma 3.12 uses ``1/(log m)^{log n} <= 1/(nm)`` when ``m <= n^{log log n}``. Checked on
-    ``3 <= m <= n^{log log n}`` (erratum of the notes, e.g. n = 100, m = 10 gives 0.0215 > 0.001)
-    [GKLM25, proof of Lemma 3.12]."""
+    """The proof of Lemma 3.12's ``1/(log m)^{log n} <= 1/(nm)`` when ``m <= n^{log log n}`` [GKLM25].
+
+    Checked on ``3 <= m <= n^{log log n}`` (an erratum: e.g. n = 100, m = 10 gives 0.0215 > 0.001).
+    """
     return check_inequality(1 / sp.log(m) ** sp.log(n), 1 / (n * m),
                             claim="1/(log m)^(log n) <= 1/(nm) for m <= n^(log log n)",
                             source=str(_cite("proof of Lemma 3.12")), rng=rng,
@@ -179,9 +180,11 @@ def check_noise_scale_reading(*, rng: np.random.Generator, radius: str = "paper"
 
 
 def check_above_threshold_printed(*, rng: np.random.Generator) -> CheckResult:
-    """Alg 3/4 as printed: AboveThreshold at eps/2 with Lap(2/(eps/2)) = Lap(4/eps) threshold noise and
-    Lap(8/eps) query noise, calibrated for sensitivity 1, fed scores of sensitivity 2 (Eq. (4), Lemma 3.9):
-    it spends eps, not eps/2 (ambiguity A3 of the notes, verified here) [GKLM25, Alg 3, Alg 4, Lemma 3.10]."""
+    """Alg 3/4 as printed spends eps, not eps/2 (ambiguity A3) [GKLM25, Alg 3, Alg 4, Lemma 3.10].
+
+    AboveThreshold at eps/2 with Lap(2/(eps/2)) = Lap(4/eps) threshold noise and Lap(8/eps) query
+    noise is calibrated for sensitivity 1, but is fed scores of sensitivity 2 (Eq. (4), Lemma 3.9).
+    """
     return check_above_threshold(sensitivity=sp.Integer(2), threshold_scale=4 / epsilon, query_scale=8 / epsilon,
                                  budget=epsilon / 2, claim="Alg 4 at eps/2 (Lap(4/eps), Lap(8/eps)) on sensitivity-2 scores is eps/2-DP",
                                  source=str(_cite("Alg 4, Lemma 3.10")), rng=rng, region={epsilon: (0.05, 1.0)})
@@ -195,9 +198,11 @@ def check_above_threshold_corrected(*, rng: np.random.Generator) -> CheckResult:
 
 
 def check_phase_gaussian(*, rng: np.random.Generator, sigma_expr: sp.Expr = SIGMA_PHASE) -> CheckResult:
-    """One phase's output noise: N(0, sigma^2 I) on the average iterate, whose l2 sensitivity is
-    ``sqrt(d) * 6 eta/tau`` (Lemmas 3.6, 3.7), is (eps/2, delta/(2 e^eps))-DP for eps <= 1
-    [GKLM25, proof of Lemma 3.10; Prop A.2]."""
+    """One phase's output noise is (eps/2, delta/(2 e^eps))-DP for eps <= 1 [GKLM25, proof of Lemma 3.10; Prop A.2].
+
+    N(0, sigma^2 I) on the average iterate, whose l2 sensitivity is ``sqrt(d) * 6 eta/tau`` (Lemmas
+    3.6, 3.7).
+    """
     return check_gaussian_noise(sigma_expr, sensitivity=6 * eta * sp.sqrt(d) / tau, eps_budget=epsilon / 2,
                                 delta_budget=delta / (2 * sp.exp(epsilon)),
                                 claim=f"phase noise sigma = {sigma_expr} is (eps/2, delta/(2e^eps))-DP",
@@ -206,9 +211,12 @@ def check_phase_gaussian(*, rng: np.random.Generator, sigma_expr: sp.Expr = SIGM
 
 
 def check_case_i_delta(*, rng: np.random.Generator) -> CheckResult:
-    """Case (i) of the privacy proof (batch not aligned): both runs fail the test except with probability
-    ``delta_1 + e^{eps/2} delta_1`` with ``delta_1 = delta/(2 e^eps)``, which is at most delta; together with the
-    composition eps/2 (test) + eps/2 (Gaussian) = eps [GKLM25, proof of Lemma 3.10]."""
+    """Case (i) of the privacy proof (batch not aligned) costs at most delta [GKLM25, proof of Lemma 3.10].
+
+    Both runs fail the test except with probability ``delta_1 + e^{eps/2} delta_1`` with ``delta_1 =
+    delta/(2 e^eps)``, which is at most delta; together with the composition eps/2 (test) + eps/2
+    (Gaussian) = eps.
+    """
     cite = str(_cite("proof of Lemma 3.10"))
     d1 = delta / (2 * sp.exp(epsilon))
     a = check_inequality(d1 * (1 + sp.exp(epsilon / 2)), delta, claim="delta_1 (1 + e^{eps/2}) <= delta", source=cite,
@@ -226,8 +234,7 @@ def check_score_ceiling(*, rng: np.random.Generator) -> CheckResult:
 
 
 def check_gradient_count(*, rng: np.random.Generator, claim: Bound | None = None) -> CheckResult:
-    """Every user is differentiated once, at one iterate, in one phase: ``sum_{s=1}^S (n/2^s) m <= nm``
-    [GKLM25, Alg 5, Thm 3.1]."""
+    """Every user is differentiated once, at one iterate, in one phase: ``sum_{s=1}^S (n/2^s) m <= nm`` [GKLM25, Alg 5, Thm 3.1]."""
     bound = claim or THM31.bounds[1]
     S = sp.Symbol("S", positive=True, integer=True)
     used = sp.simplify(sp.summation(n / 2**k * m, (k, 1, S)))

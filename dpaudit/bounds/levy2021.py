@@ -265,8 +265,10 @@ def check_thm3_convex(*, rng: np.random.Generator, claim: Bound | None = None) -
 
 
 def check_thm3_strongly_convex(*, rng: np.random.Generator, claim: Bound | None = None) -> CheckResult:
-    """Re-derive Thm 3(ii)'s privacy term from nu^2: strongly convex SGD gives ``nu^2/(mu T)``
-    (standard, e.g. Bubeck 2015, Thm 6.2 [reconstruction; Prop 4 is in the missing appendix])."""
+    """Re-derive Thm 3(ii)'s privacy term from nu^2: strongly convex SGD gives ``nu^2/(mu T)``.
+
+    Standard, e.g. Bubeck 2015, Thm 6.2 [reconstruction; Prop 4 is in the missing appendix].
+    """
     bound = claim or THM3.bounds[1]
     derived = NU2_THM3 / (mu * T)
     target = bound.expression.subs(T, sp.oo)  # drops the optimisation term G R exp(-mu T/H)
@@ -320,8 +322,10 @@ def check_thm4_equivalence(*, rng: np.random.Generator) -> CheckResult:
 
 
 def check_alg1_laplace(*, rng: np.random.Generator, scale: sp.Expr = LAPLACE_SCALE_ALG1) -> CheckResult:
-    """Alg 1's Laplace stage: Lap(8 tau/(n eps)) on the clipped mean (sensitivity 4 tau/n) is eps/2-DP
-    [LSAKKMS21, Thm 1 / Alg 1], and PrivateRange at eps/2 completes the budget (eps/2 + eps/2 = eps)."""
+    """Alg 1's Laplace stage is eps/2-DP, and with PrivateRange at eps/2 the budget is eps [LSAKKMS21, Thm 1 / Alg 1].
+
+    Lap(8 tau/(n eps)) on the clipped mean, whose sensitivity is 4 tau/n.
+    """
     lap = check_laplace_calibration(scale, budget=epsilon / 2, sensitivity=CLIPPED_MEAN_SENSITIVITY, rng=rng,
                                     claim="Alg 1: Lap(scale) on the 4tau-clipped mean is (eps/2)-DP",
                                     source=str(_cite("Alg 1")))
@@ -334,8 +338,10 @@ def check_alg1_laplace(*, rng: np.random.Generator, scale: sp.Expr = LAPLACE_SCA
 
 
 def check_alg2_composition(*, rng: np.random.Generator) -> CheckResult:
-    """Alg 2: the first advanced-composition term over d coordinates is exactly eps/2:
-    ``eps' sqrt(2 d ln(1/delta)) = eps/2`` [LSAKKMS21, Alg 2, line 3; DR14, Thm 3.20]."""
+    """Alg 2's first advanced-composition term over d coordinates is exactly eps/2.
+
+    ``eps' sqrt(2 d ln(1/delta)) = eps/2`` [LSAKKMS21, Alg 2, line 3; DR14, Thm 3.20].
+    """
     return check_identity(EPS_PRIME_ALG2 * sp.sqrt(2 * d * sp.log(1 / delta)), epsilon / 2,
                           claim="Alg 2: eps' sqrt(2 d ln(1/delta)) = eps/2", source=str(_cite("Alg 2, line 3")),
                           rng=rng, region={delta: (1e-12, 0.9)})
@@ -343,8 +349,9 @@ def check_alg2_composition(*, rng: np.random.Generator) -> CheckResult:
 
 def check_alg2_composition_total(*, rng: np.random.Generator, max_epsilon: float = 10.0,
                                  max_delta: float = 0.9) -> CheckResult:
-    """The route of Thm 2's proof: Alg 2's total advanced-composition epsilon is at most eps (Thm 2
-    states (eps, delta)-DP for all eps).
+    """The route of Thm 2's proof: Alg 2's total advanced-composition epsilon is at most eps.
+
+    Thm 2 states (eps, delta)-DP for all eps.
 
     Total: ``eps/2 + d eps'(e^{eps'} - 1)`` [DR14, Thm 3.20 with delta' = delta]. The notes'
     counterexample (eps = 5, delta = 0.1, d = 1: total 5.07) refutes this *route*, not Thm 2 itself:
@@ -390,7 +397,8 @@ def prove_alg3_budget(proof: Proof) -> None:
 
 
 def check_alg3_composition(*, rng: np.random.Generator, count: int = 64) -> CheckResult:
-    """Alg 3 over T steps is (eps, delta)-DP by advanced composition for eps <= 1
+    """Alg 3 over T steps is (eps, delta)-DP by advanced composition for eps <= 1.
+
     [LSAKKMS21, Alg 3, line 2 and Thm 3; DR14, Thm 3.20 with delta' = delta/2].
 
     The symbolic argument is :func:`prove_alg3_budget`; the total

@@ -172,8 +172,10 @@ PAPER = Paper(
 
 
 def check_alg1_gradient_count(*, rng: np.random.Generator, claim: Bound | None = None) -> CheckResult:
-    """Alg 1 evaluates ``sum_i C N_i m = m sum_i n_i`` gradients, and ``sum_{i=1}^l n_i <= n`` for every l
-    [LLA24, Alg 1, lines 4-8; Thm 2.1: "the gradient complexity of Algorithm 1 is <= nm"]."""
+    """Alg 1 evaluates ``sum_i C N_i m = m sum_i n_i`` gradients, and ``sum_{i=1}^l n_i <= n`` for every l.
+
+    [LLA24, Alg 1, lines 4-8; Thm 2.1: "the gradient complexity of Algorithm 1 is <= nm"].
+    """
     bound = claim or THM21.bounds[1]
     ell = sp.Symbol("l", positive=True, integer=True)
     closed = sp.simplify(sp.summation(N_PHASE, (k, 1, ell)))
@@ -184,10 +186,12 @@ def check_alg1_gradient_count(*, rng: np.random.Generator, claim: Bound | None =
 
 
 def check_thm21_risk(*, rng: np.random.Generator, claim: Bound | None = None) -> CheckResult:
-    """Re-derive Thm 2.1's rate from the proof's chain: Lemma B.3 per phase,
-    ``R^2/(eta T_1) + d eta L^2``, the privacy noise of a phase entering the next one,
-    ``d sigma_1^2/(eta_2 T_2)``, and the last phase's noise ``L^2 sqrt(d) eta_l sqrt(T_l)`` (up to the constant
-    relating sigma_l to tau_l), with eta = R/(L sqrt(dmn eps)), p = J + 3/2, l = log2 n [LLA24, proof of Thm B.1].
+    """Re-derive Thm 2.1's rate from the proof's chain [LLA24, proof of Thm B.1].
+
+    Lemma B.3 per phase, ``R^2/(eta T_1) + d eta L^2``, the privacy noise of a phase entering the
+    next one, ``d sigma_1^2/(eta_2 T_2)``, and the last phase's noise ``L^2 sqrt(d) eta_l
+    sqrt(T_l)`` (up to the constant relating sigma_l to tau_l), with eta = R/(L sqrt(dmn eps)), p =
+    J + 3/2, l = log2 n.
 
     The regime has eps <= 1 (epsilon shrinks); for 1 < eps <= 10 the constants change by at most sqrt(10).
     """
@@ -208,8 +212,11 @@ def check_thm21_risk(*, rng: np.random.Generator, claim: Bound | None = None) ->
 
 
 def check_thm32_simplification(*, rng: np.random.Generator) -> CheckResult:
-    """Thm 3.2's count at n = d, eps = 1, beta R = L is ``(mn)^{9/8} + 2 n^{1/4} m^{5/4} + mn``, the same rate as the
-    stated ``(mn)^{9/8} + n^{1/4} m^{5/4}``; and ``(mn)^{9/8} >= n^{1/4} m^{5/4}`` iff ``n^7 >= m`` [LLA24, Thm 3.2]."""
+    """Thm 3.2's count at n = d, eps = 1, beta R = L has the stated rate [LLA24, Thm 3.2].
+
+    The count is ``(mn)^{9/8} + 2 n^{1/4} m^{5/4} + mn``, the same rate as the stated ``(mn)^{9/8} +
+    n^{1/4} m^{5/4}``; and ``(mn)^{9/8} >= n^{1/4} m^{5/4}`` iff ``n^7 >= m``.
+    """
     cite = str(_cite("Thm 3.2"))
     at = sp.simplify(GRADIENTS_THM32.subs(beta, L / R).subs(d, n).subs(epsilon, 1))
     stated = (m * n) ** sp.Rational(9, 8) + n ** sp.Rational(1, 4) * m ** sp.Rational(5, 4)
@@ -227,8 +234,11 @@ def check_thm32_simplification(*, rng: np.random.Generator) -> CheckResult:
 
 
 def check_speedups(*, rng: np.random.Generator) -> CheckResult:
-    """The stated speed-ups over [AL24]: ``beta (nm)^{3/2}/(beta^{1/4}(nm)^{9/8}) = beta^{3/4}(nm)^{3/8}`` and
-    ``(nm)^3/(n^{11/8} m^{5/4}) = n^{13/8} m^{7/4}`` [LLA24, Sec 1 and Remark 4.2]."""
+    """The stated speed-ups over [AL24] [LLA24, Sec 1 and Remark 4.2].
+
+    ``beta (nm)^{3/2}/(beta^{1/4}(nm)^{9/8}) = beta^{3/4}(nm)^{3/8}`` and ``(nm)^3/(n^{11/8}
+    m^{5/4}) = n^{13/8} m^{7/4}``.
+    """
     cite = str(_cite("Remark 4.2"))
     a = check_identity(beta * (n * m) ** sp.Rational(3, 2) / (beta ** sp.Rational(1, 4) * (n * m) ** sp.Rational(9, 8)),
                        beta ** sp.Rational(3, 4) * (n * m) ** sp.Rational(3, 8), claim="smooth speed-up", source=cite, rng=rng, count=16)
@@ -239,8 +249,10 @@ def check_speedups(*, rng: np.random.Generator) -> CheckResult:
 
 
 def check_smoothing_constant(*, rng: np.random.Generator) -> CheckResult:
-    """The smoothed loss is ``L sqrt(d)/r``-smooth (Lemma D.1) and with ``r = sqrt(d) R/(eps n sqrt(m))`` this is
-    ``(L/R) eps n sqrt(m)`` [LLA24, Lemma D.1 and proof of Thm D.3]."""
+    """The smoothed loss's smoothness ``L sqrt(d)/r`` at the proof's ``r`` [LLA24, Lemma D.1 and proof of Thm D.3].
+
+    With ``r = sqrt(d) R/(eps n sqrt(m))`` it is ``(L/R) eps n sqrt(m)``.
+    """
     return check_identity(L * sp.sqrt(d) / R_SMOOTH, BETA_SMOOTH, claim="L sqrt(d)/r = (L/R) eps n sqrt(m)",
                           source=str(_cite("proof of Thm D.3")), rng=rng, count=16)
 
@@ -270,9 +282,11 @@ def check_thm41_gradient_count(*, rng: np.random.Generator, claim: Bound | None 
 
 
 def check_thm32_at_smoothing_beta(*, rng: np.random.Generator) -> CheckResult:
-    """Consistency of Thm 3.2 and Thm 4.1: Thm 3.2's own count at the smoothing beta = (L/R) eps n sqrt(m)
-    (whose term ``sqrt(beta R/L) n^{1/4} m^{5/4}/eps`` becomes ``n^{3/4} m^{3/2}/sqrt(eps)``) is not covered by
-    Thm 4.1's stated count [LLA24, Thm 3.2, Thm 4.1]."""
+    """Consistency of Thm 3.2 and Thm 4.1 at the smoothing beta = (L/R) eps n sqrt(m) [LLA24, Thm 3.2, Thm 4.1].
+
+    Thm 3.2's own count there (whose term ``sqrt(beta R/L) n^{1/4} m^{5/4}/eps`` becomes ``n^{3/4}
+    m^{3/2}/sqrt(eps)``) is not covered by Thm 4.1's stated count.
+    """
     # one positive term of Thm 3.2's count (a lower bound on it): enough to show it is not within Thm 4.1's count
     term = (sp.sqrt(beta * R / L) * n ** sp.Rational(1, 4) * m ** sp.Rational(5, 4) / epsilon).subs(beta, BETA_SMOOTH)
     return check_rate(term, THM41.bounds[1], claim="Thm 4.1's count follows from Thm 3.2's at the smoothing beta",
@@ -285,16 +299,20 @@ def check_thm32_at_smoothing_beta(*, rng: np.random.Generator) -> CheckResult:
 
 
 def check_alg1_test_laplace(*, rng: np.random.Generator) -> CheckResult:
-    """Alg 1's concentration test adds Lap(20/eps) to a score of sensitivity < 2: at most eps/4 (the proof's share)
-    [LLA24, Alg 1, line 12; proof of Thm B.1]."""
+    """Alg 1's concentration test, Lap(20/eps) on a score of sensitivity < 2, spends at most eps/4.
+
+    The proof's share [LLA24, Alg 1, line 12; proof of Thm B.1].
+    """
     return check_laplace_calibration(20 / epsilon, budget=epsilon / 4, sensitivity=sp.Integer(2), rng=rng,
                                      claim="Alg 1 test: Lap(20/eps) on a sensitivity-2 score is (eps/4)-DP",
                                      source=str(_cite("Alg 1, line 12")))
 
 
 def check_alg2_above_threshold(*, rng: np.random.Generator) -> CheckResult:
-    """Alg 2's test is AboveThreshold with threshold noise Lap(8/eps) and query noise Lap(16/eps) on scores of
-    sensitivity 2: budget eps/2 [LLA24, Alg 2, lines 4-6; Lemma A.9]."""
+    """Alg 2's test is AboveThreshold on scores of sensitivity 2: budget eps/2 [LLA24, Alg 2, lines 4-6; Lemma A.9].
+
+    Threshold noise Lap(8/eps), query noise Lap(16/eps).
+    """
     return check_above_threshold(sensitivity=sp.Integer(2), threshold_scale=8 / epsilon, query_scale=16 / epsilon,
                                  budget=epsilon / 2, claim="Alg 2 AboveThreshold (Lap(8/eps), Lap(16/eps), sensitivity 2) is eps/2-DP",
                                  source=str(_cite("Alg 2, lines 4-6")), rng=rng, region={epsilon: (0.05, 10.0)})
@@ -320,9 +338,12 @@ def check_good_event_f1_fixed(*, rng: np.random.Generator) -> CheckResult:
 
 
 def check_final_combination_f4(*, rng: np.random.Generator) -> CheckResult:
-    """Alg 3's last privacy step: ``4 T zeta (2e^{eps/2} + 1) <= delta`` with ``zeta = delta/(10 T e^eps)``, i.e.
-    ``0.4 (2 e^{-eps/2} + e^{-eps}) <= 1``, for all eps <= 10. It fails for eps < 0.2766 (finding F4 of the notes,
-    verified here); the notes argue a careful recount closes the gap [LLA24, proof of Thm C.1]."""
+    """Alg 3's last privacy step ``4 T zeta (2e^{eps/2} + 1) <= delta`` [LLA24, proof of Thm C.1].
+
+    With ``zeta = delta/(10 T e^eps)`` it reads ``0.4 (2 e^{-eps/2} + e^{-eps}) <= 1``, checked for
+    all eps <= 10. It fails for eps < 0.2766 (finding F4, verified here); a careful recount of the
+    proof is argued to close the gap.
+    """
     T_ = sp.Symbol("T", positive=True)
     zeta_ = delta / (10 * T_ * sp.exp(epsilon))
     return check_inequality(4 * T_ * zeta_ * (2 * sp.exp(epsilon / 2) + 1), delta,
@@ -331,9 +352,11 @@ def check_final_combination_f4(*, rng: np.random.Generator) -> CheckResult:
 
 
 def check_gaussian_lemma_a6(*, rng: np.random.Generator, max_epsilon: float = 2.5) -> CheckResult:
-    """Lemma A.6's Gaussian calibration ``sigma^2 = 2 Delta^2 log(2/delta)/eps^2`` is (eps, delta)-DP, on
-    eps <= ``max_epsilon``. Alg 1 applies it at eps/4 with eps <= 10, hence the default 2.5: the classical proof
-    covers only eps < 1 [LLA24, Lemma A.6; DR14, Thm A.1; BW18, Thm 8]."""
+    """Lemma A.6's Gaussian calibration ``sigma^2 = 2 Delta^2 log(2/delta)/eps^2`` is (eps, delta)-DP on eps <= ``max_epsilon``.
+
+    Alg 1 applies it at eps/4 with eps <= 10, hence the default 2.5: the classical proof covers only
+    eps < 1 [LLA24, Lemma A.6; DR14, Thm A.1; BW18, Thm 8].
+    """
     delta_sym = sp.Symbol("Delta", positive=True)
     return check_gaussian_noise(SIGMA_A6, sensitivity=delta_sym, eps_budget=epsilon, delta_budget=delta,
                                 claim=f"Lemma A.6 sigma is (eps, delta)-DP for eps <= {max_epsilon:g}",

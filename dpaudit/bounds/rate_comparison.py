@@ -91,10 +91,12 @@ def _witness_point(dom: Dominance, rate: Rate, scale: float) -> dict[sp.Symbol, 
 
 
 def _numeric_vector(mono: Monomial, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[sp.Expr] | None:
-    """The monomial's log-space exponent vector (``direction * exponent`` per variable), exactly: rationals stay
-    rationals and an irrational closed form (``sqrt(2)``) stays itself, never a rounded float (a rational within
-    1e-18 of ``sqrt(2)`` would make ``n**sqrt(2)`` and ``n**(768398401/543339720)`` "the same rate"). None if an
-    exponent has a free symbol."""
+    """The monomial's log-space exponent vector (``direction * exponent`` per variable), exactly.
+
+    Rationals stay rationals and an irrational closed form (``sqrt(2)``) stays itself, never a
+    rounded float (a rational within 1e-18 of ``sqrt(2)`` would make ``n**sqrt(2)`` and
+    ``n**(768398401/543339720)`` "the same rate"). None if an exponent has a free symbol.
+    """
     out = []
     for v, s in zip(variables, directions, strict=True):
         e = sp.sympify(mono.exponent(v))
@@ -105,8 +107,10 @@ def _numeric_vector(mono: Monomial, variables: Sequence[sp.Symbol], directions: 
 
 
 def _sign(e: Any) -> int | None:
-    """The sign of a closed-form number, decided by the verification kernel (exact for rationals, arb balls
-    otherwise); None when undecided."""
+    """The sign of a closed-form number, decided by the verification kernel; None when undecided.
+
+    Exact for rationals, arb balls otherwise.
+    """
     from dpaudit.verify.decide import exact_sign
 
     return exact_sign(sp.sympify(e))
@@ -197,7 +201,8 @@ def _witness(avec: list[sp.Expr], bvecs: list[list[sp.Expr]], cvecs: list[list[s
     """A direction y >= 0 in the regime cone (C y >= 0), sum y = 1, maximising min_j <a - b_j, y>.
 
     The LP (floats) only proposes y; the cone condition and a positive margin are re-checked exactly by the
-    verification kernel."""
+    verification kernel.
+    """
     nv = len(avec)
     cost = np.zeros(nv + 1)
     cost[-1] = -1.0  # variables y_1..y_nv, t; maximise t

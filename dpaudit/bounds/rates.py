@@ -76,6 +76,17 @@ class Monomial:
 
     @staticmethod
     def build(coefficient: Any, exponents: Mapping[sp.Symbol, Any], logs: Mapping[sp.Expr, Any]) -> Monomial:
+        """The monomial with zero exponents and log powers dropped and the factors sorted (a canonical form).
+
+        Parameters
+        ----------
+        coefficient : sympy.Expr
+            The factor free of rate variables.
+        exponents : mapping of Symbol to exponent
+            Exponents of the rate variables (exact rationals).
+        logs : mapping of argument to power
+            Powers of ``log(argument)``.
+        """
         exps = tuple(sorted(((v, _exact(e)) for v, e in exponents.items() if _exact(e) != 0),
                             key=lambda t: t[0].name))
         lg = tuple(sorted(((a, _exact(p)) for a, p in logs.items() if _exact(p) != 0),
@@ -91,6 +102,7 @@ class Monomial:
         return dict(self.logs).get(argument, sp.Integer(0))
 
     def times(self, other: Monomial) -> Monomial:
+        """The product of two monomials (exponents and log powers added)."""
         exps = dict(self.exponents)
         for v, e in other.exponents:
             exps[v] = exps.get(v, 0) + e
@@ -100,6 +112,7 @@ class Monomial:
         return Monomial.build(self.coefficient * other.coefficient, exps, lg)
 
     def power(self, exponent: sp.Expr) -> Monomial:
+        """The monomial raised to ``exponent`` (every exponent and log power multiplied by it)."""
         return Monomial.build(self.coefficient ** exponent, {v: e * exponent for v, e in self.exponents},
                               {a: pw * exponent for a, pw in self.logs})
 
@@ -108,6 +121,7 @@ class Monomial:
         return self.exponents == other.exponents and self.logs == other.logs
 
     def as_expr(self, *, with_coefficient: bool = True, with_logs: bool = True) -> sp.Expr:
+        """The monomial as a sympy expression, optionally without its coefficient or its log factors."""
         out = self.coefficient if with_coefficient else sp.Integer(1)
         for v, e in self.exponents:
             out *= v ** e
@@ -204,9 +218,12 @@ def _gt0(expr: Any) -> bool:
 
 
 def _certain_sign(expr: Any) -> int | None:
-    """The sign (-1, 0 or 1) of ``expr`` for every value of its symbols, decided by the verification kernel
-    (exact arithmetic or arb balls for a number; Z3 / interval arithmetic with the symbols' assumptions otherwise);
-    None when undecided. sympy's own ``is_positive`` / ``is_negative`` are never consulted."""
+    """The sign (-1, 0 or 1) of ``expr`` for every value of its symbols, decided by the verification kernel.
+
+    Exact arithmetic or arb balls for a number; Z3 / interval arithmetic with the symbols'
+    assumptions otherwise. None when undecided. sympy's own ``is_positive`` / ``is_negative`` are
+    never consulted.
+    """
     from dpaudit.verify.decide import decide_positive, exact_sign
 
     expr = sp.sympify(expr)

@@ -120,6 +120,7 @@ class SymbolInfo:
 
     @property
     def name(self) -> str:
+        """The symbol's name."""
         return self.symbol.name
 
     def constraint_text(self) -> str:

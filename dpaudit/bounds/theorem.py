@@ -93,10 +93,12 @@ class Kind(enum.Enum):
 
     @property
     def is_exact(self) -> bool:
+        """True for the kinds with explicit constants (``=``, ``<=``, ``>=``)."""
         return self in (Kind.EXACT_EQUAL, Kind.EXACT_UPPER, Kind.EXACT_LOWER)
 
     @property
     def is_lower(self) -> bool:
+        """True for lower bounds (``>=``, Omega, Omega-tilde)."""
         return self in (Kind.EXACT_LOWER, Kind.LOWER_OMEGA, Kind.LOWER_OMEGA_TILDE)
 
     @property
@@ -130,6 +132,7 @@ class Condition:
 
     @property
     def checkable(self) -> bool:
+        """True when the condition has an explicit relation that can be evaluated."""
         return self.relation is not None
 
     def holds_at(self, values: Mapping[sp.Symbol, float]) -> bool | None:
@@ -204,6 +207,7 @@ class Bound:
 
     @property
     def free_symbols(self) -> frozenset[sp.Symbol]:
+        """The symbols the bound's expression depends on."""
         return frozenset(self.expression.free_symbols)
 
     def with_settings(self, *, max_rounds: int = 10) -> sp.Expr:
@@ -291,9 +295,17 @@ class Paper:
     theorems: tuple[Theorem, ...]
 
     def bounds(self) -> tuple[Bound, ...]:
+        """Every bound of every encoded result of the paper, in order."""
         return tuple(b for t in self.theorems for b in t.bounds)
 
     def theorem(self, key: str) -> Theorem:
+        """The encoded result with this key (e.g. ``"levy2021.thm4"``).
+
+        Raises
+        ------
+        UnknownName
+            When the paper has no result with that key.
+        """
         for t in self.theorems:
             if t.key == key:
                 return t

@@ -1,5 +1,4 @@
-"""Outputs with a continuous part: the output space cut into cells, each with its two masses and the
-range of the likelihood ratio on it.
+"""Outputs with a continuous part: cells, each with its two masses and its likelihood-ratio range.
 
 A mechanism that releases a real value (the noisy answer of Lyu et al.'s Alg. 3, the value of a
 noisy maximum, the Laplace releases of numerical sparse vector) has densities ``p`` and ``q``
@@ -87,6 +86,7 @@ class Cells:
 
     @property
     def size(self) -> int:
+        """The number of cells."""
         return int(self.p_lo.size)
 
     @classmethod
@@ -128,6 +128,7 @@ class Cells:
 
     @classmethod
     def concat(cls, parts: Sequence[Cells]) -> Cells:
+        """The cells of ``parts`` in one collection, in order."""
         return cls(*(np.concatenate([getattr(c, f) for c in parts]) for f in _FIELDS))
 
     def weighted(self, count: int) -> Cells:
@@ -157,6 +158,22 @@ class Cells:
 
     def profile(self, *, description: str, max_losses: tuple[Enclosure | None, Enclosure | None] | None = None,
                 kind: str = EXACT) -> CellProfile:
+        """The profile these cells certify (see the module docstring for the bounds it uses).
+
+        Parameters
+        ----------
+        description : str
+            What the pair is, for reports.
+        max_losses : tuple of two Enclosure or None, optional
+            Tighter enclosures of the largest loss per direction (from :func:`refine_maximum`); ``None``
+            keeps the cells' own ``max_j ln ratio_hi_j``.
+        kind : str
+            ``"exact"`` or ``"upper bound"``.
+
+        Returns
+        -------
+        CellProfile
+        """
         return CellProfile(self.p_lo, self.p_hi, self.q_lo, self.q_hi, self.r_lo, self.r_hi, loss_lo=self.l_lo, loss_hi=self.l_hi,
                            max_losses=max_losses, description=description, kind=kind)
 
@@ -186,8 +203,10 @@ def laplace_cdf_ball(x: arb, scale: arb) -> arb:
 
 
 def laplace_pair_cells(t0: float, t1: float, scale: float, band: int) -> Cells:
-    """``Lap(t0, scale)`` against ``Lap(t1, scale)`` on the cells ``(-inf, lo]``, ``band`` equal cells of
-    ``[lo, hi]`` and ``[hi, inf)`` (``lo, hi = min, max(t0, t1)``).
+    """``Lap(t0, scale)`` against ``Lap(t1, scale)`` on cells.
+
+    The cells are ``(-inf, lo]``, ``band`` equal cells of ``[lo, hi]`` and ``[hi, inf)`` (``lo, hi =
+    min, max(t0, t1)``).
 
     The loss ``(|v - t1| - |v - t0|)/scale`` is constant outside ``[lo, hi]`` (``+-|t0 - t1|/scale``) and
     linear inside, so each cell's loss range is its value at the cell's ends: exact up to Arb's rounding.
@@ -273,6 +292,7 @@ class CellProfile(PrivacyProfile):
 
     @property
     def size(self) -> int:
+        """The number of cells."""
         return int(self._cells[0][0].size)
 
     def masses(self, direction: int = 0) -> tuple[Array, Array]:
@@ -281,6 +301,11 @@ class CellProfile(PrivacyProfile):
         return cells[0], cells[1]
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """Enclosure of ``H_{e^epsilon}`` in ``direction``: the cell sums of the module docstring.
+
+        Lower end ``sum_j (P(C_j) - a Q(C_j))_+``; upper end ``sum_j P(C_j) (1 - a / ratio_hi_j)_+``,
+        capped by the cell's own ``P(C_j) - a Q(C_j)`` when its whole ratio range lies above ``a``.
+        """
         a = exp_bounds(epsilon)
         n_lo, n_hi, d_lo, d_hi, r_lo, r_hi, _, _ = self._cells[direction]
         with np.errstate(invalid="ignore", over="ignore"):
@@ -293,10 +318,12 @@ class CellProfile(PrivacyProfile):
         return sum_bounds(lo, hi)
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Enclosure of the mass of the cells the other law cannot produce (ratio ``+inf``)."""
         n_lo, n_hi, _, d_hi, _, r_hi, _, _ = self._cells[direction]
         return sum_bounds(n_lo[d_hi == 0], n_hi[np.isinf(r_hi)])
 
     def max_loss(self, direction: int) -> Enclosure:
+        """Enclosure of the largest loss over cells of positive mass (the given ``max_losses`` when tighter)."""
         n_lo, n_hi, _, d_hi, _, _, l_lo, l_hi = self._cells[direction]
         support = n_hi > 0
         hi = float(np.max(l_hi[support])) if np.any(support) else -math.inf

@@ -35,6 +35,7 @@ from fractions import Fraction
 
 import numpy as np
 from flint import arb
+from numpy.typing import NDArray
 
 from dpaudit._validation import argument_error, check_nonnegative, check_positive
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, fraction_bounds, precision
@@ -73,22 +74,28 @@ class IdenticalProfile(PrivacyProfile):
     description = "identical laws on the two datasets"
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """Zero: identical laws have no hockey-stick divergence."""
         return _ZERO
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Zero: neither law puts mass where the other has none."""
         return _ZERO
 
     def max_loss(self, direction: int) -> Enclosure:
+        """Zero: the privacy loss is 0 everywhere."""
         return _ZERO
 
     def exact_max_loss(self, direction: int) -> Fraction | None:
+        """Exactly 0."""
         return Fraction(0)
 
     def loss_distribution(self, direction: int, step: float) -> LossDistribution:
+        """One atom of mass 1 at loss 0."""
         return LossDistribution.from_atoms(*(_one_atom()), _ZERO, step)
 
 
-def _one_atom():  # type: ignore[no-untyped-def]
+def _one_atom() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """One atom at loss 0 with mass 1, as ``(loss_lo, loss_hi, mass_lo, mass_hi)`` for :meth:`LossDistribution.from_atoms`."""
     return np.zeros(1), np.zeros(1), np.ones(1), np.ones(1)
 
 
@@ -107,6 +114,7 @@ class LaplaceProfile(PrivacyProfile):
         return arb_of(self.ratio)
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """``1 - e^{(eps - a)/2}`` for ``eps < a = |shift| / scale``, else 0, in either direction [BBG18, Sec. 4]."""
         if Fraction(epsilon) >= self.ratio:
             return _ZERO
         with precision():
@@ -114,12 +122,15 @@ class LaplaceProfile(PrivacyProfile):
             return arb_bounds(value)
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Zero: both Laplace laws have full support."""
         return _ZERO
 
     def max_loss(self, direction: int) -> Enclosure:
+        """``a = |shift| / scale``: the loss ``(|x - shift| - |x|) / scale`` is largest beyond the shift."""
         return fraction_bounds(self.ratio)
 
     def exact_max_loss(self, direction: int) -> Fraction | None:
+        """``|shift| / scale`` as an exact rational."""
         return self.ratio
 
     def epsilon(self, delta: float) -> EpsilonBracket:
@@ -141,6 +152,7 @@ class LaplaceProfile(PrivacyProfile):
             return arb_bounds(1 - ((arb_of(t) - self._a()) / 2).exp() / 2)
 
     def loss_distribution(self, direction: int, step: float) -> LossDistribution:
+        """The loss distribution from :meth:`survival` on the grid ``k * step`` over ``[-a - step, a + step]``."""
         a = float(self.ratio)
         return LossDistribution.from_survival(self.survival, -a - step, a + step, _ZERO, step)
 
@@ -172,6 +184,7 @@ class GaussianProfile(PrivacyProfile):
         return out
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """``Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu)`` in Arb, either direction [BW18, Thm 8]."""
         if self.mu.hi == 0.0:
             return _ZERO
         with precision():
@@ -181,12 +194,15 @@ class GaussianProfile(PrivacyProfile):
         return Enclosure(max(b.lo, 0.0), min(b.hi, 1.0))
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Zero: both Gaussian laws have full support."""
         return _ZERO
 
     def max_loss(self, direction: int) -> Enclosure:
+        """``+inf`` (the Gaussian loss is unbounded), or 0 when ``mu = 0``."""
         return _ZERO if self.mu.hi == 0.0 else Enclosure(math.inf, math.inf)
 
     def exact_max_loss(self, direction: int) -> Fraction | None:
+        """``0`` when ``mu = 0``; otherwise ``None`` (the loss is unbounded)."""
         return Fraction(0) if self.mu.hi == 0.0 else None
 
     def survival(self, t: float) -> Enclosure:
@@ -258,8 +274,9 @@ def weights_profile(w0: Sequence[int], w1: Sequence[int], description: str) -> F
 
 
 def randomized_response_profile(keep: float, k: int, differing: int) -> FiniteProfile:
-    """k-ary randomized response with keep probability ``keep`` (exact: a float on numpy's 2^-53 grid)
-    on ``differing`` entries that change between the datasets.
+    """k-ary randomized response on ``differing`` entries that change between the datasets.
+
+    The keep probability ``keep`` is exact: a float on numpy's 2^-53 grid.
 
     One entry changing from ``x`` to ``x'`` gives three outputs up to merging: ``x`` (``p`` vs ``r``),
     ``x'`` (``r`` vs ``p``) and any other category (``(k-2) r`` on both), ``r = (1 - p)/(k - 1)``.

@@ -44,7 +44,7 @@ from __future__ import annotations
 import abc
 import copy
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -99,11 +99,12 @@ class Step(abc.ABC):
 class LaplaceStep(Step):
     """``x + Lap(scale)`` per coordinate, where ``x`` moves by ``shift`` (a number, or one per coordinate)."""
 
-    shift: float | tuple[float, ...]
+    shift: float | Fraction | tuple[float | Fraction, ...]
     scale: float
 
     def profile(self) -> PrivacyProfile:
-        nonzero = [s for s in (abs(v) for v in as_values(self.shift)) if s > 0]
+        """The Laplace profile of the shift (a composition over coordinates when several coordinates move)."""
+        nonzero = [s for s in (_magnitude(v) for v in as_values(self.shift)) if s > 0]
         if not nonzero:
             return IdenticalProfile()
         if len(nonzero) == 1:
@@ -115,10 +116,11 @@ class LaplaceStep(Step):
 class GaussianStep(Step):
     """``x + N(0, sigma^2 I)``, where ``x`` moves by ``shift`` (a number or a vector; only its l2 norm matters)."""
 
-    shift: float | tuple[float, ...]
+    shift: float | Fraction | tuple[float | Fraction, ...]
     sigma: float
 
     def profile(self) -> GaussianProfile:
+        """The Gaussian profile with ``mu = ||shift||_2 / sigma`` [BW18, Thm 8]."""
         return GaussianProfile(as_values(self.shift), self.sigma)
 
 
@@ -130,6 +132,7 @@ class DiscreteLaplaceStep(Step):
     rate: float
 
     def profile(self) -> PrivacyProfile:
+        """The exact finite law of the two-sided geometric noise shifted by ``shift`` [GRS09]."""
         return discrete_laplace_profile(check_int("DiscreteLaplaceStep", "shift", self.shift), check_positive("DiscreteLaplaceStep", "rate", self.rate))
 
 
@@ -146,6 +149,7 @@ class TruncatedDiscreteLaplaceStep(Step):
     kappa: int | None = None
 
     def profile(self) -> FiniteProfile:
+        """The exact finite law of ``R - kappa`` shifted by ``shift`` [GKKMMZ23, Def. 3.4]."""
         kappa = tdlap_kappa(self.epsilon, self.delta) if self.kappa is None else self.kappa
         return truncated_discrete_laplace_profile(check_int("TruncatedDiscreteLaplaceStep", "shift", self.shift), self.epsilon, kappa)
 
@@ -166,6 +170,7 @@ class AboveThresholdStep(Step):
     variant: Literal["lowy2024", "ghazi2025"] = "lowy2024"
 
     def profile(self) -> FiniteProfile:
+        """The exact law of AboveThreshold's answers on ``queries0`` and ``queries1``."""
         from dpaudit.mechanisms.sparse_vector import AboveThreshold
 
         mech = AboveThreshold(self.epsilon, self.threshold, self.sensitivity, self.variant)
@@ -179,6 +184,7 @@ class ProfileStep(Step):
     of: PrivacyProfile
 
     def profile(self) -> PrivacyProfile:
+        """The profile given, unchanged."""
         return self.of
 
 
@@ -193,6 +199,7 @@ class DPStep(Step):
     delta: float = 0.0
 
     def profile(self) -> FiniteProfile:
+        """The dominating pair of an (epsilon, delta)-DP release [KOV15, Thm 2.1]: a four-point law, an upper bound."""
         eps = check_nonnegative("DPStep", "epsilon", self.epsilon)
         delta = check_probability("DPStep", "delta", self.delta)
         with precision():
@@ -221,18 +228,40 @@ class Adaptive(Step):
             raise argument_error("Adaptive", "options", "at least one step", self.options)
 
     def reduced(self) -> Step:
+        """The single step that dominates every option (see the class docstring).
+
+        Returns
+        -------
+        Step
+            ``dominating`` when given (after checking it on a grid of epsilons), else the Laplace
+            option of largest ``|shift| / scale`` or the Gaussian option of largest ``mu``.
+
+        Raises
+        ------
+        InvalidArgument
+            When the options are neither all scalar Laplace nor all Gaussian steps and no
+            ``dominating`` step is given.
+        """
         if self.dominating is not None:
             _check_domination(self.dominating, self.options)
             return self.dominating
-        if all(isinstance(o, LaplaceStep) and len(as_values(o.shift)) == 1 for o in self.options):
-            return max(self.options, key=lambda o: Fraction(abs(as_values(o.shift)[0])) / Fraction(o.scale))  # type: ignore[union-attr]
-        if all(isinstance(o, GaussianStep) for o in self.options):
-            return max(self.options, key=lambda o: o.profile().mu.hi)  # type: ignore[attr-defined]
+        laplace = [o for o in self.options if isinstance(o, LaplaceStep) and len(as_values(o.shift)) == 1]
+        if len(laplace) == len(self.options):
+            return max(laplace, key=lambda o: Fraction(_magnitude(as_values(o.shift)[0])) / Fraction(o.scale))
+        gaussian = [o for o in self.options if isinstance(o, GaussianStep)]
+        if len(gaussian) == len(self.options):
+            return max(gaussian, key=lambda o: o.profile().mu.hi)
         raise argument_error("Adaptive", "dominating", "given when the options are not all scalar Laplace or all Gaussian steps",
                              None, fix="pass dominating=DPStep(epsilon, delta) with a guarantee every option satisfies.")
 
     def profile(self) -> PrivacyProfile:
+        """The profile of the dominating step (an upper bound)."""
         return compose([self])
+
+
+def _magnitude(value: float | Fraction) -> float | Fraction:
+    """``|value|``, keeping a Fraction exact (``abs`` of the union is typed ``object``)."""
+    return -value if value < 0 else value
 
 
 def _check_domination(dominating: Step, options: Sequence[Step]) -> None:
@@ -252,12 +281,12 @@ def loss_distribution(profile: PrivacyProfile, direction: int, step: float) -> L
             raise argument_error("loss_distribution", "step", f"the profile's own grid step {profile.step}", step)
         return profile.directions[direction]
     if isinstance(profile, FiniteProfile):
-        *atoms, infinite = profile.loss_atoms(direction)
-        return LossDistribution.from_atoms(*atoms, infinite, step)
-    method = getattr(profile, "loss_distribution", None)
+        loss_lo, loss_hi, mass_lo, mass_hi, infinite = profile.loss_atoms(direction)
+        return LossDistribution.from_atoms(loss_lo, loss_hi, mass_lo, mass_hi, infinite, step)
+    method: Callable[[int, float], LossDistribution] | None = getattr(profile, "loss_distribution", None)
     if method is None:
         raise argument_error("loss_distribution", "profile", "a profile with a privacy-loss distribution", type(profile).__name__)
-    return method(direction, step)  # type: ignore[no-any-return]
+    return method(direction, step)
 
 
 def compose(steps: Sequence[Step], *, resolution: float = DEFAULT_RESOLUTION, description: str | None = None) -> PrivacyProfile:
@@ -288,8 +317,9 @@ def compose(steps: Sequence[Step], *, resolution: float = DEFAULT_RESOLUTION, de
     flat = [s.reduced() if isinstance(s, Adaptive) else s for s in steps]
     kind = UPPER_BOUND if adaptive else EXACT
     text = description or f"composition of {len(flat)} step(s): " + "; ".join(type(s).__name__ for s in flat)
-    if all(isinstance(s, GaussianStep) for s in flat):
-        mus = [s.profile()._mu for s in flat]  # type: ignore[attr-defined]
+    gaussian = [s for s in flat if isinstance(s, GaussianStep)]
+    if len(gaussian) == len(flat):
+        mus = [s.profile()._mu for s in gaussian]
         with precision():
             mu = sum((m * m for m in mus), arb_of(0.0)).sqrt()
         out = GaussianProfile.from_mu(mu)
@@ -301,8 +331,9 @@ def compose(steps: Sequence[Step], *, resolution: float = DEFAULT_RESOLUTION, de
     profiles = [p for p in profiles if not isinstance(p, IdenticalProfile)] or [IdenticalProfile()]
     if len(profiles) == 1:
         return _with_kind(profiles[0], kind)
-    if all(isinstance(p, FiniteProfile) for p in profiles) and math.prod(p.size for p in profiles) <= MAX_PRODUCT_OUTPUTS:  # type: ignore[attr-defined]
-        return _with_kind(product(profiles, description=text), kind)  # type: ignore[arg-type]
+    finite = [p for p in profiles if isinstance(p, FiniteProfile)]
+    if len(finite) == len(profiles) and math.prod(p.size for p in finite) <= MAX_PRODUCT_OUTPUTS:
+        return _with_kind(product(finite, description=text), kind)
     return _compose_losses(profiles, grid_step(resolution), kind, text)
 
 
@@ -320,15 +351,15 @@ def _compose_losses(profiles: Sequence[PrivacyProfile], step: float, kind: str, 
         for p in profiles[1:]:
             dist = dist.compose(loss_distribution(p, direction, step))
         directions.append(dist)
-    maxima = []
-    exact = []
+    maxima: list[Enclosure] = []
+    exact: list[Fraction | None] = []
     for direction in (0, 1):
         lo = hi = 0.0
         for p in profiles:
             m = p.max_loss(direction)
             lo, hi = down(lo + m.lo), up(hi + m.hi)
         maxima.append(Enclosure(lo, hi))
-        values = [p.exact_max_loss(direction) for p in profiles]
-        exact.append(sum(values, Fraction(0)) if all(v is not None for v in values) else None)  # type: ignore[arg-type]
+        known = [v for v in (p.exact_max_loss(direction) for p in profiles) if v is not None]
+        exact.append(sum(known, Fraction(0)) if len(known) == len(profiles) else None)
     return PLDProfile((directions[0], directions[1]), description=f"{text} (privacy-loss grid step {step:g})", kind=kind,
                       max_losses=(maxima[0], maxima[1]), exact_max_losses=(exact[0], exact[1]))

@@ -61,9 +61,11 @@ class Enclosure(NamedTuple):
 
     @property
     def width(self) -> float:
+        """``hi - lo``."""
         return self.hi - self.lo
 
     def contains(self, value: float) -> bool:
+        """True when ``lo <= value <= hi``."""
         return self.lo <= value <= self.hi
 
     def __str__(self) -> str:

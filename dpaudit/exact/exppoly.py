@@ -1,5 +1,6 @@
-"""Exponential polynomials, integrated exactly in Arb: the engine behind the selection and
-sparse-vector profiles.
+"""Exponential polynomials, integrated exactly in Arb.
+
+The engine behind the selection and sparse-vector profiles.
 
 Conditionally on one noise variable ``r`` (the threshold noise of sparse vector, the winning value
 of report-noisy-max), the probability of an output is a product of Laplace or exponential CDFs and
@@ -39,6 +40,7 @@ class ExpPoly:
 
     @classmethod
     def constant(cls, scales: tuple[float, ...], value: arb | int) -> ExpPoly:
+        """The constant ``value`` over the scales ``scales``."""
         return cls(scales, {(0,) * len(scales): arb(value) if isinstance(value, int) else value})
 
     @classmethod
@@ -63,9 +65,11 @@ class ExpPoly:
         return ExpPoly(self.scales, out)
 
     def scaled(self, factor: arb | int) -> ExpPoly:
+        """Every coefficient times ``factor``."""
         return ExpPoly(self.scales, {k: c * factor for k, c in self.terms.items()})
 
     def is_zero(self) -> bool:
+        """True when there are no terms (the zero function)."""
         return not self.terms
 
     def integrate(self, low: float | None, high: float | None) -> arb:
@@ -116,8 +120,11 @@ def interior_point(lo: float | None, hi: float | None) -> float:
 
 
 class Primitive:
-    """An antiderivative of an :class:`ExpPoly`, ``sum_k c_k e^{lambda_k r} / lambda_k`` (``c_0 r`` for a zero rate),
-    to evaluate at many points (one exponential per term and point)."""
+    """An antiderivative of an :class:`ExpPoly`, to evaluate at many points.
+
+    ``sum_k c_k e^{lambda_k r} / lambda_k`` (``c_0 r`` for a zero rate): one exponential per term
+    and point.
+    """
 
     __slots__ = ("terms",)
 

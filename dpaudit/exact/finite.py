@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import TypedDict, Unpack
 
 import numpy as np
 from flint import arb
@@ -49,6 +50,15 @@ def _mul_down(a: NDArray[np.float64], b: NDArray[np.float64] | float) -> NDArray
 def _mul_up(a: NDArray[np.float64], b: NDArray[np.float64] | float) -> NDArray[np.float64]:
     with np.errstate(invalid="ignore", over="ignore"):
         return np.where(a == 0, 0.0, np.nextafter(a * b, np.inf))
+
+
+class FiniteOptions(TypedDict, total=False):
+    """The keyword options :func:`finite_from_fractions` and :func:`finite_from_arbs` pass on to :class:`FiniteProfile`."""
+
+    labels: Sequence[str] | None
+    description: str
+    kind: str
+    exact_max_losses: tuple[Fraction | None, Fraction | None] | None
 
 
 class FiniteProfile(PrivacyProfile):
@@ -101,6 +111,7 @@ class FiniteProfile(PrivacyProfile):
 
     @property
     def size(self) -> int:
+        """The number of outputs."""
         return int(self.p_lo.size)
 
     def _laws(self, direction: int) -> tuple[NDArray[np.float64], ...]:
@@ -109,6 +120,10 @@ class FiniteProfile(PrivacyProfile):
         return self.q_lo, self.q_hi, self.p_lo, self.p_hi
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """Enclosure of ``H_{e^epsilon} = sum_o (P(o) - e^epsilon Q(o))_+`` in ``direction``.
+
+        Each term is rounded outward; a term with nothing to subtract keeps its mass exactly.
+        """
         a = exp_bounds(epsilon)
         p_lo, p_hi, q_lo, q_hi = self._laws(direction)
         prod_lo, prod_hi = _mul_down(q_lo, a.lo), _mul_up(q_hi, a.hi)
@@ -118,10 +133,12 @@ class FiniteProfile(PrivacyProfile):
         return sum_bounds(lo, hi)
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Enclosure of the numerator law's mass on outputs the denominator law cannot produce."""
         p_lo, p_hi, q_lo, q_hi = self._laws(direction)
         return sum_bounds(p_lo[q_hi == 0], p_hi[q_lo == 0])
 
     def max_loss(self, direction: int) -> Enclosure:
+        """Enclosure of ``max_o ln(P(o)/Q(o))`` over outputs of positive numerator mass (``+inf`` if ``Q(o) = 0``)."""
         p_lo, p_hi, q_lo, q_hi = self._laws(direction)
         support = p_hi > 0
         if np.any(support & (q_lo == 0)):
@@ -176,7 +193,7 @@ def _log_ratio(ratio: float, *, upper: bool) -> float:
     return b.hi if upper else b.lo
 
 
-def finite_from_fractions(p: Sequence[Fraction], q: Sequence[Fraction], **kwargs) -> FiniteProfile:  # type: ignore[no-untyped-def]
+def finite_from_fractions(p: Sequence[Fraction], q: Sequence[Fraction], **kwargs: Unpack[FiniteOptions]) -> FiniteProfile:
     """A finite profile from exact rational probabilities (each rounded outward to floats)."""
     if len(p) != len(q):
         raise argument_error("finite_from_fractions", "q", f"as long as p ({len(p)})", len(q))
@@ -188,7 +205,7 @@ def finite_from_fractions(p: Sequence[Fraction], q: Sequence[Fraction], **kwargs
     )
 
 
-def finite_from_arbs(p: Sequence[arb], q: Sequence[arb], **kwargs) -> FiniteProfile:  # type: ignore[no-untyped-def]
+def finite_from_arbs(p: Sequence[arb], q: Sequence[arb], **kwargs: Unpack[FiniteOptions]) -> FiniteProfile:
     """A finite profile from Arb balls of the probabilities (negative lower ends clipped to 0)."""
     pb = [arb_bounds(x) for x in p]
     qb = [arb_bounds(x) for x in q]

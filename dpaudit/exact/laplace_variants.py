@@ -87,6 +87,11 @@ class LaplaceScalesProfile(PrivacyProfile):
         return (upper - lower) / r
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """Enclosure of ``H_{e^epsilon} = int (p - e^epsilon q)_+`` in ``direction``.
+
+        Integrated piece by piece between the locations, where ``ln(p / (a q))`` is affine in the
+        output (see the module docstring); the roots are Arb balls.
+        """
         num, den = (0, 1) if direction == 0 else (1, 0)
         with precision():
             log_a = arb_of(epsilon)
@@ -126,12 +131,14 @@ class LaplaceScalesProfile(PrivacyProfile):
         return Enclosure(total.lo, min(total.hi, 1.0))
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Zero: both Laplace laws have full support."""
         return _ZERO
 
     def _unbounded(self, direction: int) -> bool:
         return self.scales[direction] > self.scales[1 - direction]  # heavier tails in the numerator
 
     def max_loss(self, direction: int) -> Enclosure:
+        """Enclosure of the largest loss: ``+inf`` when the numerator's scale is larger, else its value at a location."""
         if self._unbounded(direction):
             return Enclosure(math.inf, math.inf)
         num, den = (0, 1) if direction == 0 else (1, 0)

@@ -186,8 +186,11 @@ class _Branch:
 
 
     def right_limit(self) -> Enclosure:
-        """``lim ln(p/q)`` at ``+inf``: every term is ``e^{-x/b} e^{q_i/b} c`` times CDFs tending to 1, so the ratio
-        tends to ``sum_i e^{q_i/b} / sum_i e^{q'_i/b}`` over the branch's terms."""
+        """``lim ln(p/q)`` at ``+inf``.
+
+        Every term is ``e^{-x/b} e^{q_i/b} c`` times CDFs tending to 1, so the ratio tends to
+        ``sum_i e^{q_i/b} / sum_i e^{q'_i/b}`` over the branch's terms.
+        """
         b = self.factors.b
         sums = [sum(((arb_of(self.q[d][i]) / b).exp() for i in self.terms), arb(0)) for d in (0, 1)]
         return arb_bounds(sums[0].log() - sums[1].log())

@@ -78,6 +78,7 @@ class GridMeasure:
     _suffix: dict[float, tuple[NDArray[np.float64], NDArray[np.float64]]] = field(default_factory=dict, repr=False, compare=False)
 
     def total(self) -> Enclosure:
+        """Enclosure of the finite masses' sum."""
         return sum_bounds(self.masses, self.masses)
 
     def suffix_sums(self, step: float, upper: bool) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -91,6 +92,7 @@ class GridMeasure:
         return self._suffix[key]
 
     def top(self, step: float) -> float:
+        """The largest grid point with positive mass (``+inf`` with mass at ``+inf``, ``-inf`` when empty)."""
         if self.infinite > 0:
             return math.inf
         nonzero = np.flatnonzero(self.masses > 0)
@@ -147,9 +149,11 @@ class LossDistribution:
         return min(max(total, 0.0), 1.0) if upper else max(total, 0.0)
 
     def max_loss(self) -> Enclosure:
+        """Enclosure of the largest loss: the lower measure's top to the upper measure's top."""
         return Enclosure(self.lower.top(self.step), self.upper.top(self.step))
 
     def infinite_mass(self) -> Enclosure:
+        """Enclosure of the mass at ``+inf``: the lower measure's to the upper measure's."""
         return Enclosure(self.lower.infinite, self.upper.infinite)
 
     # -- construction ----------------------------------------------------------------------------
@@ -204,7 +208,7 @@ def bin_masses(index: NDArray[np.float64], mass: NDArray[np.float64], infinite: 
         return GridMeasure(0, np.zeros(1), infinite)
     k = index.astype(np.int64)
     start = int(k.min())
-    sums = np.bincount(k - start, weights=mass)
+    sums = np.asarray(np.bincount(k - start, weights=mass), dtype=np.float64)  # float64 already: typed, not copied
     lo, hi = scaled_bounds(sums, int(mass.size))
     return GridMeasure(start, hi if upper else lo, infinite)
 
@@ -255,15 +259,19 @@ class PLDProfile(PrivacyProfile):
 
     @property
     def step(self) -> float:
+        """The grid step ``h`` of both directions."""
         return self.directions[0].step
 
     def hockey_stick(self, epsilon: float, direction: int) -> Enclosure:
+        """Enclosure of ``E_P[(1 - e^{epsilon - L})_+]`` from the two grid measures [BW18, Thm 5]."""
         return self.directions[direction].hockey_stick(epsilon)
 
     def infinite_loss_mass(self, direction: int) -> Enclosure:
+        """Enclosure of the mass at ``+inf`` in ``direction``."""
         return self.directions[direction].infinite_mass()
 
     def max_loss(self, direction: int) -> Enclosure:
+        """Enclosure of the largest loss: the grid's, intersected with ``max_losses`` when given."""
         grid = self.directions[direction].max_loss()
         if self._max_losses is None:
             return grid
@@ -271,4 +279,5 @@ class PLDProfile(PrivacyProfile):
         return Enclosure(max(grid.lo, given.lo), min(grid.hi, given.hi))
 
     def exact_max_loss(self, direction: int) -> Fraction | None:
+        """The exact largest loss given at construction, or ``None``."""
         return None if self._exact_max is None else self._exact_max[direction]

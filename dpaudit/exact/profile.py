@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import abc
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -74,6 +75,7 @@ class EpsilonBracket:
 
     @property
     def exact(self) -> bool:
+        """True when the bracket comes from the law of the pair itself (``kind == "exact"``)."""
         return self.kind == EXACT
 
     def refutes(self, claimed_epsilon: float) -> bool:
@@ -151,16 +153,15 @@ class PrivacyProfile(abc.ABC):
         return EpsilonBracket(delta, max(lo, 0.0), max(hi, 0.0), self.kind)
 
     # -- internals ----------------------------------------------------------------------------
-    def _max(self, method) -> Enclosure:  # type: ignore[no-untyped-def]
+    def _max(self, method: Callable[[int], Enclosure]) -> Enclosure:
         a, b = method(0), method(1)
         return Enclosure(max(a.lo, b.lo), max(a.hi, b.hi))
 
     def _pure(self) -> tuple[float, float]:
         """At delta = 0 the epsilon is the largest privacy loss, in either direction."""
-        exact = [self.exact_max_loss(0), self.exact_max_loss(1)]
-        if all(e is not None for e in exact):
-            value = max(exact)  # type: ignore[type-var]
-            b = fraction_bounds(value)  # type: ignore[arg-type]
+        exact0, exact1 = self.exact_max_loss(0), self.exact_max_loss(1)
+        if exact0 is not None and exact1 is not None:
+            b = fraction_bounds(max(exact0, exact1))
             return b.lo, b.hi
         m = self._max(self.max_loss)
         return m.lo, m.hi
@@ -179,7 +180,7 @@ class PrivacyProfile(abc.ABC):
             lower = _bisect_boundary(lambda e: self.delta(e).lo > delta, 0.0, top)[0]
         return lower, upper
 
-    def _search(self, feasible, cap: float) -> float:  # type: ignore[no-untyped-def]
+    def _search(self, feasible: Callable[[float], bool], cap: float) -> float:
         """The smallest float found with ``feasible(eps)`` (monotone), or ``inf`` if none up to the cap."""
         if feasible(0.0):
             return 0.0
@@ -194,7 +195,7 @@ class PrivacyProfile(abc.ABC):
         return _bisect_boundary(lambda e: not feasible(e), low, high)[1]
 
 
-def _bisect_boundary(is_low, low: float, high: float) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+def _bisect_boundary(is_low: Callable[[float], bool], low: float, high: float) -> tuple[float, float]:
     """Bisect a monotone predicate with ``is_low(low)`` true and ``is_low(high)`` false; return the final ``(low, high)``."""
     for _ in range(80):
         if high - low <= _REL_TOL * max(high, 1e-300):

@@ -243,8 +243,11 @@ class _KindLaw:
         return self._pairs(intervals, gamma, rs)
 
     def _single(self, d: int, i: int, a: float, b: float) -> arb:
-        """``int_{T+a}^{T+b} f(v - t_i) G_B(v - T) dv``: the cell's mass for one released value; with two, the
-        factor of the smaller one (the larger contributes its Laplace mass)."""
+        """``int_{T+a}^{T+b} f(v - t_i) G_B(v - T) dv``: the cell's mass for one released value.
+
+        With two released values, the factor of the smaller one (the larger contributes its Laplace
+        mass).
+        """
         side, t = self.sides[d], self.kind.tops[i][d]
 
         def phi(s: float) -> arb:

@@ -75,10 +75,12 @@ class ThresholdSpec:
 
     @property
     def scales(self) -> tuple[float, ...]:
+        """The Laplace scales in play: ``(b_1,)`` without query noise, else ``(b_1, b_2)``."""
         return (self.threshold_scale,) if self.query_scale is None else (self.threshold_scale, self.query_scale)
 
     @property
     def halting_code(self) -> int:
+        """The answer code that counts towards the cutoff: 1 (⊤) for ``"above"``, 0 (⊥) for ``"below"``."""
         return 1 if self.halt_on == "above" else 0
 
 
@@ -159,7 +161,9 @@ def _grouped(laws: tuple[_Conditional, _Conditional], q0: Sequence[float], q1: S
     sizes = [groups[k] for k in keys]
     if math.prod(n + 1 for n in sizes) > MAX_OUTPUTS:
         raise argument_error("threshold_profile", "q0", f"queries in few enough groups for {MAX_OUTPUTS} outputs", len(q0))
-    p, q, labels = [], [], []
+    p: list[arb] = []
+    q: list[arb] = []
+    labels: list[str] = []
     for counts in itertools.product(*(range(n + 1) for n in sizes)):
         weight = math.prod(math.comb(n, k) for n, k in zip(sizes, counts, strict=True))
         for side, law in enumerate(laws):
@@ -175,7 +179,9 @@ def _enumerated(spec: ThresholdSpec, laws: tuple[_Conditional, _Conditional], n:
     count = sum(math.comb(n, j) for j in range(cutoff + 1))
     if count > MAX_OUTPUTS:
         raise argument_error("threshold_profile", "q0", f"few enough queries for at most {MAX_OUTPUTS} outputs ({count} here)", n)
-    p, q, labels = [], [], []
+    p: list[arb] = []
+    q: list[arb] = []
+    labels: list[str] = []
     for size in range(cutoff + 1):
         for halts in itertools.combinations(range(n), size):
             last = halts[-1] if size == cutoff and size > 0 else n - 1

@@ -37,8 +37,11 @@ MAX_INTEGER_QUERY = 2**62
 
 
 def check_integer_valued(owner: str, name: str, data: Any) -> NDArray[np.int64]:
-    """Return ``data`` as int64, rejecting non-integral values (their shifts break discrete noise) and
-    values beyond ``+-2^62`` (:data:`MAX_INTEGER_QUERY`), before any conversion."""
+    """Return ``data`` as int64, refusing what discrete noise cannot take, before any conversion.
+
+    Non-integral values are refused (their shifts break discrete noise), and so are values beyond
+    ``+-2^62`` (:data:`MAX_INTEGER_QUERY`).
+    """
     x = check_finite_array(owner, name, data, dtype=None)
     if x.dtype.kind == "f" and not np.all(x == np.round(x)):
         raise argument_error(owner, name, "integer-valued (discrete noise is private only on integer queries)", data)

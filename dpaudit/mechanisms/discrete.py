@@ -1,5 +1,6 @@
-"""Discrete noise: the discrete Laplace (two-sided geometric) and the shifted truncated discrete
-Laplace of Ghazi et al. 2023.
+"""Discrete noise: the discrete Laplace (two-sided geometric) and Ghazi et al. 2023's truncated one.
+
+The truncated discrete Laplace is shifted to be centred on the answer.
 
 References
 ----------
@@ -67,6 +68,16 @@ class DiscreteLaplaceMechanism(MechanismBase):
         object.__setattr__(self, "rate", discrete_laplace_rate(self.sensitivity, self.epsilon))
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int64]:
+        """``size`` releases ``data + Z`` with ``Z`` two-sided geometric of rate ``epsilon / sensitivity``.
+
+        ``Z`` is drawn as the difference of two geometric variables with success probability
+        ``1 - e^{-rate}`` [GRS09], in one pass over the batch.
+
+        Returns
+        -------
+        ndarray of int64
+            Shape ``(size, *data.shape)``.
+        """
         x = check_integer_valued("DiscreteLaplaceMechanism.sample", "data", data)
         size = check_size("DiscreteLaplaceMechanism.sample", size)
         p = -math.expm1(-self.rate)
@@ -74,6 +85,7 @@ class DiscreteLaplaceMechanism(MechanismBase):
         return rng.geometric(p, size=shape) - rng.geometric(p, size=shape) + x
 
     def claimed_guarantee(self) -> PureDP:
+        """epsilon-DP for integer queries of l1 sensitivity ``sensitivity`` [GRS09]."""
         return PureDP(self.epsilon, QueryDistance(float(self.sensitivity), "l1"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -129,11 +141,19 @@ class TruncatedDiscreteLaplaceMechanism(MechanismBase):
         object.__setattr__(self, "kappa", tdlap_kappa(self.epsilon, self.delta))
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int64]:
+        """``size`` releases ``data + R - kappa`` with ``R ~ TDLap(epsilon, delta)`` [GKKMMZ23, Def. 3.4].
+
+        Returns
+        -------
+        ndarray of int64
+            Shape ``(size, *data.shape)``; every entry lies in ``data + [-kappa, kappa]``.
+        """
         x = check_integer_valued("TruncatedDiscreteLaplaceMechanism.sample", "data", data)
         size = check_size("TruncatedDiscreteLaplaceMechanism.sample", size)
         return sample_tdlap(self.epsilon, self.delta, (size, *x.shape), rng=rng) - self.kappa + x
 
     def claimed_guarantee(self) -> ApproxDP:
+        """(epsilon, delta)-DP for integer queries that move by at most 1 (see the class docstring)."""
         return ApproxDP(self.epsilon, self.delta, QueryDistance(1.0, "l1"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:

@@ -78,6 +78,13 @@ class _LyuSVT(UnsafeMechanism):
         q = check_finite_array(f"{type(self).__name__}.sample", "data", data, ndim=1)
         return q, check_size(f"{type(self).__name__}.sample", size)
 
+    def _query_noise(self, size: int, queries: int, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``Lap(query_scale)`` per query and trial, shape ``(size, queries)``; zeros for a variant without query noise."""
+        scale = self.query_scale
+        if scale is None:
+            return np.zeros((size, queries))
+        return rng.laplace(0.0, scale, size=(size, queries))
+
     def claimed_guarantee(self) -> PureDP:
         return PureDP(self.epsilon, QueryDistance(1.0, "linf"))
 
@@ -109,9 +116,16 @@ class SparseVectorLyu3(_LyuSVT):
     flaw = "releases the noisy query value on ⊤ ([LSL17] Alg. 3: not epsilon-DP for any epsilon)"
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` runs of [LSL17, Alg. 3]: the noisy value ``q_i + nu_i`` on ⊤, 0 on ⊥ and after the cutoff.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, len(data))``.
+        """
         q, size = self._queries(data, size)
         rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
-        noisy = q + rng.laplace(0.0, self.query_scale, size=(size, q.shape[0]))
+        noisy = q + self._query_noise(size, q.shape[0], rng)
         above = noisy >= self.threshold + rho
         codes = svt_codes(above, self.cutoff, TOP)
         return np.where(codes == TOP, noisy, 0.0)
@@ -144,19 +158,29 @@ class SparseVectorLyu4(_LyuSVT):
 
     @property
     def threshold_scale(self) -> float:
+        """``4 / eps``: the threshold noise of [LSL17, Alg. 4] (``eps_1 = eps / 4``)."""
         return 4.0 / self.epsilon
 
     @property
     def query_scale(self) -> float | None:
+        """``4 / (3 eps)``: [LSL17, Alg. 4]'s query noise, not scaled with the cutoff (its flaw)."""
         return 4.0 / (3.0 * self.epsilon)
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` runs of [LSL17, Alg. 4]: ⊤/⊥ codes with cutoff ``c``.
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, len(data))``; the codes of :func:`dpaudit.mechanisms.sparse_vector.svt_codes`.
+        """
         q, size = self._queries(data, size)
         rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
-        nu = rng.laplace(0.0, self.query_scale, size=(size, q.shape[0]))
+        nu = self._query_noise(size, q.shape[0], rng)
         return svt_codes(q + nu >= self.threshold + rho, self.cutoff, TOP)
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law of Alg. 4's ⊤/⊥ answers on the query vectors ``d0`` and ``d1`` (exact, finite)."""
         return self._profile(d0, d1, f"[LSL17] Alg. 4, c = {self.cutoff}", self.cutoff)
 
 
@@ -168,14 +192,23 @@ class SparseVectorLyu5(_LyuSVT):
 
     @property
     def query_scale(self) -> float | None:
+        """``None``: [LSL17, Alg. 5] adds no noise to the queries."""
         return None
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` runs of [LSL17, Alg. 5]: each query compared, without noise, against the noisy threshold.
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, len(data))``; no cutoff, so every query is answered.
+        """
         q, size = self._queries(data, size)
         rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
         return svt_codes(q >= self.threshold + rho, None, TOP)
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law of Alg. 5's answers on ``d0`` and ``d1`` (only the threshold noise is random)."""
         return self._profile(d0, d1, "[LSL17] Alg. 5 (no query noise, no cutoff)", None)
 
 
@@ -187,15 +220,24 @@ class SparseVectorLyu6(_LyuSVT):
 
     @property
     def query_scale(self) -> float | None:
+        """``2 / eps``: [LSL17, Alg. 6]'s query noise, which does not grow with the number of answers."""
         return 2.0 / self.epsilon
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` runs of [LSL17, Alg. 6]: ⊤/⊥ for every query, no cutoff.
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, len(data))``.
+        """
         q, size = self._queries(data, size)
         rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
-        nu = rng.laplace(0.0, self.query_scale, size=(size, q.shape[0]))
+        nu = self._query_noise(size, q.shape[0], rng)
         return svt_codes(q + nu >= self.threshold + rho, None, TOP)
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+        """The true law of Alg. 6's answers on ``d0`` and ``d1`` (exact, finite)."""
         return self._profile(d0, d1, "[LSL17] Alg. 6 (no cutoff)", None)
 
 
@@ -216,6 +258,13 @@ class NoisyMaxWithValue(UnsafeMechanism):
         super().__post_init__()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of ``[argmax, max]`` of ``q + Lap(2/eps)``.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, 2)``: the index (as a float) and the noisy value at it.
+        """
         q = check_finite_array("NoisyMaxWithValue.sample", "data", data, ndim=1)
         size = check_size("NoisyMaxWithValue.sample", size)
         noisy = q + rng.laplace(0.0, laplace_scale(2.0, self.epsilon), size=(size, q.shape[0]))
@@ -223,6 +272,7 @@ class NoisyMaxWithValue(UnsafeMechanism):
         return np.column_stack([idx.astype(float), noisy[np.arange(size), idx]])
 
     def claimed_guarantee(self) -> PureDP:
+        """The claim the variant makes: epsilon-DP for sensitivity-1 queries (true of the index alone)."""
         return PureDP(self.epsilon, QueryDistance(1.0, "linf"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -254,6 +304,13 @@ class NoisyMaxValue(UnsafeMechanism):
         super().__post_init__()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of ``max_i (q_i + noise_i)``, noise Laplace or exponential of scale ``2/eps``.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size,)``.
+        """
         q = check_finite_array("NoisyMaxValue.sample", "data", data, ndim=1)
         size = check_size("NoisyMaxValue.sample", size)
         scale = laplace_scale(2.0, self.epsilon)
@@ -262,6 +319,7 @@ class NoisyMaxValue(UnsafeMechanism):
         return np.max(q + noise, axis=1)
 
     def claimed_guarantee(self) -> PureDP:
+        """The claim the variant makes: epsilon-DP for sensitivity-1 queries."""
         return PureDP(self.epsilon, QueryDistance(1.0, "linf"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -293,11 +351,19 @@ class HistogramWrongScale(UnsafeMechanism):
         super().__post_init__()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` noisy histograms ``counts + Lap(epsilon)`` (scale ``epsilon`` where ``1/epsilon`` is due).
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, len(data))``.
+        """
         x = check_finite_array("HistogramWrongScale.sample", "data", data, ndim=1)
         size = check_size("HistogramWrongScale.sample", size)
         return x + rng.laplace(0.0, self.epsilon, size=(size, x.shape[0]))
 
     def claimed_guarantee(self) -> PureDP:
+        """The claim the variant makes: epsilon-DP for bin counts of l1 sensitivity 1."""
         return PureDP(self.epsilon, QueryDistance(1.0, "l1"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -310,8 +376,9 @@ class HistogramWrongScale(UnsafeMechanism):
 
 @dataclass(frozen=True)
 class GaussianAddRemoveUnderReplace(UnsafeMechanism):
-    """Sum of values clipped to ``[-bound, bound]`` with Gaussian noise for add/remove sensitivity,
-    claimed under *replace*.
+    """Sum of clipped values with Gaussian noise for add/remove sensitivity, claimed under *replace*.
+
+    The values are clipped to ``[-bound, bound]``.
 
     Adding or removing one record moves the sum by at most ``bound``; replacing one moves it by up
     to ``2 bound``. The sigma is calibrated (analytic [BW18]) to ``bound``, so under replace the
@@ -332,6 +399,13 @@ class GaussianAddRemoveUnderReplace(UnsafeMechanism):
         super().__post_init__()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of the clipped sum plus ``N(0, sigma^2)``, sigma calibrated for add/remove.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size,)``.
+        """
         x = check_finite_array("GaussianAddRemoveUnderReplace.sample", "data", data, ndim=1)
         size = check_size("GaussianAddRemoveUnderReplace.sample", size)
         return self._total(x) + rng.normal(0.0, self.sigma, size=size)
@@ -340,6 +414,7 @@ class GaussianAddRemoveUnderReplace(UnsafeMechanism):
         return float(np.clip(x, -self.bound, self.bound).sum())
 
     def claimed_guarantee(self) -> ApproxDP:
+        """The claim the variant makes: (epsilon, delta)-DP under replacement, which doubles the sensitivity."""
         return ApproxDP(self.epsilon, self.delta, ItemReplace())
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -371,6 +446,13 @@ class UserMeanItemLevelSensitivity(UnsafeMechanism):
         super().__post_init__()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of the user-level mean plus Laplace noise calibrated to one item.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size,)``.
+        """
         x = as_user_dataset(data, "UserMeanItemLevelSensitivity.sample", item_ndim=0)
         size = check_size("UserMeanItemLevelSensitivity.sample", size)
         return self._mean(x) + rng.laplace(0.0, self._scale(x), size=size)
@@ -383,6 +465,7 @@ class UserMeanItemLevelSensitivity(UnsafeMechanism):
         return laplace_scale(2.0 * self.bound / (n * m), self.epsilon)
 
     def claimed_guarantee(self) -> PureDP:
+        """The claim the variant makes: epsilon-DP when a whole user is replaced."""
         return PureDP(self.epsilon, UserReplace())
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -411,6 +494,13 @@ class WinsorizedMeanDataRange(UnsafeMechanism):
         super().__post_init__()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of the mean clipped to the data's own range, with Laplace noise of that range.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size,)``; noiseless when every value is equal (the range is 0).
+        """
         x = check_finite_array("WinsorizedMeanDataRange.sample", "data", data, ndim=1)
         size = check_size("WinsorizedMeanDataRange.sample", size)
         centre, scale = self._law(x)
@@ -423,6 +513,7 @@ class WinsorizedMeanDataRange(UnsafeMechanism):
         return float(np.clip(x, lo, hi).mean()), (hi - lo) / (x.shape[0] * self.epsilon)
 
     def claimed_guarantee(self) -> PureDP:
+        """The claim the variant makes: epsilon-DP under replacement of one value."""
         return PureDP(self.epsilon, ItemReplace())
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -466,6 +557,13 @@ class MeanTrueCount(UnsafeMechanism):
         super().__post_init__()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of the noisy clipped sum divided by the true count [KMR23 MeanMechanism].
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size,)``.
+        """
         x = check_finite_array("MeanTrueCount.sample", "data", data, ndim=1)
         size = check_size("MeanTrueCount.sample", size)
         noisy = self._total(x) + rng.laplace(0.0, laplace_scale(self.bound, self.epsilon), size=size)
@@ -475,6 +573,7 @@ class MeanTrueCount(UnsafeMechanism):
         return float(np.clip(x, -self.bound, self.bound).sum())
 
     def claimed_guarantee(self) -> PureDP:
+        """The claim the variant makes: epsilon-DP under adding or removing one value."""
         return PureDP(self.epsilon, ItemAddRemove())
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -515,6 +614,13 @@ class AboveThresholdUnderscaled(UnsafeMechanism):
         super().__post_init__()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` runs of Ghazi et al. 2025's mirrored AboveThreshold (Alg. 4) with sensitivity-1 noise scales.
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, len(data))``; the codes of :func:`dpaudit.mechanisms.sparse_vector.svt_codes`.
+        """
         q = check_finite_array("AboveThresholdUnderscaled.sample", "data", data, ndim=1)
         size = check_size("AboveThresholdUnderscaled.sample", size)
         lap = rng.laplace(0.0, laplace_scale(2.0, self.epsilon), size=(size, 1))
@@ -522,6 +628,7 @@ class AboveThresholdUnderscaled(UnsafeMechanism):
         return svt_codes(q + nu < self.threshold - lap, 1, BOTTOM)
 
     def claimed_guarantee(self) -> PureDP:
+        """The claim the variant makes: epsilon-DP for queries of sensitivity 2, which its noise does not cover."""
         return PureDP(self.epsilon, QueryDistance(2.0, "linf"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:

@@ -63,11 +63,19 @@ class GaussianMechanism(MechanismBase):
         object.__setattr__(self, "sigma", sigma)
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases ``data + N(0, sigma^2 I)``.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, *data.shape)``.
+        """
         x = check_finite_array("GaussianMechanism.sample", "data", data)
         size = check_size("GaussianMechanism.sample", size)
         return rng.normal(x, self.sigma, size=(size, *x.shape))  # loc broadcasts: one pass
 
     def claimed_guarantee(self) -> ApproxDP:
+        """(epsilon, delta)-DP for queries of l2 sensitivity ``sensitivity`` ([BW18, Thm 8] or [DR14, Thm A.1])."""
         return ApproxDP(self.epsilon, self.delta, QueryDistance(self.sensitivity, "l2"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:

@@ -60,11 +60,19 @@ class LaplaceMechanism(MechanismBase):
         object.__setattr__(self, "scale", laplace_scale(self.sensitivity, self.epsilon))
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases ``data + Lap(sensitivity / epsilon)`` per coordinate.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, *data.shape)``.
+        """
         x = check_finite_array("LaplaceMechanism.sample", "data", data)
         size = check_size("LaplaceMechanism.sample", size)
         return rng.laplace(x, self.scale, size=(size, *x.shape))  # loc broadcasts: one pass
 
     def claimed_guarantee(self) -> PureDP:
+        """epsilon-DP for queries of l1 sensitivity ``sensitivity`` [DR14, Thm 3.6]."""
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "l1"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:

@@ -48,8 +48,9 @@ def randomized_response_keep_probability(epsilon: float, k: int) -> float:
 
 @dataclass(frozen=True)
 class RandomizedResponse(MechanismBase):
-    """Report each entry's category truthfully with probability ``e^eps/(e^eps+k-1)``, else a uniform
-    *other* category.
+    """Report each entry's category truthfully with probability ``e^eps/(e^eps+k-1)``.
+
+    Otherwise report a uniformly drawn *other* category.
 
     ``data`` is an integer array of categories in ``{0, ..., k-1}``; each entry (one person's value)
     is randomised independently, so the claim is epsilon-DP under :class:`ItemReplace`
@@ -64,6 +65,13 @@ class RandomizedResponse(MechanismBase):
         object.__setattr__(self, "keep_probability", randomized_response_keep_probability(self.epsilon, self.k))
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int64]:
+        """``size`` randomised copies of ``data``: each entry kept with ``keep_probability``, else a uniform other category.
+
+        Returns
+        -------
+        ndarray of int64
+            Shape ``(size, *data.shape)``; categories in ``{0, ..., k-1}``.
+        """
         owner = "RandomizedResponse.sample"
         x = check_integer_valued(owner, "data", data)
         if x.size and (x.min() < 0 or x.max() >= self.k):
@@ -75,6 +83,7 @@ class RandomizedResponse(MechanismBase):
         return np.where(keep, x, (x + offset) % self.k)
 
     def claimed_guarantee(self) -> PureDP:
+        """epsilon-DP when one entry changes (k-ary randomized response [War65; KOV16])."""
         return PureDP(self.epsilon, ItemReplace())
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:

@@ -71,9 +71,17 @@ class ReportNoisyMax(MechanismBase):
         return self._noise((size, x.shape[0]), rng) + x
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int64]:
+        """``size`` indices of the noisy maximum (ties broken to the lowest index).
+
+        Returns
+        -------
+        ndarray of int64
+            Shape ``(size,)``.
+        """
         return np.argmax(self.noisy_answers(data, size, rng=rng), axis=1).astype(np.int64)
 
     def claimed_guarantee(self) -> PureDP:
+        """epsilon-DP for queries of l-infinity sensitivity ``sensitivity`` (per ``noise``: [DR14, Claim 3.9; MT07; MS20])."""
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -111,6 +119,13 @@ class ExponentialMechanism(MechanismBase):
         return w / w.sum()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int64]:
+        """``size`` indices drawn from :meth:`probabilities` by inverse CDF.
+
+        Returns
+        -------
+        ndarray of int64
+            Shape ``(size,)``.
+        """
         p = self.probabilities(data)
         size = check_size("ExponentialMechanism.sample", size)
         cdf = np.cumsum(p)
@@ -118,11 +133,15 @@ class ExponentialMechanism(MechanismBase):
         return np.searchsorted(cdf, rng.random(size), side="right").astype(np.int64)
 
     def claimed_guarantee(self) -> PureDP:
+        """epsilon-DP for utilities of l-infinity sensitivity ``sensitivity`` [DR14, Thm 3.10]."""
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The exact law ``∝ exp(eps u_i / 2s)`` on both utility vectors (of the definition; the float
-        inverse-CDF sampler rounds each probability by about 2^-53)."""
+        """The exact law ``∝ exp(eps u_i / 2s)`` on both utility vectors.
+
+        This is the law of the definition; the float inverse-CDF sampler rounds each probability by
+        about 2^-53.
+        """
         from dpaudit.exact.closed_forms import exponential_mechanism_profile
         from dpaudit.exact.pairs import paired_arrays
 

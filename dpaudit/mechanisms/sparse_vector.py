@@ -37,7 +37,7 @@ from dpaudit.mechanisms.base import MechanismBase, check_size
 from dpaudit.neighbors.relations import QueryDistance
 
 if TYPE_CHECKING:
-    from dpaudit.exact import PrivacyProfile
+    from dpaudit.exact import FiniteProfile
     from dpaudit.exact.threshold import ThresholdSpec
 
 __all__ = ["BOTTOM", "NOT_REACHED", "TOP", "AboveThreshold", "SparseVector", "svt_codes", "threshold_pair_profile"]
@@ -87,13 +87,22 @@ class SparseVector(MechanismBase):
 
     @property
     def threshold_scale(self) -> float:
+        """``2 s / eps`` (``eps_1 = eps / 2``) [LSL17, Alg. 1, line 2]."""
         return laplace_scale(self.sensitivity, self.epsilon / 2.0)  # [LSL17, Alg. 1, line 2]
 
     @property
     def query_scale(self) -> float:
+        """``4 c s / eps`` (``eps_2 = eps / 2``) [LSL17, Alg. 1, line 4]."""
         return laplace_scale(2.0 * self.cutoff * self.sensitivity, self.epsilon / 2.0)  # [LSL17, Alg. 1, line 4]
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` runs of [LSL17, Alg. 1]: ⊤ when ``q_i + nu_i >= T + rho``, stopping after ``cutoff`` ⊤ answers.
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, len(data))``; the codes of :func:`svt_codes`.
+        """
         q = _queries("SparseVector.sample", data)
         size = check_size("SparseVector.sample", size)
         rho = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
@@ -101,9 +110,10 @@ class SparseVector(MechanismBase):
         return svt_codes(q + nu >= self.threshold + rho, self.cutoff, TOP)
 
     def claimed_guarantee(self) -> PureDP:
+        """epsilon-DP for queries of l-infinity sensitivity ``sensitivity`` (the proof of [LSL17, Alg. 1])."""
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
 
-    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+    def privacy_profile(self, d0: Any, d1: Any) -> FiniteProfile:
         """The exact law of the answers on both query vectors (conditioned on the threshold noise)."""
         from dpaudit.exact.threshold import ThresholdSpec
 
@@ -111,7 +121,7 @@ class SparseVector(MechanismBase):
         return threshold_pair_profile(type(self).__name__, spec, d0, d1, f"sparse vector [LSL17, Alg. 1], c = {self.cutoff}")
 
 
-def threshold_pair_profile(name: str, spec: ThresholdSpec, d0: Any, d1: Any, description: str) -> PrivacyProfile:
+def threshold_pair_profile(name: str, spec: ThresholdSpec, d0: Any, d1: Any, description: str) -> FiniteProfile:
     """The exact profile of a sparse-vector variant on two query vectors (validated as ``sample`` does)."""
     from dpaudit.exact.pairs import paired_arrays
     from dpaudit.exact.threshold import threshold_profile
@@ -148,10 +158,12 @@ class AboveThreshold(MechanismBase):
 
     @property
     def threshold_scale(self) -> float:
+        """``2 s / eps``: the threshold noise of [DR14, Alg. 1], as [LLA24, Alg. 4] and [GKLM25, Alg. 4] print it."""
         return laplace_scale(2.0 * self.sensitivity, self.epsilon)
 
     @property
     def query_scale(self) -> float:
+        """``4 s / eps``: the noise of each query in [DR14, Alg. 1] (and [LLA24, Alg. 4], [GKLM25, Alg. 4])."""
         return laplace_scale(4.0 * self.sensitivity, self.epsilon)
 
     def start(self, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
@@ -185,6 +197,13 @@ class AboveThreshold(MechanismBase):
         return codes, halted | stop
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` runs of AboveThreshold: halting at the first ⊤ (``"lowy2024"``) or first ⊥ (``"ghazi2025"``).
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, len(data))``; the codes of :func:`svt_codes`.
+        """
         q = _queries("AboveThreshold.sample", data)
         size = check_size("AboveThreshold.sample", size)
         lap = rng.laplace(0.0, self.threshold_scale, size=(size, 1))
@@ -194,9 +213,10 @@ class AboveThreshold(MechanismBase):
         return svt_codes(q + nu < self.threshold - lap, 1, BOTTOM)
 
     def claimed_guarantee(self) -> PureDP:
+        """epsilon-DP for queries of l-infinity sensitivity ``sensitivity`` [DR14, Thm 3.23]."""
         return PureDP(self.epsilon, QueryDistance(self.sensitivity, "linf"))
 
-    def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
+    def privacy_profile(self, d0: Any, d1: Any) -> FiniteProfile:
         """The exact law of the answers on both query vectors (``T - Lap`` has the law of ``T + Lap``)."""
         from dpaudit.exact.threshold import ThresholdSpec
 

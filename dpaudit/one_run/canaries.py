@@ -120,17 +120,17 @@ def audit_canary_users(
     OneRunResult
     """
     claim = mechanism.claimed_guarantee() if hasattr(mechanism, "claimed_guarantee") else None
-    if claim is None and epsilon is None:
-        raise argument_error(OWNER, "epsilon", "given for a mechanism without claimed_guarantee()", None)
     if delta is None:
         delta = claim.delta if isinstance(claim, ApproxDP) else 0.0
     if epsilon is None:
+        if claim is None:
+            raise argument_error(OWNER, "epsilon", "given for a mechanism without claimed_guarantee()", None)
         epsilon = claim.epsilon_at(delta)
     can = check_finite_array(OWNER, "canaries", canaries, min_ndim=2)
     rep = check_finite_array(OWNER, "replacements", replacements, min_ndim=2)
     if rep.shape != can.shape:
         raise argument_error(OWNER, "replacements", f"shaped like canaries {can.shape}", replacements)
-    k = can.shape[0]
+    k = int(can.shape[0])
     if population is None:
         base = np.zeros((0, *can.shape[1:]))
     else:

@@ -27,6 +27,7 @@ class GuessOutcome:
 
     @property
     def guesses(self) -> int:
+        """``k_plus + k_minus``: how many slots the plan guesses on."""
         return self.k_plus + self.k_minus
 
 
@@ -67,6 +68,7 @@ class OneRunResult(ClaimRecord):
     schema_version: int = field(default=ONE_RUN_SCHEMA_VERSION)
 
     def to_text(self) -> str:
+        """The result as the plain-text block the CLI prints (claim, bound, verdict, the guesses)."""
         b = self.best
         claim = "none" if self.claimed_epsilon is None else f"epsilon = {self.claimed_epsilon:g}"
         lines = [

@@ -215,8 +215,10 @@ def _fixed_without(owner: str, parameter: sp.Symbol, fixed: Mapping[str, float])
 
 def _conditions_hold(curve: BoundCurve, sym: sp.Symbol, grid: NDArray[np.float64],
                      known: Mapping[sp.Symbol, Any]) -> NDArray[np.bool_]:
-    """Where every checkable condition of the curve's bound holds (a condition with a symbol that
-    has no value counts as holding: it cannot be checked here)."""
+    """Where every checkable condition of the curve's bound holds.
+
+    A condition with a symbol that has no value counts as holding: it cannot be checked here.
+    """
     ok = np.ones(grid.shape, dtype=bool)
     for cond in curve.bound.conditions:
         if cond.relation is None:

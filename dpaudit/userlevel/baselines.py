@@ -176,6 +176,13 @@ class ClippedUserMeanGaussian(_ApproxBaseline):
         return gaussian_sigma_analytic(self.sensitivity(n_users), self.epsilon, self.delta)
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of the mean of the clipped user means plus ``N(0, sigma^2 I)`` (:meth:`noise_scale`).
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, d)``.
+        """
         owner = f"{type(self).__name__}.sample"
         size = check_size(owner, size)
         means = _user_means(owner, data, self.clip)
@@ -183,6 +190,7 @@ class ClippedUserMeanGaussian(_ApproxBaseline):
         return centre + rng.normal(0.0, self.noise_scale(means.shape[0]), size=(size, centre.size))
 
     def claimed_guarantee(self) -> ApproxDP:
+        """(epsilon, delta)-DP under user replacement (sensitivity ``2C/n`` of the mean of clipped means [BW18])."""
         return ApproxDP(self.epsilon, self.delta, UserReplace())
 
 
@@ -231,6 +239,13 @@ class ClippedUserMeanLaplace(MechanismBase):
         return laplace_scale(self.sensitivity(n_users, dim), self.epsilon)
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of the mean of the clipped user means plus Laplace noise per coordinate (:meth:`noise_scale`).
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, d)``.
+        """
         owner = f"{type(self).__name__}.sample"
         size = check_size(owner, size)
         means = _user_means(owner, data, self.clip)
@@ -238,6 +253,7 @@ class ClippedUserMeanLaplace(MechanismBase):
         return centre + rng.laplace(0.0, self.noise_scale(*means.shape), size=(size, centre.size))
 
     def claimed_guarantee(self) -> PureDP:
+        """epsilon-DP under user replacement (l1 sensitivity ``2C sqrt(d)/n`` [DR14, Thm 3.6])."""
         return PureDP(self.epsilon, UserReplace())
 
 
@@ -288,6 +304,13 @@ class GroupPrivateItemMean(_ApproxBaseline):
         return gaussian_sigma_analytic(self.item_sensitivity(n_users, m_items), eps_item, delta_item)
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of the mean of the clipped items plus item-level Gaussian noise (:meth:`noise_scale`).
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, d)``.
+        """
         owner = f"{type(self).__name__}.sample"
         size = check_size(owner, size)
         x = as_user_dataset(data, owner, "data", item_ndim=1)
@@ -299,9 +322,11 @@ class GroupPrivateItemMean(_ApproxBaseline):
         return ApproxDP(self.epsilon, self.delta, UserReplace())
 
     def tight_guarantee(self, n_users: int, m_items: int) -> ApproxDP:
-        """The exact user-level epsilon at ``delta``: the released Gaussian has user-level l2 sensitivity
-        ``m * 2C/(nm) = 2C/n`` (all ``m`` items of a user move), so its curve is [BW18, Thm 8] at that
-        sensitivity. Never above the claim."""
+        """The exact user-level epsilon at ``delta``; never above the claim.
+
+        The released Gaussian has user-level l2 sensitivity ``m * 2C/(nm) = 2C/n`` (all ``m`` items
+        of a user move), so its curve is [BW18, Thm 8] at that sensitivity.
+        """
         sigma = self.noise_scale(n_users, m_items)
         eps = gaussian_epsilon(sigma, m_items * self.item_sensitivity(n_users, m_items), self.delta)
         return ApproxDP(min(eps, self.epsilon), self.delta, UserReplace())

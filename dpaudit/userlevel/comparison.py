@@ -220,8 +220,11 @@ def _default_levy(problem: LinearUtilityProblem, epsilon: float, delta: float) -
 
 @dataclass(frozen=True)
 class SphereMeanProblem:
-    """Items ``z = mu + spread * u`` with ``u`` uniform on the unit sphere of ``R^d``: ``E z = mu``,
-    ``Var(P_0) = E||z - mu||^2 = spread^2`` exactly, support in ``B_2(0, ||mu|| + spread)``."""
+    """Items ``z = mu + spread * u`` with ``u`` uniform on the unit sphere of ``R^d``.
+
+    ``E z = mu``, ``Var(P_0) = E||z - mu||^2 = spread^2`` exactly, support in ``B_2(0, ||mu|| +
+    spread)``.
+    """
 
     mu: tuple[float, ...]
     spread: float = 0.5
@@ -236,6 +239,7 @@ class SphereMeanProblem:
 
     @property
     def dim(self) -> int:
+        """The dimension ``d`` (the length of ``mu``)."""
         return len(self.mu)
 
     @property
@@ -291,8 +295,10 @@ def default_mean_estimators(problem: SphereMeanProblem, epsilon: float, delta: f
 
 
 def _crossover(levy: Any, baselines: Sequence[Any], n: int, d: int, m_max: float) -> float:
-    """Smallest ``m`` (on a grid of 16 points per decade up to ``m_max``) where Levy's predicted noise is
-    below every baseline's; ``inf`` if none."""
+    """Smallest ``m`` where Levy's predicted noise is below every baseline's; ``inf`` if none.
+
+    Searched on a grid of 16 points per decade up to ``m_max``.
+    """
     for m in np.unique(np.round(np.geomspace(1, m_max, int(16 * math.log10(m_max)) + 1)).astype(np.int64)):
         mi = int(m)
         if predicted_privacy_error(levy, n, mi, d) <= min(predicted_privacy_error(b, n, mi, d) for b in baselines):

@@ -106,9 +106,11 @@ class SquaredLoss(Loss):
         return margin - y
 
     def lipschitz(self, radius: float, feature_bound: float, label_bound: float = 1.0) -> float:
+        """``(radius * feature_bound + label_bound) * feature_bound``: the largest ``|<theta, x> - y| ||x||``."""
         return (radius * feature_bound + label_bound) * feature_bound
 
     def smoothness(self, feature_bound: float) -> float:
+        """``feature_bound^2``: the largest eigenvalue of ``x x^T``."""
         return feature_bound**2
 
 
@@ -126,9 +128,11 @@ class LogisticLoss(Loss):
         return -y * special.expit(-y * margin)
 
     def lipschitz(self, radius: float, feature_bound: float, label_bound: float = 1.0) -> float:
+        """``feature_bound * label_bound``: the slope of the logistic loss is at most 1 in the margin."""
         return feature_bound * label_bound
 
     def smoothness(self, feature_bound: float) -> float:
+        """``feature_bound^2 / 4``: the logistic function's derivative is at most 1/4."""
         return feature_bound**2 / 4.0
 
 
@@ -145,6 +149,7 @@ class AbsoluteLoss(Loss):
         return np.sign(margin - y)
 
     def lipschitz(self, radius: float, feature_bound: float, label_bound: float = 1.0) -> float:
+        """``feature_bound``: the subgradient is ``sign(.) x``."""
         return feature_bound
 
 
@@ -161,4 +166,5 @@ class HingeLoss(Loss):
         return np.where(y * margin < 1.0, -y, 0.0)
 
     def lipschitz(self, radius: float, feature_bound: float, label_bound: float = 1.0) -> float:
+        """``feature_bound * label_bound``: the subgradient is ``-y x`` or 0."""
         return feature_bound * label_bound

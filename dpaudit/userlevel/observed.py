@@ -67,6 +67,16 @@ class ObservedRelease(MechanismBase):
         check_int(type(self).__name__, "width", self.width, minimum=1)
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` observed releases: the inner output's finite values (0 where not finite), then the outcome code.
+
+        Data the inner mechanism refuses before drawing (its declared domain) is refused here too; any
+        other failure is an outcome (``RAISED``) the caller observes.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, width + 1)``.
+        """
         size = check_size(f"{type(self).__name__}.sample", size)
         before = copy.deepcopy(rng.bit_generator.state)
         try:
@@ -91,5 +101,6 @@ class ObservedRelease(MechanismBase):
         return rows
 
     def claimed_guarantee(self) -> Guarantee:
+        """The inner mechanism's claim."""
         guarantee: Guarantee = self.inner.claimed_guarantee()
         return guarantee

@@ -99,14 +99,17 @@ class CoordinateMedian(RobustStatistic):
     name = "coordinate-wise median"
 
     def __call__(self, values: Any, axis: int = -2) -> NDArray[np.float64]:
+        """The coordinate-wise median along ``axis`` (the user axis)."""
         x, ax = _values("CoordinateMedian", values, axis)
         return np.asarray(np.median(x, axis=ax), dtype=np.float64)
 
     def satisfies_alignment_break_point(self, batch_size: int) -> bool:
+        """True for every ``B``: the median keeps (i') (see the class docstring)."""
         check_int("CoordinateMedian", "batch_size", batch_size, minimum=1)
         return True
 
     def satisfies_majority_break_point(self, batch_size: int) -> bool:
+        """True for every ``B``: more than ``B/2`` points in a ball keep the median in it."""
         check_int("CoordinateMedian", "batch_size", batch_size, minimum=1)
         return True
 
@@ -167,6 +170,7 @@ class TrimmedMean(RobustStatistic):
         return k
 
     def __call__(self, values: Any, axis: int = -2) -> NDArray[np.float64]:
+        """The trimmed mean along ``axis``: sort, drop :meth:`trim_count` from each side, average."""
         x, ax = _values("TrimmedMean", values, axis)
         b = x.shape[ax]
         k = self.trim_count(b)
@@ -175,9 +179,11 @@ class TrimmedMean(RobustStatistic):
         return np.asarray(kept.mean(axis=ax), dtype=np.float64)
 
     def satisfies_alignment_break_point(self, batch_size: int) -> bool:
+        """True when at least ``floor(B/3)`` values are trimmed from each side."""
         return self.trim_count(batch_size) >= batch_size // 3
 
     def satisfies_majority_break_point(self, batch_size: int) -> bool:
+        """True when at least ``floor((B-1)/2)`` values are trimmed from each side."""
         return self.trim_count(batch_size) >= (batch_size - 1) // 2
 
 

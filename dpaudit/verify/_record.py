@@ -1,5 +1,7 @@
-"""The step record shared by the proof steps (:mod:`dpaudit.verify.proof`) and the cross-checks
-(:mod:`dpaudit.verify.crosscheck`)."""
+"""The step record shared by the proof steps (:mod:`dpaudit.verify.proof`) and the cross-checks.
+
+The cross-checks are in :mod:`dpaudit.verify.crosscheck`.
+"""
 
 from __future__ import annotations
 
@@ -107,6 +109,9 @@ class _Record:
         self._support_depth = 0
         self._symbols: dict[str, str] = {}
         self._domain: list[str] = []
+        #: Exact counterexample points the kernel found on a Lipschitz check's pair residuals (re-checked by
+        #: :func:`dpaudit.verify.refute.refute_lipschitz`).
+        self.kernel_points: list[dict[str, Any]] = []
 
     def _note_domain(self, relations: Any) -> None:
         """Record restrictions of the domain a step was decided on (printed beside the verdict and in the claim)."""
@@ -123,8 +128,11 @@ class _Record:
 
     @contextlib.contextmanager
     def supporting(self) -> Iterator[None]:
-        """Record the proof steps made inside as ``support`` steps: auxiliary facts (a closed form, a tail
-        bound) that a refutation uses, not sub-claims of the statement."""
+        """Record the proof steps made inside as ``support`` steps.
+
+        Support steps are auxiliary facts (a closed form, a tail bound) that a refutation uses, not
+        sub-claims of the statement.
+        """
         self._support_depth += 1
         try:
             yield

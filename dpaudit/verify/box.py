@@ -1,5 +1,6 @@
-"""Exact boxes ``[low, high]`` for the ``domain=`` arguments of :func:`~dpaudit.verify.lipschitz` and
-:func:`~dpaudit.verify.sensitivity`.
+"""Exact boxes ``[low, high]`` for the ``domain=`` arguments of ``lipschitz`` and ``sensitivity``.
+
+They serve :func:`~dpaudit.verify.lipschitz` and :func:`~dpaudit.verify.sensitivity`.
 
 The bounds are kept exact: a statement is decided on the box given, never on a rounded one
 (``Rational(1, 3)`` stays 1/3; its nearest float is below it). A float bound is read at its exact binary value,
@@ -33,8 +34,10 @@ class ExactBox:
     notes: tuple[str, ...] = field(default=())
 
     def float_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """The box rounded inward to floats: ``low_f >= low`` and ``high_f <= high`` coordinate by coordinate
-        (bounds beyond the float range become +-the largest float)."""
+        """The box rounded inward to floats: ``low_f >= low`` and ``high_f <= high`` coordinate by coordinate.
+
+        Bounds beyond the float range become +-the largest float.
+        """
         return (np.array([_inward(v, up=True) for v in self.low]), np.array([_inward(v, up=False) for v in self.high]))
 
     def text(self) -> str:
@@ -59,8 +62,10 @@ def _inward(v: sp.Rational, up: bool) -> float:
 
 
 def exact_bound(owner: str, parameter: str, value: Any, notes: list[str]) -> sp.Rational:
-    """One bound as an exact rational: int, Fraction, sympy Rational, or a finite float at its exact binary value
-    (a note is appended to ``notes`` when that value is not the decimal the float prints as)."""
+    """One bound as an exact rational: int, Fraction, sympy Rational, or a finite float at its exact binary value.
+
+    A note is appended to ``notes`` when that value is not the decimal the float prints as.
+    """
     allowed = "finite real numbers (int, float, Fraction or sympy Rational; a float is read at its exact binary value)"
     if isinstance(value, (bool, np.bool_)):
         raise argument_error(owner, parameter, allowed, value)
@@ -85,7 +90,8 @@ def exact_box(owner: str, domain: Any, dim: int) -> ExactBox | None:
     """``domain = (low, high)`` (scalars, or sequences of length ``dim``) as an :class:`ExactBox`; None for None.
 
     Raises :class:`~dpaudit.errors.InvalidArgument` unless ``low < high`` in every coordinate, with finite
-    rational (or float) bounds."""
+    rational (or float) bounds.
+    """
     if domain is None:
         return None
     shape = f"a box (low, high) of scalars or length-{dim} sequences, with low < high in every coordinate"

@@ -35,8 +35,10 @@ MAX_CELLS = 400
 
 @dataclass(frozen=True)
 class OrderedCell(Region):
-    """A cell of a case split: a :class:`Region` that also knows the rank of each of its terms, and
-    resolves the kinks those ranks decide before writing an expression in its slack variables."""
+    """A cell of a case split: a :class:`Region` that also knows the rank of each of its terms.
+
+    It resolves the kinks those ranks decide before writing an expression in its slack variables.
+    """
 
     ranks: tuple[tuple[tuple[sp.Expr, int], ...], ...] = ()
     factors: tuple[Region, ...] = field(default=(), repr=False)
@@ -47,6 +49,7 @@ class OrderedCell(Region):
         return [dict(group) for group in self.ranks]
 
     def apply(self, expr: Any) -> sp.Expr:
+        """Substitute on the cell: kinks (``Max``, ``Min``, ``Abs``) resolved by the cell's ranks first."""
         return super().apply(resolve_kinks(expr, self.rank_maps))
 
 
@@ -61,7 +64,7 @@ def _atoms(relations: Sequence[Any], index: Mapping[sp.Expr, int]) -> list[tuple
     return out
 
 
-def ordering_cells(terms: Sequence[Any], domain: Sequence[Any] = (), *, max_cells: int = MAX_CELLS) -> list[Region]:
+def ordering_cells(terms: Sequence[Any], domain: Sequence[Any] = (), *, max_cells: int = MAX_CELLS) -> list[OrderedCell]:
     """One cell per weak ordering of ``terms`` allowed by ``domain`` and the terms' known order.
 
     ``domain`` holds relations between the terms (``le``, ``lt``, ``eq``). Each cell is a
@@ -86,7 +89,7 @@ def ordering_cells(terms: Sequence[Any], domain: Sequence[Any] = (), *, max_cell
     index = {t: i for i, t in enumerate(terms)}
     known = [(index[a], index[b], k) for a, b, k in _known_relations(terms)]
     constraints = known + _atoms(domain, index)
-    cells = []
+    cells: list[OrderedCell] = []
     for rank in orderings(len(terms)):
         if not all(_rank_holds(a, rank) for a in constraints):
             continue
@@ -159,8 +162,10 @@ def _cell(levels: list[list[sp.Expr]], ranks: Mapping[sp.Expr, int]) -> OrderedC
 
 
 def product_cells(factors: Sequence[Sequence[OrderedCell]], *, max_cells: int = MAX_CELLS) -> list[OrderedCell]:
-    """Every combination of one cell per factor (the factors order disjoint groups of symbols; numbers may be shared,
-    their order is fixed), as one cell whose conditions, parametrisation and ranks are the union of its factors'.
+    """Every combination of one cell per factor, as one cell.
+
+    The factors order disjoint groups of symbols (numbers may be shared, their order is fixed); the
+    combined cell's conditions, parametrisation and ranks are the union of its factors'.
 
     Raises
     ------
@@ -183,8 +188,10 @@ def product_cells(factors: Sequence[Sequence[OrderedCell]], *, max_cells: int = 
 
 
 def cell_points(region: Region, symbols: Iterable[sp.Symbol], rng: np.random.Generator, count: int = 4) -> list[dict[sp.Symbol, sp.Expr]]:
-    """Exact points of ``region`` (rational slack values), as values of ``symbols`` (free ones set to
-    0, or 1 when they must be positive)."""
+    """Exact points of ``region`` (rational slack values), as values of ``symbols``.
+
+    Free symbols are set to 0, or 1 when they must be positive.
+    """
     slacks = sorted(region.inverse, key=lambda s: s.name)
     choices = [[sp.Integer(1)] * len(slacks)]
     for _ in range(count - 1):

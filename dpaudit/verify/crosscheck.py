@@ -113,8 +113,10 @@ class CrossChecks(_Record):
 
     def numeric_count(self, label: str, cases: int, violations: int, counterexample: Mapping[str, Any] | None = None,
                       note: str = "") -> bool:
-        """Cross-check whose caller already counted its cases and violations (e.g. an enumeration of
-        finitely many instances standing in for "for all"). Returns whether there was none."""
+        """Cross-check whose caller already counted its cases and violations; returns whether there was none.
+
+        E.g. an enumeration of finitely many instances standing in for "for all".
+        """
         if violations:
             self._refute_or_note(label, "numeric", cases, dict(counterexample or {}), note or f"{violations} violation(s)")
             return False
@@ -133,9 +135,11 @@ class CrossChecks(_Record):
                            f"{note}; in floating point, not re-checked exactly (evidence only) at {shown}"))
 
     def rechecked_pair(self, label: str, point: Mapping[str, Any], *, cases: int, note: str) -> None:
-        """Record a violation by a Python callable whose float inputs and outputs were compared in exact rational
-        arithmetic (:func:`dpaudit.verify.search.exceeds`): the floats are the callable's exact values, not
-        roundings of the quantity, so the pair is a counterexample about the callable as written."""
+        """Record a violation by a Python callable, its floats compared in exact rational arithmetic.
+
+        See :func:`dpaudit.verify.search.exceeds`: the floats are the callable's exact values, not
+        roundings of the quantity, so the pair is a counterexample about the callable as written.
+        """
         self._record_counterexample(f"instance: {label}", point)
         self._add(Step("cross", "exact", label, Verdict.DISPROVED, cases, note))
 

@@ -37,8 +37,10 @@ _BRANCHING = (sp.Piecewise, sp.Max, sp.Min, sp.Abs, sp.sign, sp.floor, sp.ceilin
 
 
 def _rewrites(expr: sp.Expr) -> Iterable[sp.Expr]:
-    """Forms equal to ``expr`` (sympy rewrites; the kernel decides each, and re-checks any counterexample on
-    ``expr`` itself). Cheap ones first."""
+    """Forms equal to ``expr`` (sympy rewrites), cheap ones first.
+
+    The kernel decides each, and re-checks any counterexample on ``expr`` itself.
+    """
     yield sp.expand(expr)
     yield sp.factor(expr)
     yield sp.together(expr)
@@ -56,9 +58,10 @@ def _forms(expr: sp.Expr, build: Any) -> tuple[Any, ...]:
 
 
 def decision(expr: Any, kind: str = ">=", hypotheses: Sequence[Any] = ()) -> Decision:
-    """The kernel's :class:`~dpaudit.verify.kernel.Decision` on ``expr >= 0`` (``kind=">"``: ``> 0``,
-    ``"=="``: ``== 0``) under ``hypotheses`` and the symbols' assumptions; sympy's rewrites of ``expr`` are
-    tried for a proof when the expression itself is not decided.
+    """The kernel's :class:`~dpaudit.verify.kernel.Decision` on ``expr >= 0`` under ``hypotheses``.
+
+    ``kind=">"`` decides ``> 0`` and ``"=="`` ``== 0``; the symbols' assumptions hold too. sympy's
+    rewrites of ``expr`` are tried for a proof when the expression itself is not decided.
 
     The answer of :func:`decide_nonneg` (:func:`decide_positive`, :func:`decide_zero`) with its evidence: the claim
     with the domain it covers, every hypothesis (a symbol declared without assumptions is ``read as real``), the
@@ -156,10 +159,11 @@ def decide_positive(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
 
 
 def decide_zero(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
-    """Is ``expr`` identically zero? Decided by the kernel (an identity ``lhs - rhs``); a rewrite of ``expr``
-    to the literal 0 by sympy's expand or simplify also proves it, once the kernel has proved ``expr`` defined at
-    every point, as written (``(x**2 - 1)/(x - 1) - (x + 1)`` is not: sympy's rewriting is trusted only where the
-    expression is defined, its signs never).
+    """Is ``expr`` identically zero? Decided by the kernel (an identity ``lhs - rhs``).
+
+    A rewrite of ``expr`` to the literal 0 by sympy's expand or simplify also proves it, once the
+    kernel has proved ``expr`` defined at every point, as written (``(x**2 - 1)/(x - 1) - (x + 1)``
+    is not: sympy's rewriting is trusted only where the expression is defined, its signs never).
 
     As for :func:`decide_nonneg`, the symbols range over the reals (a symbol without assumptions is read as real).
 
@@ -221,8 +225,10 @@ def exact_negative(value: Any) -> bool | None:
 
 
 def approx(value: Any) -> float | str:
-    """A closed-form number as a float for display (the centre of an arb ball at 120 bits; the text if it has none).
-    Display only: no decision is taken on it."""
+    """A closed-form number as a float for display; no decision is taken on it.
+
+    The centre of an arb ball at 120 bits; the text if it has none.
+    """
     from flint import ctx
 
     from dpaudit.verify.kernel import value as kernel_value
@@ -242,9 +248,12 @@ def approx(value: Any) -> float | str:
 
 
 def plain(value: Any) -> Any:
-    """A JSON-friendly, exact version of ``value`` for counterexample records: a sympy number is its exact text
-    (``"1/3"``, ``"sqrt(2)/2"``; ``sympy.sympify`` reads it back), never a float approximation of it (floats go under
-    the record's ``"approx"`` key, labelled, see :func:`dpaudit.verify.verdict.counterexample_text`)."""
+    """A JSON-friendly, exact version of ``value`` for counterexample records.
+
+    A sympy number is its exact text (``"1/3"``, ``"sqrt(2)/2"``; ``sympy.sympify`` reads it back), never a float
+    approximation of it (floats go under the record's ``"approx"`` key, labelled, see
+    :func:`dpaudit.verify.verdict.counterexample_text`).
+    """
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):

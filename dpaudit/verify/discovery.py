@@ -1,5 +1,7 @@
-"""Finding checks: modules that define ``CHECK`` (one :class:`~dpaudit.verify.LemmaCheck`) or
-``CHECKS`` (a tuple of them), in an installed package or in a user's directory.
+"""Finding checks: modules that define ``CHECK`` or ``CHECKS``, in a package or a user's directory.
+
+``CHECK`` is one :class:`~dpaudit.verify.LemmaCheck`, ``CHECKS`` a tuple of them; the package is an
+installed one.
 
 Examples
 --------
@@ -83,9 +85,10 @@ def _module_files(path: Path) -> list[Path]:
 
 
 def checks_in_path(path: str | Path) -> tuple[LemmaCheck, ...]:
-    """Every check defined by the Python files under ``path`` (a directory, searched recursively,
-    or one ``.py`` file). Files and folders whose names start with ``_`` or ``.`` are skipped,
-    and so are modules that define neither ``CHECK`` nor ``CHECKS`` (helpers).
+    """Every check defined by the Python files under ``path`` (a directory, searched recursively, or one ``.py`` file).
+
+    Files and folders whose names start with ``_`` or ``.`` are skipped, and so are modules that
+    define neither ``CHECK`` nor ``CHECKS`` (helpers).
 
     Each file is imported under a private module name, with its directory first on ``sys.path``
     while it is imported (so it can import its sibling helpers).

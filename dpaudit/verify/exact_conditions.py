@@ -1,5 +1,7 @@
-"""Exact truth of the conditions a proof step is given: booleans, relations between closed-form numbers, a goal's
-sides, a residual certified non-negative, and smoothness from the kernel's whitelist.
+"""Exact truth of the conditions a proof step is given.
+
+Booleans, relations between closed-form numbers, a goal's sides, a residual certified non-negative, and smoothness
+from the kernel's whitelist.
 
 Helpers of :class:`~dpaudit.verify.Proof` (:mod:`dpaudit.verify.proof`, :mod:`dpaudit.verify.fact_steps`); every sign
 is decided by the trusted kernel (:mod:`dpaudit.verify.kernel`), never by sympy's assumptions or a float.
@@ -27,8 +29,10 @@ def trivial_residual(expr: sp.Expr, zero: bool) -> bool:
 
 
 def exact_truth(owner: str, holds: Any) -> bool:
-    """``holds`` as a bool: a Python bool, a sympy boolean, or a relation between closed-form numbers (decided by
-    the kernel). numpy booleans are refused (they come from floating-point comparisons)."""
+    """``holds`` as a bool: a Python bool, a sympy boolean, or a relation between closed-form numbers (decided by the kernel).
+
+    numpy booleans are refused (they come from floating-point comparisons).
+    """
     if isinstance(holds, bool):
         return holds
     if isinstance(holds, sp.logic.boolalg.BooleanAtom):
@@ -44,8 +48,10 @@ def exact_truth(owner: str, holds: Any) -> bool:
 
 
 def condition_holds(owner: str, value: Any) -> bool:
-    """A hypothesis at a counterexample: an exact boolean, a relation between closed forms, or a
-    closed-form number that must be ``>= 0``."""
+    """A hypothesis at a counterexample, as a bool.
+
+    An exact boolean, a relation between closed forms, or a closed-form number that must be ``>= 0``.
+    """
     if isinstance(value, bool | sp.logic.boolalg.BooleanAtom):
         return bool(value)
     if isinstance(value, sp.core.relational.Relational) and not isinstance(value, sp.Equality | sp.Unequality):
@@ -73,8 +79,10 @@ def goal_sides(goal: Any) -> tuple[sp.Expr, sp.Expr, str]:
 
 
 def certified_nonneg(residual: sp.Expr, certificate: sp.Expr | None) -> Verdict:
-    """``residual >= 0``: equal to ``certificate`` (identity decided by the kernel) and ``certificate >= 0``, or decided
-    directly."""
+    """``residual >= 0``, through a certificate or decided directly.
+
+    Through ``certificate``: equal to it (identity decided by the kernel) and ``certificate >= 0``.
+    """
     if certificate is not None and decide_zero(residual - certificate) is Verdict.PROVED \
             and decide_nonneg(certificate) is Verdict.PROVED:
         return Verdict.PROVED
@@ -82,8 +90,11 @@ def certified_nonneg(residual: sp.Expr, certificate: sp.Expr | None) -> Verdict:
 
 
 def smooth_everywhere(expr: sp.Expr, var: sp.Symbol, order: int = 1) -> bool:
-    """Is ``expr`` C^order in ``var`` on the whole range of ``var`` (its assumptions)? From the kernel's
-    whitelist of C^1 functions (:func:`~dpaudit.verify.kernel.c1_conditions`), with every condition proved."""
+    """Is ``expr`` C^order in ``var`` on the whole range of ``var`` (its assumptions)?
+
+    From the kernel's whitelist of C^1 functions (:func:`~dpaudit.verify.kernel.c1_conditions`), with every
+    condition proved.
+    """
     try:
         for k in range(order):
             conditions = c1_conditions(sp.diff(expr, var, k))

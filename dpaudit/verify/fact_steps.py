@@ -1,5 +1,7 @@
-"""Proof steps about Facts: a relation shown, a :class:`~dpaudit.verify.Fact` established, and a goal proved from
-other checks' Facts (:meth:`FactSteps.depends`), with the dependencies' results and what their proofs established.
+"""Proof steps about Facts.
+
+A relation shown, a :class:`~dpaudit.verify.Fact` established, and a goal proved from other checks' Facts
+(:meth:`FactSteps.depends`), with the dependencies' results and what their proofs established.
 
 :class:`FactSteps` is the part of :class:`~dpaudit.verify.Proof` (:mod:`dpaudit.verify.proof`) that instantiates Facts:
 a Fact a dependency declared but did not establish is printed as an "unproved Fact" premise; one it established is used
@@ -30,9 +32,12 @@ __all__ = ["FactSteps", "LocalFact", "dependency_result"]
 
 @dataclass(frozen=True)
 class LocalFact:
-    """A relation for :meth:`Proof.depends`: shown by this proof (:meth:`Proof.show`), or a hypothesis of the
-    statement (:meth:`Proof.given_fact`, ``kind="given"``) or a relation taken on trust (:meth:`Proof.assume_fact`,
-    ``kind="assumed"``): a Fact established from those holds only under them (they become its hypotheses)."""
+    """A relation for :meth:`Proof.depends`: shown by this proof, a hypothesis, or taken on trust.
+
+    Shown by :meth:`Proof.show`; a hypothesis of the statement by :meth:`Proof.given_fact` (``kind="given"``); a
+    relation taken on trust by :meth:`Proof.assume_fact` (``kind="assumed"``). A Fact established from those holds
+    only under them (they become its hypotheses).
+    """
 
     label: str
     relation: Any
@@ -55,8 +60,9 @@ class FactSteps(_Record):
     """The steps of a :class:`~dpaudit.verify.Proof` that show relations, establish Facts and use other checks' Facts."""
 
     def show(self, label: str, relation: Any, where: Mapping[Any, Any] | None = None) -> LocalFact:
-        """Proof step: ``relation`` (``lhs <= rhs`` or ``Eq``) holds, decided by sympy after replacing
-        the quantities it names by their expressions in ``where``.
+        """Proof step: ``relation`` (``lhs <= rhs`` or ``Eq``) holds.
+
+        Decided after replacing the quantities it names by their expressions in ``where``.
 
         Returns what was shown, the relation with ``where`` applied (the named quantities are not free to
         take other values afterwards), as a :class:`LocalFact` that :meth:`depends` can combine with other
@@ -74,8 +80,10 @@ class FactSteps(_Record):
 
     def establish(self, name: str, relation: Any, where: Mapping[Any, Any] | None = None,
                   hypotheses: Sequence[Any] = ()) -> Verdict:
-        """Proof step: the :class:`~dpaudit.verify.Fact` ``name`` this check declares holds, decided by the kernel
-        after replacing the quantities it names by their expressions in ``where`` (under ``hypotheses``).
+        """Proof step: the :class:`~dpaudit.verify.Fact` ``name`` this check declares holds.
+
+        Decided by the kernel after replacing the quantities it names by their expressions in ``where`` (under
+        ``hypotheses``).
 
         Only an established fact is used by :meth:`depends` without a premise: a fact its check declares but
         does not establish is printed as an "unproved Fact" premise beside every verdict resting on it.

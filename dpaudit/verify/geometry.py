@@ -20,6 +20,8 @@ Examples
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -95,7 +97,7 @@ def distance_sq(n1: sp.Expr, n2: sp.Expr, cos: sp.Expr = COS) -> sp.Expr:
     return n1**2 + n2**2 - 2 * n1 * n2 * cos
 
 
-def ball_regions(*norms: sp.Expr, domain: tuple = ()) -> list[Region]:
+def ball_regions(*norms: sp.Expr, domain: Sequence[Any] = ()) -> list[Region]:
     """Every ordering of the ``norms`` and the radius, each with the cosine written ``c = 1 - w``, ``w >= 0``."""
     return [r.with_conditions(sp.Le(COS, 1, evaluate=False)) for r in Region.orders([*norms, RADIUS], domain=domain)]
 

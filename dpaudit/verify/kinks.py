@@ -1,5 +1,6 @@
-"""Kinks of an expression (``Min``, ``Max``, ``Abs``, ``Piecewise``, ``sign``, ``Heaviside``) and how an ordering of
-their terms resolves them.
+"""Kinks of an expression and how an ordering of their terms resolves them.
+
+The kinks are ``Min``, ``Max``, ``Abs``, ``Piecewise``, ``sign`` and ``Heaviside``.
 
 Every kink is a comparison between two sub-expressions (:func:`kink_comparisons`); when the comparison is between two
 *terms*, symbols or numbers (:func:`term_pair`), a cell that ranks those terms decides it, and :func:`resolve_kinks`
@@ -134,8 +135,10 @@ def kink_comparisons(expr: Any, *, skip: Sequence[sp.Expr] = ()) -> list[tuple[s
 
 
 def term_pair(lhs: sp.Expr, rhs: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
-    """``lhs - rhs`` as ``c (t1 - t2)`` with terms ``t1, t2`` (symbols or numbers) and ``c`` a nonzero
-    number: returns ``(t1, t2, c)``; None when the comparison is between numbers (no kink).
+    """``lhs - rhs`` as ``c (t1 - t2)``: returns ``(t1, t2, c)``.
+
+    ``t1, t2`` are terms (symbols or numbers) and ``c`` a nonzero number; None when the comparison
+    is between numbers (no kink).
 
     Raises
     ------
@@ -170,7 +173,8 @@ def term_pair(lhs: sp.Expr, rhs: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | 
 def _sign_in_cell(lhs: sp.Expr, rhs: sp.Expr, ranks: Ranks) -> int | None:
     """The sign of ``lhs - rhs`` in a cell whose terms have the given ranks, or None if the cell does not decide it.
 
-    Terms of different groups are not ranked against each other; numbers are, by their values."""
+    Terms of different groups are not ranked against each other; numbers are, by their values.
+    """
     try:
         pair = term_pair(lhs, rhs)
     except CaseSplitError:

@@ -113,9 +113,12 @@ class EstablishedFact:
         return set(sp.sympify(self.statement).free_symbols).union(*(sp.sympify(h).free_symbols for h in self.hypotheses))
 
     def instantiate(self, subs: Mapping[Any, Any]) -> tuple[Any, list[Any], str]:
-        """``(relation, obligations, problem)``: the statement with ``subs`` applied; the relations the dependent must
-        prove to use it (the hypotheses, instantiated, and each replaced symbol's assumptions about its value); a
-        non-empty ``problem`` when ``subs`` replaces a symbol that is not quantified."""
+        """``(relation, obligations, problem)``: the statement with ``subs`` applied, and what using it requires.
+
+        ``obligations`` are the relations the dependent must prove to use it (the hypotheses,
+        instantiated, and each replaced symbol's assumptions about its value); ``problem`` is
+        non-empty when ``subs`` replaces a symbol that is not quantified.
+        """
         quantified = self.quantified()
         bad = [k for k in subs if k not in quantified]
         if bad:
@@ -132,8 +135,11 @@ class EstablishedFact:
 
 
 def substitute(relation: Any, subs: Mapping[Any, Any]) -> Any:
-    """``relation`` with ``subs`` applied to both sides at once, left unevaluated (sympy would turn a relation it can
-    decide from its assumptions into True or False, and the kernel decides nothing from those)."""
+    """``relation`` with ``subs`` applied to both sides at once, left unevaluated.
+
+    sympy would turn a relation it can decide from its assumptions into True or False, and the
+    kernel decides nothing from those.
+    """
     relation = sp.sympify(relation)
     if not isinstance(relation, sp.core.relational.Relational):
         return relation.subs(dict(subs), simultaneous=True)
@@ -142,8 +148,11 @@ def substitute(relation: Any, subs: Mapping[Any, Any]) -> Any:
 
 
 def _assumption_obligations(symbol: Any, value: Any) -> list[Any]:
-    """What must hold of ``value`` to put it in place of ``symbol``: its declared sign, and that it is a real number
-    (defined: the kernel proves an expression defined before deciding anything about it)."""
+    """What must hold of ``value`` to put it in place of ``symbol``.
+
+    Its declared sign, and that it is a real number (defined: the kernel proves an expression
+    defined before deciding anything about it).
+    """
     table = {"positive": sp.Gt, "negative": sp.Lt, "nonnegative": sp.Ge, "nonpositive": sp.Le, "nonzero": sp.Ne}
     out = [build(value, 0, evaluate=False) for key, build in table.items() if symbol.assumptions0.get(key) is True][:1]
     if symbol.is_integer and not (value.is_Integer or (isinstance(value, sp.Symbol) and value.is_integer)):

@@ -90,8 +90,11 @@ def parse_norm(owner: str, norm: Any) -> float:
 
 
 def _exact_constant(owner: str, constant: Any) -> sp.Expr:
-    """``constant`` as an exact sympy expression: a positive number (a float at its exact binary value), or a
-    symbolic expression (a parameter of the claim, quantified like the others; restrict it with ``where``)."""
+    """``constant`` as an exact sympy expression.
+
+    A positive number (a float at its exact binary value), or a symbolic expression (a parameter of
+    the claim, quantified like the others; restrict it with ``where``).
+    """
     value = sp.Rational(constant) if isinstance(constant, (float, np.floating)) else sp.sympify(constant)
     if isinstance(value, sp.Expr) and value.free_symbols:
         return _exact_floats(value)[0]
@@ -103,9 +106,11 @@ def _exact_constant(owner: str, constant: Any) -> sp.Expr:
 
 
 def _exact_floats(expr: Any) -> tuple[Any, list[str]]:
-    """``expr`` with every sympy Float replaced by its exact value (a float is a binary fraction: ``0.1`` is
-    3602879701896397/36028797018963968, not 1/10), and a note per replacement (printed with the verdict); see
-    :func:`dpaudit.verify.decide.exact_floats`."""
+    """``expr`` with every sympy Float replaced by its exact value, and a note per replacement.
+
+    A float is a binary fraction: ``0.1`` is 3602879701896397/36028797018963968, not 1/10. The notes
+    are printed with the verdict; see :func:`dpaudit.verify.decide.exact_floats`.
+    """
     return exact_floats(expr)
 
 
@@ -201,8 +206,10 @@ def _norm_word(p: float) -> str:
 
 
 def _shown_constant(L: sp.Expr) -> str:
-    """``L`` for a person: a constant given as a float prints as that float (``0.9``), not as its exact
-    binary value ``8106479329266893/9007199254740992``, which is what is checked."""
+    """``L`` for a person: a constant given as a float prints as that float (``0.9``).
+
+    Not as its exact binary value ``8106479329266893/9007199254740992``, which is what is checked.
+    """
     if isinstance(L, sp.Rational) and not isinstance(L, sp.Integer):
         q = int(L.q)
         if q > 2**20 and q & (q - 1) == 0:  # a dyadic rational with a long denominator: a float's value
@@ -272,7 +279,8 @@ def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where:
     """Replace symbols not declared real by real ones of the same name; split inputs from parameters.
 
     Floats become exact rationals (with a note); a ``where`` condition that sympy already evaluated to True or
-    False, or a variable the map does not depend on, is refused."""
+    False, or a variable the map does not depend on, is refused.
+    """
     float_notes: list[str] = []
     converted = []
     for e in exprs:
@@ -346,7 +354,7 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
              f"{region} with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
     key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
     proof = Proof(key)
-    proof.kernel_points = []  # type: ignore[attr-defined]
+    proof.kernel_points = []
     proof.given(claim, *notes)
     if L.free_symbols:  # a symbolic constant: L >= 0 is part of the claim (the squared residuals below lose its sign)
         proof.nonneg(f"the constant {L} >= 0 (part of the claim)", L, hypotheses=where)
@@ -384,8 +392,11 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
 
 
 def _point_labels(parameters: set[str]) -> tuple[str, str]:
-    """The names of the two points in the printed claim and counterexample: ``x, y``, unless a parameter has one
-    of these names (``f = y x`` with a parameter ``y``), then the first free pair of ``u, v``, ``p, q``, ``x1, x2``..."""
+    """The names of the two points in the printed claim and counterexample.
+
+    ``x, y``, unless a parameter has one of these names (``f = y x`` with a parameter ``y``), then the first free
+    pair of ``u, v``, ``p, q``, ``z1, z2``, ``x1, y1``...
+    """
     for pair in (("x", "y"), ("u", "v"), ("p", "q"), ("z1", "z2")):
         if not set(pair) & parameters:
             return pair
@@ -396,8 +407,11 @@ def _point_labels(parameters: set[str]) -> tuple[str, str]:
 
 
 def _second_point(xs: Sequence[sp.Symbol], taken: set[str]) -> list[sp.Symbol]:
-    """Copies ``x'`` of the inputs for the second point, named apart from every symbol of the claim (a parameter
-    already called ``x'`` gets ``x''``): the pair residual must not identify two different quantities."""
+    """Copies ``x'`` of the inputs for the second point, named apart from every symbol of the claim.
+
+    A parameter already called ``x'`` gets ``x''``: the pair residual must not identify two
+    different quantities.
+    """
     taken = set(taken)
     out = []
     for v in xs:
@@ -488,8 +502,10 @@ def _by_kernel(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Ma
 
 def _by_radial(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Mapping[sp.Symbol, sp.Symbol],
                L: sp.Expr, p: float, low: np.ndarray | None, where: list[Any]) -> bool:
-    """A radial map ``x G(||x||)`` in l2 on all of R^n (or ``where`` conditions on the norm): the pair residual reduced to
-    ``(||x||, ||y||, <x, y>)`` (:mod:`dpaudit.verify.radial`); True if proved."""
+    """A radial map ``x G(||x||)`` in l2 on all of R^n (or ``where`` conditions on the norm); True if proved.
+
+    The pair residual is reduced to ``(||x||, ||y||, <x, y>)`` (:mod:`dpaudit.verify.radial`).
+    """
     residuals = _pair_residuals(exprs, xs, to_y, L, p)
     if p != 2 or low is not None or len(residuals) != 1:
         return False
@@ -497,8 +513,11 @@ def _by_radial(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], to_y: Ma
 
 
 def _step(proof: Proof, label: str, residual: sp.Expr, hypotheses: list[Any]) -> None:
-    """A proof step ``residual >= 0``; a residual that is already a number (a constant Jacobian, a map equal to its
-    own bound) is a fact about that number, decided exactly."""
+    """A proof step ``residual >= 0``.
+
+    A residual that is already a number (a constant Jacobian, a map equal to its own bound) is a
+    fact about that number, decided exactly.
+    """
     if not sp.sympify(residual).free_symbols and exact_sign(residual) in (0, 1):
         proof.exact(f"{label} (the residual is the number {residual})", True)
     else:
@@ -532,8 +551,11 @@ def _sign_vectors(k: int) -> Iterable[tuple[int, ...]]:
 
 def _by_gradient(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], L: sp.Expr, p: float,
                  hypotheses: list[Any], box: ExactBox | None, smooth: list[Any]) -> None:
-    """The mean value inequality: a C^1 map (the kernel's whitelist, its conditions proved on the domain) on a
-    convex domain whose Jacobian has operator norm ``<= L`` everywhere is ``L``-Lipschitz."""
+    """The mean value inequality: a C^1 map whose Jacobian's operator norm is ``<= L`` is ``L``-Lipschitz.
+
+    The map must be C^1 (the kernel's whitelist, its conditions proved on the domain) on a convex
+    domain, with the Jacobian bound everywhere.
+    """
     conditions = list(hypotheses)
     if box is not None:  # the open box; the closed box follows by continuity (the map is C^1, hence continuous)
         conditions = [h for h in hypotheses if not any(h.has(v) for v in xs)]

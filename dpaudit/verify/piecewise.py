@@ -119,8 +119,11 @@ def split_terms(comparisons: Sequence[tuple[sp.Expr, sp.Expr]], domain: Sequence
 
 
 def _groups(terms: list[sp.Expr], links: list[tuple[sp.Expr, sp.Expr]]) -> list[list[sp.Expr]]:
-    """Connected groups of the symbolic terms (linked by a comparison or a domain relation); numbers join every
-    group they are compared with (their order is fixed, so the groups can be ordered independently)."""
+    """Connected groups of the symbolic terms (linked by a comparison or a domain relation).
+
+    Numbers join every group they are compared with (their order is fixed, so the groups can be
+    ordered independently).
+    """
     symbols = [t for t in terms if not t.is_number]
     parent = {t: t for t in symbols}
 
@@ -173,7 +176,7 @@ def case_split(residual: Any, domain: Sequence[Any] = (), *, max_cells: int = MA
     groups = [g for g in _groups(terms, links) if len(g) >= 2]
     if not groups:
         raise CaseSplitError(f"nothing to split: no kink of {residual} compares two terms (symbols or numbers)")
-    factors = []
+    factors: list[list[OrderedCell]] = []
     for group in groups:
         inside = [r for r in relations if sp.sympify(r.lhs) in group and sp.sympify(r.rhs) in group]
         factors.append(ordering_cells(group, inside, max_cells=max_cells))
@@ -183,8 +186,9 @@ def case_split(residual: Any, domain: Sequence[Any] = (), *, max_cells: int = MA
 
 def prove_by_cases(proof: Proof, label: str, residual: Any, *, domain: Sequence[Any] = (),
                    max_cells: int = MAX_CELLS) -> Verdict:
-    """Record on ``proof`` that ``residual >= 0`` on ``domain``, by one case per ordering of the terms
-    that decide its kinks (see the module docstring).
+    """Record on ``proof`` that ``residual >= 0`` on ``domain``, by cases.
+
+    One case per ordering of the terms that decide its kinks (see the module docstring).
 
     Returns the verdict of :meth:`~dpaudit.verify.Proof.cases`.
 

@@ -104,15 +104,19 @@ class Proof(FactSteps, CrossChecks):
         self._premises.append(Premise("assumed", label, text))
 
     def cite(self, reference: str, text: str) -> None:
-        """Record a theorem from the literature used without proof, e.g.
-        ``cite("[DR14] Thm A.1", "for eps in (0, 1) ...")``; printed beside the verdict."""
+        """Record a theorem from the literature used without proof; printed beside the verdict.
+
+        E.g. ``cite("[DR14] Thm A.1", "for eps in (0, 1) ...")``.
+        """
         self._premises.append(Premise("cited", reference, text))
 
     # -- proof steps decided by sympy -----------------------------------------------------------
 
     def nonneg(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
-        """Proof step: ``expr >= 0`` under the symbols' assumptions and ``hypotheses``, decided by the kernel
-        (see :func:`~dpaudit.verify.decide_nonneg`)."""
+        """Proof step: ``expr >= 0`` under the symbols' assumptions and ``hypotheses``, decided by the kernel.
+
+        See :func:`~dpaudit.verify.decide_nonneg`.
+        """
         expr = sp.sympify(expr)
         note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
         self._note_domain(hypotheses)
@@ -128,8 +132,10 @@ class Proof(FactSteps, CrossChecks):
                               trivial=trivial_residual(expr, False)), expr)
 
     def zero(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
-        """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``) under ``hypotheses``; it must be
-        defined (no denominator vanishing, ...) at every point they allow, as written."""
+        """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``) under ``hypotheses``.
+
+        It must be defined (no denominator vanishing, ...) at every point they allow, as written.
+        """
         expr = sp.sympify(expr)
         self._note_domain(hypotheses)
         return self._add(Step("proof", "sympy", label, decide_zero(expr, hypotheses), 1, trivial=trivial_residual(expr, True)), expr)
@@ -143,8 +149,10 @@ class Proof(FactSteps, CrossChecks):
         return self._add(Step("proof", "sympy", label, verdict, len(exprs), trivial=trivial), tuple(exprs))
 
     def equal(self, label: str, lhs: Any, rhs: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
-        """Proof step: the identity ``lhs == rhs`` between two separately computed expressions, under ``hypotheses``
-        (both sides must be defined at every point they allow: ``n - 1`` in a denominator needs ``n >= 2``).
+        """Proof step: the identity ``lhs == rhs`` between two separately computed expressions, under ``hypotheses``.
+
+        Both sides must be defined at every point they allow: ``n - 1`` in a denominator needs ``n
+        >= 2``.
 
         The step is trivial (it does not count towards PROVED) when both sides are literal
         numbers: then the caller decided the identity before the step did anything.
@@ -157,24 +165,31 @@ class Proof(FactSteps, CrossChecks):
                          left - right)
 
     def certificate(self, label: str, residual: Any, certificate: Any) -> Verdict:
-        """Proof step: ``residual >= 0`` because it equals ``certificate`` (identity checked by
-        sympy) and ``certificate`` is manifestly non-negative (e.g. a sum of squares)."""
+        """Proof step: ``residual >= 0`` because it equals a manifestly non-negative ``certificate``.
+
+        The identity is checked by sympy; the certificate is e.g. a sum of squares.
+        """
         residual, certificate = sp.sympify(residual), sp.sympify(certificate)
         verdict = certified_nonneg(residual, certificate)
         step = Step("proof", "sympy", label, verdict, 1, f"certificate {certificate}", trivial=trivial_residual(residual, False))
         return self._add(step, residual)
 
     def monotone_nonneg(self, label: str, expr: Any, var: sp.Symbol, lower: Any, depth: int = 3) -> Verdict:
-        """Proof step: ``expr(var) >= 0`` for ``var >= lower`` because ``expr(lower) >= 0`` and
-        ``d expr / d var >= 0`` there (the derivative is handled the same way, ``depth`` deep)."""
+        """Proof step: ``expr(var) >= 0`` for ``var >= lower``, by monotonicity.
+
+        ``expr(lower) >= 0`` and ``d expr / d var >= 0`` there (the derivative is handled the same
+        way, ``depth`` deep).
+        """
         expr = sp.sympify(expr)
         self._note_domain([sp.Le(sp.sympify(lower), var, evaluate=False)])  # the step covers var >= lower only
         verdict = monotone_nonneg_from(expr, var, sp.sympify(lower), depth)
         return self._add(Step("proof", "sympy", label, verdict, 1, f"{var} >= {lower}", trivial=trivial_residual(expr, False)), expr)
 
     def concave_nonneg(self, label: str, expr: Any, var: sp.Symbol, lo: Any, hi: Any) -> Verdict:
-        """Proof step: ``expr(var) >= 0`` on ``[lo, hi]`` because it is ``>= 0`` at both ends and
-        concave (second derivative ``<= 0`` for every real ``var``)."""
+        """Proof step: ``expr(var) >= 0`` on ``[lo, hi]``, by concavity.
+
+        It is ``>= 0`` at both ends and concave (second derivative ``<= 0`` for every real ``var``).
+        """
         expr = sp.sympify(expr)
         self._note_domain([sp.Le(sp.sympify(lo), var, evaluate=False), sp.Le(var, sp.sympify(hi), evaluate=False)])
         ends = [decide_nonneg(expr.subs(var, sp.sympify(v))) for v in (lo, hi)]
@@ -239,8 +254,9 @@ class Proof(FactSteps, CrossChecks):
 
     def exact(self, label: str, holds: bool, *, counterexample: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
               cases: int = 1, note: str = "") -> Verdict:
-        """Proof step decided by exact computation, about the *whole* statement (e.g. a finite
-        statement enumerated completely, or an identity in rational arithmetic).
+        """Proof step decided by exact computation, about the *whole* statement.
+
+        E.g. a finite statement enumerated completely, or an identity in rational arithmetic.
 
         A failing exact step is a counterexample to the statement, so it must say where: the
         check becomes DISPROVED. Finitely many instances of an infinite statement are not an

@@ -127,11 +127,14 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
             ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
             p: float, low: np.ndarray | None, high: np.ndarray | None, where: list[Any], pair_domain: list[Any],
             rng: np.random.Generator, budget: int | None, tol: Fraction, labels: tuple[str, str] = ("x", "y")) -> dict[str, Any]:
-    """Look for an exact counterexample pair: points of the cells that were not proved, then a numerical
-    search on the lambdified map, each candidate re-checked in exact arithmetic."""
+    """Look for an exact counterexample pair.
+
+    First points of the cells that were not proved, then a numerical search on the lambdified map;
+    each candidate is re-checked in exact arithmetic. ``labels`` name the two points in the record.
+    """
     result_so_far = proof.result()
     by_name = {str(s): s for s in (*xs, *ys, *params)}
-    for point in getattr(proof, "kernel_points", []):  # pairs the kernel found on the pair residual
+    for point in proof.kernel_points:  # pairs the kernel found on the pair residual
         if set(point) & {str(v) for v in (*xs, *ys)}:
             # a component's pair: the coordinates it does not involve are equal in x and y (0 here)
             exact = {s: sp.Integer(0) for s in (*xs, *ys)}

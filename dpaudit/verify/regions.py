@@ -129,17 +129,20 @@ def _parametrise(name: str, conditions: Sequence[Any], sub: dict[sp.Symbol, sp.E
 
 
 def _implied(gap: sp.Expr) -> bool:
-    """``gap >= 0`` for every value of the slacks and symbols (under their assumptions), proved by the kernel
-    (sympy's ``is_nonnegative`` is never consulted: it rests on a low-precision evalf)."""
+    """``gap >= 0`` for every value of the slacks and symbols (under their assumptions), proved by the kernel.
+
+    sympy's ``is_nonnegative`` is never consulted: it rests on a low-precision evalf.
+    """
     return decide_nonneg(gap) is Verdict.PROVED
 
 
 def _close_interval(lo: sp.Expr, hi: sp.Expr, kind: str, sub: dict[sp.Symbol, sp.Expr],
                     inv: dict[sp.Symbol, sp.Expr]) -> tuple[dict[sp.Symbol, sp.Expr], dict[sp.Symbol, sp.Expr]] | None:
-    """A second bound on a symbol already written ``v = a + s`` (lower bound a) or ``v = a - s``
-    (upper bound a): the interval between a and the new bound b, open at one end at least, becomes
-    ``v = c + (e - c) t/(1 + t)`` with c the closed (or first) end, e the open end, and
-    ``t = |v - c| / |e - v| >= 0``.
+    """A second bound on a symbol already written ``v = a + s`` (lower bound a) or ``v = a - s`` (upper bound a).
+
+    The interval between a and the new bound b, open at one end at least, becomes ``v = c + (e - c)
+    t/(1 + t)`` with c the closed (or first) end, e the open end, and ``t = |v - c| / |e - v| >=
+    0``.
     """
     for var, other, var_is_lo in ((lo, hi, True), (hi, lo, False)):
         if not isinstance(var, sp.Symbol) or var not in sub:
@@ -177,8 +180,10 @@ def _close_interval(lo: sp.Expr, hi: sp.Expr, kind: str, sub: dict[sp.Symbol, sp
 
 
 def _solvable_symbol(lo: sp.Expr, hi: sp.Expr, diff: sp.Expr, sub: Mapping[sp.Symbol, sp.Expr]) -> sp.Symbol | None:
-    """A symbol not parametrised yet in which ``diff`` (= hi - lo) is linear with a numeric coefficient;
-    the condition's bare symbol sides are preferred."""
+    """A symbol not parametrised yet in which ``diff`` (= hi - lo) is linear with a numeric coefficient.
+
+    The condition's bare symbol sides are preferred.
+    """
     candidates = [t for t in (hi, lo) if isinstance(t, sp.Symbol)]
     candidates += sorted(diff.free_symbols - set(candidates), key=lambda v: v.name)
     for var in candidates:
@@ -249,7 +254,7 @@ class Region:
         >>> Region.chain("a <= x <= b", a, x, b).conditions
         (a <= x, x <= b)
         """
-        terms = [sp.sympify(t) for t in terms]
+        terms = tuple(sp.sympify(t) for t in terms)
         if len(terms) < 2:
             raise InvalidArgument(f"region {name!r}: a chain needs at least two terms")
 

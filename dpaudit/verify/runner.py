@@ -55,8 +55,10 @@ DEFAULT_TIMEOUT: float = 120.0
 
 
 class CheckTimeout(BaseException):
-    """Raised inside a check when its time is up (a BaseException, so ``except Exception`` in
-    library code does not swallow it)."""
+    """Raised inside a check when its time is up.
+
+    A BaseException, so ``except Exception`` in library code does not swallow it.
+    """
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,7 @@ class Row:
 
     @property
     def verdict_text(self) -> str:
+        """The verdict as printed: the result, with the expected verdict when they differ."""
         if self.result is None:
             return f"error !! expected {self.check.expected}"
         text = str(self.result.verdict)
@@ -144,8 +147,10 @@ def _call_with_timeout(check: LemmaCheck, seconds: float | None) -> CheckResult:
 
 
 def run_check(check: LemmaCheck, *, timeout: float | None = DEFAULT_TIMEOUT) -> Row:
-    """Run one check under its timeout (``check.timeout`` wins over ``timeout``); an exception
-    becomes an ``error`` row instead of stopping the run."""
+    """Run one check under its timeout (``check.timeout`` wins over ``timeout``).
+
+    An exception becomes an ``error`` row instead of stopping the run.
+    """
     seconds = check.timeout if check.timeout is not None else timeout
     start = time.perf_counter()
     try:

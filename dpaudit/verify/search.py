@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,9 @@ from dpaudit.errors import InvalidArgument
 from dpaudit.verify._hypothesis import no_local_constants
 
 __all__ = ["DEFAULT_BUDGET", "PairSearch", "as_vector", "exceeds", "norm_of", "search_pairs"]
+
+#: The vectors :func:`exceeds` compares: float sequences or 1-d float arrays (read entry by entry).
+Vector = Sequence[float] | NDArray[np.float64]
 
 #: Pairs a search evaluates unless told otherwise.
 DEFAULT_BUDGET = 2000
@@ -66,7 +70,8 @@ def as_vector(value: Any, owner: str = "lipschitz", name: str = "f") -> NDArray[
     """A function's output as a 1-d float array (a scalar becomes length 1).
 
     A number beyond the float range (a Python int such as ``10**400``) becomes +-inf, so the pair is skipped as one
-    where the function is not finite; a complex or non-numeric output is an :class:`InvalidArgument` naming ``name``."""
+    where the function is not finite; a complex or non-numeric output is an :class:`InvalidArgument` naming ``name``.
+    """
     if np.iscomplexobj(value) or isinstance(value, complex):
         raise InvalidArgument(f"`{owner}`: `{name}` must return real numbers (a scalar or a 1-d array); it returned the "
                               f"complex value {str(value)[:80]}")
@@ -112,8 +117,8 @@ def _exact_norm(diffs: Sequence[Fraction], norm: float) -> mpmath.mpf | Fraction
     return max(abs(d) for d in diffs)
 
 
-def exceeds(a1: Sequence[float], a2: Sequence[float], b1: Sequence[float], b2: Sequence[float], bound: Fraction,
-            tol: Fraction, norm: float, scale: float) -> bool:
+def exceeds(a1: Vector, a2: Vector, b1: Vector, b2: Vector, bound: Fraction, tol: Fraction, norm: float,
+            scale: float) -> bool:
     """Is ``||a1 - a2|| > bound ||b1 - b2|| + tol * scale``, decided on the exact values of the floats?
 
     The l1 and l-infinity norms are compared in exact rationals; the l2 norm exactly on squares when
@@ -173,6 +178,7 @@ class PairSearch:
 
     @property
     def done(self) -> bool:
+        """True once a violation is found or the pair budget is spent."""
         return self.violation is not None or self.pairs >= self.budget
 
     def _clip(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -229,10 +235,13 @@ class PairSearch:
         return ratio
 
     def _slack_scale(self, gap: float, stretch: float, fx: NDArray[np.float64], fy: NDArray[np.float64]) -> float:
-        """``tol * scale`` is the allowed excess: the tolerance times the larger distance compared, plus (when the
-        tolerance is not 0) a rounding allowance of ``ROUNDING_ULPS`` units in the last place of the values (the
-        error of the float subtraction ``f(x) - f(y)``; 16 ulps of 1e12 is 4e-3, so an offset cannot hide a
-        violation of size 1 the way a tolerance relative to the values did)."""
+        """The ``scale`` of the allowed excess ``tol * scale``: the larger distance compared, plus a rounding allowance.
+
+        The rounding allowance (when the tolerance is not 0) is ``ROUNDING_ULPS`` units in the last
+        place of the values, the error of the float subtraction ``f(x) - f(y)``; 16 ulps of 1e12 is
+        4e-3, so an offset cannot hide a violation of size 1 the way a tolerance relative to the
+        values did.
+        """
         if self.tolerance == 0:
             return 0.0
         rounding = ROUNDING_ULPS * float(np.finfo(float).eps) * max(norm_of(fx, self.norm), norm_of(fy, self.norm))
@@ -320,11 +329,11 @@ class PairSearch:
             ts = np.linspace(0.0, 1.0, grid)
             vals = [self._call(self._clip(a + t * (b - a))) for t in ts]
             slopes = []
-            for i in range(grid - 1):
-                if vals[i] is None or vals[i + 1] is None:
+            for before, after in itertools.pairwise(vals):
+                if before is None or after is None:
                     slopes.append(-1.0)
                 else:
-                    slopes.append(norm_of(vals[i + 1] - vals[i], self.norm))
+                    slopes.append(norm_of(after - before, self.norm))
             k = int(np.argmax(slopes))
             lo, hi = ts[k], ts[k + 1]
             for _ in range(24):

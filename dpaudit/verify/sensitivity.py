@@ -91,9 +91,10 @@ class _Search:
                  bound: Fraction, norm: float, tol: Fraction, budget: int) -> None:
         self.query, self.base, self.relation = query, base, relation
         self.bound, self.norm, self.tol, self.budget = bound, norm, tol, budget
-        self.q_base = self._call(base)
-        if self.q_base is None:
+        q_base = self._call(base)
+        if q_base is None:
             raise argument_error("sensitivity", "query", "finite on the base dataset", query)
+        self.q_base: NDArray[np.float64] = q_base
         self.best_base = base
         self.count = 0
         self.nonfinite = 0
@@ -281,8 +282,11 @@ def _magnitudes(rng: np.random.Generator, shape: tuple[int, ...], low: float, hi
 
 
 def _other_bases(search: _Search, rng: np.random.Generator, low: float, high: float, extremes: tuple[float, ...]) -> None:
-    """Neighbours of other datasets of the same shape: constant ones at the domain's ends, random ones (log-uniform
-    magnitudes up to the domain's ends), each with its worst-case and random neighbours."""
+    """Neighbours of other datasets of the same shape.
+
+    Constant ones at the domain's ends and random ones (log-uniform magnitudes up to the domain's
+    ends), each with its worst-case and random neighbours.
+    """
     given = search.base
     bases = [np.full(given.shape, v, dtype=float) for v in sorted({extremes[0], extremes[-1], 0.0 if low <= 0 <= high else low})]
     while search.count < search.budget and not search.done:

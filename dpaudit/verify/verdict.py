@@ -41,13 +41,16 @@ __all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "cer
 
 
 class Certificate:
-    """Issued with a PROVED or DISPROVED :class:`CheckResult` by the code that decided it through the kernel
-    (:meth:`dpaudit.verify.Proof.result`, :func:`dpaudit.verify.lipschitz`, :func:`dpaudit.bounds.check_inequality`
-    ...). It records the verdict it was issued for and a digest of what it certifies: the claim, the domain, the
-    hypotheses, the premises and the counterexample (:func:`certified_fields`). ``dpaudit prove`` accepts a PROVED
-    or DISPROVED only with a certificate issued for that very result (:func:`certified`): a check cannot build its
-    own PROVED, and a copy edited with ``dataclasses.replace`` (a premise or the domain dropped, the counterexample
-    or the claim swapped) is no longer certified."""
+    """Issued with a PROVED or DISPROVED :class:`CheckResult` by the code that decided it through the kernel.
+
+    The issuers are :meth:`dpaudit.verify.Proof.result`, :func:`dpaudit.verify.lipschitz`,
+    :func:`dpaudit.bounds.check_inequality` and the like. It records the verdict it was issued for and a digest
+    of what it certifies: the claim, the domain, the hypotheses, the premises and the counterexample
+    (:func:`certified_fields`). ``dpaudit prove`` accepts a PROVED or DISPROVED only with a certificate issued
+    for that very result (:func:`certified`): a check cannot build its own PROVED, and a copy edited with
+    ``dataclasses.replace`` (a premise or the domain dropped, the counterexample or the claim swapped) is no
+    longer certified.
+    """
 
     __slots__ = ("__weakref__", "digest", "verdict")
 
@@ -63,8 +66,11 @@ _ISSUED: weakref.WeakSet[Certificate] = weakref.WeakSet()
 
 
 def certified_fields(result: CheckResult) -> str:
-    """A SHA-256 digest of what a certificate binds: verdict, claim, domain, hypotheses (``assumptions``), premises
-    and counterexample (exact values as text; a float by its shortest round-trip form, so its exact value)."""
+    """A SHA-256 digest of what a certificate binds.
+
+    The verdict, claim, domain, hypotheses (``assumptions``), premises and counterexample (exact values as text; a
+    float by its shortest round-trip form, so its exact value).
+    """
     payload = {
         "verdict": result.verdict.value,
         "claim": result.claim,
@@ -85,28 +91,34 @@ def _issue(result: CheckResult) -> CheckResult:
 
 
 def _amend(result: CheckResult, **changes: Any) -> CheckResult:
-    """``dataclasses.replace(result, **changes)``, certified again only if ``result`` was: for the producers that
-    frame a kernel result they decided (its claim in words, its source) before handing it out."""
+    """``dataclasses.replace(result, **changes)``, certified again only if ``result`` was.
+
+    For the producers that frame a kernel result they decided (its claim in words, its source) before handing it out.
+    """
     out = dataclasses.replace(result, **changes)
     return _issue(out) if certified(result) else dataclasses.replace(out, certificate=None)
 
 
 def certified(result: CheckResult) -> bool:
-    """Was ``result`` issued, exactly as it is, by a producer that decides through the kernel (see
-    :class:`Certificate`)? ``dataclasses.replace`` keeps the certificate object, but a copy whose verdict, claim,
-    domain, hypotheses, premises or counterexample differ from what was issued is not certified."""
+    """Was ``result`` issued, exactly as it is, by a producer that decides through the kernel?
+
+    See :class:`Certificate`. ``dataclasses.replace`` keeps the certificate object, but a copy whose verdict,
+    claim, domain, hypotheses, premises or counterexample differ from what was issued is not certified.
+    """
     cert = result.certificate
     return (isinstance(cert, Certificate) and cert in _ISSUED and cert.verdict is result.verdict
             and cert.digest == certified_fields(result))
 
 
 def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResult:
-    """The conjunction of ``parts`` as one result (verdict by :func:`combine_verdicts`), certified when every part
-    is: the way to combine kernel results by hand (a CheckResult built around :func:`combine_verdicts` is not).
+    """The conjunction of ``parts`` as one result, certified when every part is.
 
-    The result carries every part's premises, domain restrictions and hypotheses (a part proved on ``[0, 1]`` makes
-    the conjunction hold on ``[0, 1]`` only): ``premises``, ``domain`` and ``assumptions`` given in ``fields`` are
-    added to them, never substituted."""
+    The verdict is :func:`combine_verdicts`'; this is the way to combine kernel results by hand (a
+    CheckResult built around :func:`combine_verdicts` is not certified). The result carries every part's
+    premises, domain restrictions and hypotheses (a part proved on ``[0, 1]`` makes the conjunction hold on
+    ``[0, 1]`` only): ``premises``, ``domain`` and ``assumptions`` given in ``fields`` are added to them, never
+    substituted.
+    """
     verdict = combine_verdicts(*(p.verdict for p in parts))
     premises = unique_premises([*(q for p in parts for q in p.premises), *fields.pop("premises", ())])
     domain = tuple(dict.fromkeys([*(d for p in parts for d in p.domain), *fields.pop("domain", ())]))
@@ -259,14 +271,17 @@ class CheckResult:
 
     @property
     def proved(self) -> bool:
+        """True when the verdict is PROVED."""
         return self.verdict is Verdict.PROVED
 
     @property
     def disproved(self) -> bool:
+        """True when the verdict is DISPROVED."""
         return self.verdict is Verdict.DISPROVED
 
     @property
     def undecided(self) -> bool:
+        """True when the verdict is UNDECIDED."""
         return self.verdict is Verdict.UNDECIDED
 
     def premises_text(self, kind: str | None = None) -> str:
@@ -303,9 +318,12 @@ class CheckResult:
         return self.line()
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly record of the result. The counterexample is kept as the producer exposed it: exact
-        coordinates (rationals as strings such as ``"1/3"``, closed forms, or the floats a callable was evaluated at,
-        which are exact numbers), floats of derived quantities only under ``"approx"``."""
+        """A JSON-friendly record of the result.
+
+        The counterexample is kept as the producer exposed it: exact coordinates (rationals as strings such as
+        ``"1/3"``, closed forms, or the floats a callable was evaluated at, which are exact numbers), floats
+        of derived quantities only under ``"approx"``.
+        """
         return {
             "verdict": self.verdict.value,
             "claim": self.claim,
@@ -328,9 +346,13 @@ class CheckResult:
 
 
 def counterexample_text(counterexample: Mapping[str, Any]) -> str:
-    """``p=100000000000000000001/100000000000000000000 (approx. p=1.0, lhs=1.0, rhs=1)``: the exact point first; the
-    floats under ``"approx"`` only after it, labelled. A float is printed with ``repr`` (its shortest round-trip form, so
-    the exact binary value it stands for), never rounded for display."""
+    """The exact point first, the floats under ``"approx"`` only after it, labelled.
+
+    For example ``p=100000000000000000001/100000000000000000000 (approx. p=1.0, lhs=1.0, rhs=1)``.
+
+    A float is printed with ``repr`` (its shortest round-trip form, so the exact binary value it stands for),
+    never rounded for display.
+    """
     exact = ", ".join(f"{k}={_text(v)}" for k, v in counterexample.items() if k != APPROX)
     approx = counterexample.get(APPROX)
     if isinstance(approx, Mapping) and approx:
@@ -343,8 +365,10 @@ APPROX = "approx"
 
 
 def _json_value(value: Any) -> Any:
-    """``value`` with mappings, sequences and numpy values made JSON-friendly; exact values (sympy numbers, Fractions)
-    as their exact text, never a float."""
+    """``value`` with mappings, sequences and numpy values made JSON-friendly.
+
+    Exact values (sympy numbers, Fractions) become their exact text, never a float.
+    """
     if isinstance(value, Mapping):
         return {str(k): _json_value(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

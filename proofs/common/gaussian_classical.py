@@ -1,5 +1,7 @@
-"""The classical Gaussian calibration sigma = Delta sqrt(2 ln(c/delta)) / epsilon: false for large
-epsilon as printed (no epsilon <= 1), true for epsilon in (0, 1)."""
+"""The classical Gaussian calibration sigma = Delta sqrt(2 ln(c/delta)) / epsilon, and where it holds.
+
+False for large epsilon as printed (no epsilon <= 1), true for epsilon in (0, 1).
+"""
 
 from __future__ import annotations
 

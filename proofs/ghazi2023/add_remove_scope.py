@@ -1,5 +1,7 @@
-"""Negative control: Thm 3.3's guarantee is for replace-one neighbours only; under add/remove, Alg 1 can output ⊥
-with probability 1 on x and 0 on x plus one user."""
+"""Negative control: Thm 3.3's guarantee is for replace-one neighbours only.
+
+Under add/remove, Alg 1 can output ⊥ with probability 1 on x and 0 on x plus one user.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
-"""Erratum E1 as a pair: with the typeset deltabar = delta/e^{epsbar + 2} the proof's closing identity
-(e^{epsbar} + 2) deltabar = delta fails (DISPROVED; the reading is still private, see
-``alg1_deltabar_typeset_is_safe``); with deltabar = delta/(e^{epsbar} + 2) it holds exactly (PROVED)."""
+"""Erratum E1 as a pair: the typeset deltabar against deltabar = delta/(e^{epsbar} + 2).
+
+With the typeset deltabar = delta/e^{epsbar + 2} the proof's closing identity (e^{epsbar} + 2)
+deltabar = delta fails (DISPROVED; the reading is still private, see
+``alg1_deltabar_typeset_is_safe``); with deltabar = delta/(e^{epsbar} + 2) it holds exactly
+(PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Erratum E2: the typeset sigma = 2 sqrt(ln(2/deltabar) (8 kappa Delta))/epsbar is not a Gaussian calibration for
-sensitivity 8 kappa Delta (DISPROVED); sigma = 2 sqrt(ln(2/deltabar)) 8 kappa Delta/epsbar is, for eps <= 1 (PROVED)."""
+"""Erratum E2: the typeset sigma is not a Gaussian calibration for sensitivity 8 kappa Delta; the corrected one is.
+
+The typeset sigma = 2 sqrt(ln(2/deltabar) (8 kappa Delta))/epsbar fails (DISPROVED); sigma = 2
+sqrt(ln(2/deltabar)) 8 kappa Delta/epsbar is one, for eps <= 1 (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""Erratum E3: Alg 2's printed threshold lacks the union bound over deletion sets that Cor 3.7 / Thm 3.1 need
-(DISPROVED at the note's numbers); the threshold Delta* with it dominates Thm 3.6 at the union-bounded level on
-every sub-dataset the check touches (PROVED)."""
+"""Erratum E3: Alg 2's printed threshold lacks the union bound over deletion sets that Cor 3.7 / Thm 3.1 need.
+
+DISPROVED at the note's numbers; the threshold Delta* with it dominates Thm 3.6 at the union-bounded
+level on every sub-dataset the check touches (PROVED).
+"""
 
 from __future__ import annotations
 

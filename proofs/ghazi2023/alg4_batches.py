@@ -1,6 +1,9 @@
-"""Alg 4 (Phased-SCO) batches: the printed closed ranges [2^{-i} n, 2^{-i+1} n] share endpoint users (DISPROVED;
-a shared user would be charged twice), half-open integer ranges are disjoint (PROVED); T = ceil(log(n/N_0)) can leave the
-last batch below N_0 (DISPROVED), T = floor(log2(n/N_0)) cannot (PROVED)."""
+"""Alg 4 (Phased-SCO) batches: which ranges are disjoint, and which phase counts leave full batches.
+
+The printed closed ranges [2^{-i} n, 2^{-i+1} n] share endpoint users (DISPROVED; a shared user
+would be charged twice), half-open integer ranges are disjoint (PROVED); T = ceil(log(n/N_0)) can
+leave the last batch below N_0 (DISPROVED), T = floor(log2(n/N_0)) cannot (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Erratum E9: Alg 6's localisation radius R' uses G sqrt(log(1/beta))/(mu sqrt(nm)) where Prop B.1 only certifies
-30 G sqrt(log(2/beta))/(mu sqrt(nm)) (DISPROVED); with Prop B.1's radius the triangle inequality closes (PROVED)."""
+"""Erratum E9: Alg 6's localisation radius R' is smaller than what Prop B.1 certifies.
+
+R' uses G sqrt(log(1/beta))/(mu sqrt(nm)) where Prop B.1 only certifies 30 G sqrt(log(2/beta))/(mu
+sqrt(nm)) (DISPROVED); with Prop B.1's radius the triangle inequality closes (PROVED).
+"""
 
 from __future__ import annotations
 

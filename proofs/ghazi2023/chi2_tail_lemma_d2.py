@@ -1,5 +1,8 @@
-"""Erratum E11: Lemma D.2's proof uses P[U >= 70 sqrt(d)] <= e^{-10 d} for U ~ chi^2(d - 1) (false for large d,
-DISPROVED); P[U >= 70 d] <= e^{-10 d} holds (Laurent-Massart, PROVED)."""
+"""Erratum E11: the chi-square tail Lemma D.2's proof uses, and the one that holds.
+
+P[U >= 70 sqrt(d)] <= e^{-10 d} for U ~ chi^2(d - 1) is false for large d (DISPROVED); P[U >= 70 d]
+<= e^{-10 d} holds (Laurent-Massart, PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Lemma 3.8's constants: 4G sqrt(m L) + sqrt(m) G <= 5G sqrt(m L) iff L = ln(1/beta) >= 1 (beta <= 1/e),
-and the tail exp(-t^2/(16 m G^2)) equals beta at t = 4G sqrt(m ln(1/beta))."""
+"""Lemma 3.8's constants.
+
+4G sqrt(m L) + sqrt(m) G <= 5G sqrt(m L) iff L = ln(1/beta) >= 1 (beta <= 1/e), and the tail
+exp(-t^2/(16 m G^2)) equals beta at t = 4G sqrt(m ln(1/beta)).
+"""
 
 from __future__ import annotations
 

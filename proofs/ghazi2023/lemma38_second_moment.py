@@ -34,7 +34,7 @@ def _run() -> CheckResult:
         for _ in range(4):
             vs = [(Fraction(int(rng.integers(-9, 10)), int(rng.integers(1, 5))), Fraction(int(rng.integers(-9, 10)), int(rng.integers(1, 5))))
                   for _ in range(big)]
-            mx, my = sum(v[0] for v in vs) / big, sum(v[1] for v in vs) / big
+            mx, my = sum((v[0] for v in vs), Fraction(0)) / big, sum((v[1] for v in vs), Fraction(0)) / big
             vs = [(v[0] - mx, v[1] - my) for v in vs]  # centre: sum v_i = 0 exactly
             total_sq = sum(v[0] ** 2 + v[1] ** 2 for v in vs)
             for mm in range(1, big + 1):

@@ -1,5 +1,8 @@
-"""Erratum E6: the minimiser over K of L + (lambda/2)||. - theta_hat||^2 lies within G/lambda of theta_hat only when
-theta_hat is in K (printed 'always', DISPROVED; with theta_hat in K, e.g. after projecting, PROVED)."""
+"""Erratum E6: the regularised minimiser lies within G/lambda of theta_hat only when theta_hat is in K.
+
+The minimiser over K of L + (lambda/2)||. - theta_hat||^2; printed 'always' (DISPROVED); with
+theta_hat in K, e.g. after projecting (PROVED).
+"""
 
 from __future__ import annotations
 

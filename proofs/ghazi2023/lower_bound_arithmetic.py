@@ -1,5 +1,8 @@
-"""Thm D.7's arithmetic: B = G/mu, sigma = B/(1000 sqrt d), alpha = d sigma/(100 eps n sqrt m) give
-d sigma/(50 alpha eps sqrt m) = 2n > n and (mu/2) alpha^2 = G^2 d/(2 10^10 mu eps^2 n^2 m)."""
+"""Thm D.7's arithmetic.
+
+B = G/mu, sigma = B/(1000 sqrt d), alpha = d sigma/(100 eps n sqrt m) give d sigma/(50 alpha eps
+sqrt m) = 2n > n and (mu/2) alpha^2 = G^2 d/(2 10^10 mu eps^2 n^2 m).
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
-"""Erratum E11 (delta conditions): Thms D.7/D.8 state delta <= sqrt(d)/(200 sqrt(n) sqrt(log n)) resp.
-sqrt(d)/(200 sqrt(n sqrt(log n))), which do not imply the condition delta <= sqrt(d)/(100 psi n sqrt(log(100 psi n/sqrt(d))))
-that Lemmas D.5/D.6 need at psi = 1 (DISPROVED); on the theorems' range n >= sqrt(d) the lemma's condition implies
-both printed ones, so stating the theorems with it is consistent (PROVED)."""
+"""Erratum E11 (delta conditions): Thms D.7/D.8's delta conditions against those Lemmas D.5/D.6 need.
+
+Thms D.7/D.8 state delta <= sqrt(d)/(200 sqrt(n) sqrt(log n)) resp. sqrt(d)/(200 sqrt(n sqrt(log
+n))), which do not imply the condition delta <= sqrt(d)/(100 psi n sqrt(log(100 psi n/sqrt(d))))
+that Lemmas D.5/D.6 need at psi = 1 (DISPROVED); on the theorems' range n >= sqrt(d) the lemma's
+condition implies both printed ones, so stating the theorems with it is consistent (PROVED).
+"""
 
 from __future__ import annotations
 

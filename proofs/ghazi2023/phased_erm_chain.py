@@ -1,5 +1,8 @@
-"""Thm 4.1 proof chain: sum_{i=1}^{T-1} lambda_{i+1} d sigma_i^2 has a closed form below 16 c^2 d G^2/(3 lambda n^2 m),
-and lambda R^2 + b/lambda >= 2 R sqrt(b) with equality at lambda = sqrt(b)/R."""
+"""Thm 4.1 proof chain: the summed noise term's closed form, and the balancing of lambda.
+
+sum_{i=1}^{T-1} lambda_{i+1} d sigma_i^2 has a closed form below 16 c^2 d G^2/(3 lambda n^2 m), and
+lambda R^2 + b/lambda >= 2 R sqrt(b) with equality at lambda = sqrt(b)/R.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Erratum E12: Prop B.1's proof displays 'Pr[||theta*(x) - theta*(D)|| <= bound] <= beta' (the good event has
-probability at most beta: DISPROVED by a point mass); the intended 'Pr[... > bound] <= beta' holds, proved here for
-the quadratic loss with bounded data via Hoeffding's inequality (PROVED)."""
+"""Erratum E12: Prop B.1's proof displays the probability of the good event where the bad one is meant.
+
+'Pr[||theta*(x) - theta*(D)|| <= bound] <= beta' (the good event has probability at most beta:
+DISPROVED by a point mass); the intended 'Pr[... > bound] <= beta' holds, proved here for the
+quadratic loss with bounded data via Hoeffding's inequality (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Erratum E10 (footnote 4): 'mu-strongly convex iff ||grad f(a) - grad f(b)|| >= mu ||a - b||'. The 'if' direction is
-false (f = -theta^2; DISPROVED); the 'only if' direction holds (PROVED)."""
+"""Erratum E10 (footnote 4): a gradient-growth characterisation of strong convexity, one direction of which fails.
+
+'mu-strongly convex iff ||grad f(a) - grad f(b)|| >= mu ||a - b||'. The 'if' direction is false (f =
+-theta^2; DISPROVED); the 'only if' direction holds (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""Thm 3.3's sensitivity step: the two released centres are at most 8 kappa Delta apart (and at most
-(2 r_1 + 3) Delta <= (4 kappa + 1) Delta), and erratum E4: the proof's count of the common sub-dataset
-omits the differing user (printed DISPROVED; corrected PROVED, the conclusion survives).
+"""Thm 3.3's sensitivity step: the two released centres are at most 8 kappa Delta apart.
+
+They are also at most (2 r_1 + 3) Delta <= (4 kappa + 1) Delta apart; and erratum E4: the proof's
+count of the common sub-dataset omits the differing user (printed DISPROVED; corrected PROVED, the
+conclusion survives).
 
 Setting (proof of Thm 3.3): ``x, x'`` differ in user ``i``; ``S`` is chosen for ``x`` at ``R1 = r_1`` and
 ``S'`` for ``x'`` at ``r_1 + 1``, so ``|S| <= r_1``, ``|S'| <= r_1 + 1``, ``r_1 <= 2 kappa - 1``. The common

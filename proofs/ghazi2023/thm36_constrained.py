@@ -1,6 +1,9 @@
-"""Erratum E5: Thm 3.6's proof uses grad L(theta*; x) = 0 (eq. (6)), false for a minimiser over K (DISPROVED);
-first-order optimality gives ||theta* - theta*_{-n}|| <= ||g_n - g_bar|| / (mu (n - 1)), hence the bound with
-10 G instead of 5 G (PROVED)."""
+"""Erratum E5: Thm 3.6's proof uses a zero gradient at a constrained minimiser.
+
+grad L(theta*; x) = 0 (eq. (6)) is false for a minimiser over K (DISPROVED); first-order optimality
+gives ||theta* - theta*_{-n}|| <= ||g_n - g_bar|| / (mu (n - 1)), hence the bound with 10 G instead
+of 5 G (PROVED).
+"""
 
 from __future__ import annotations
 

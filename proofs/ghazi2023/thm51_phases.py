@@ -8,7 +8,8 @@ proof, not a counterexample to the theorem); kept as a term, the chain is covere
 The four checks are expected UNDECIDED since the verification kernel (issue 19) decides every PROVED and DISPROVED:
 their verdicts come from the asymptotic rate engine (:func:`dpaudit.bounds.check_rate`), whose LP certificate
 and numeric slope are not issued by the kernel yet, so the runner demotes them. The erratum pairs are kept as
-plain checks (role ``lemma``) until the rate engine's certificates go through the kernel."""
+plain checks (role ``lemma``) until the rate engine's certificates go through the kernel.
+"""
 
 from __future__ import annotations
 

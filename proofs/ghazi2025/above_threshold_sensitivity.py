@@ -1,6 +1,8 @@
-"""Erratum A3: Alg 4 at budget eps/2 uses Lap(4/eps) / Lap(8/eps), calibrated for sensitivity-1 queries, but the
-concentration scores have sensitivity 2: the test then leaks up to eps, not eps/2 (DISPROVED by exact quadrature);
-doubling both scales restores eps/2 (PROVED)."""
+"""Erratum A3: Alg 4 at budget eps/2 is calibrated for sensitivity-1 queries, but the scores have sensitivity 2.
+
+Lap(4/eps) / Lap(8/eps): the test then leaks up to eps, not eps/2 (DISPROVED by exact quadrature);
+doubling both scales restores eps/2 (PROVED).
+"""
 
 from __future__ import annotations
 

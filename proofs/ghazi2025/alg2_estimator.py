@@ -1,5 +1,8 @@
-"""Alg 2's estimate X_est = clip(mean, rs - s, rs + s): in B_inf(rs, s), equal to the mean when |mean - rs| <= s,
-1-Lipschitz under per-point l_inf perturbations, and affine equivariant (with radius |a| s)."""
+"""Alg 2's estimate X_est = clip(mean, rs - s, rs + s) and its four properties.
+
+It lies in B_inf(rs, s), equals the mean when |mean - rs| <= s, is 1-Lipschitz under per-point l_inf
+perturbations, and is affine equivariant (with radius |a| s).
+"""
 
 from __future__ import annotations
 

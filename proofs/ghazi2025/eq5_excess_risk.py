@@ -1,5 +1,8 @@
-"""Eq. (5) of the lower bound: for F(x) = -<x, mu> on [-1, 1]^d, F(M) - F(x*) = sum_i (sign mu_i - M_i) mu_i
->= sum_i |mu_i| 1(sign mu_i != sign M_i) for every M in [-1, 1]^d."""
+"""Eq. (5) of the lower bound: the excess risk of F(x) = -<x, mu> on [-1, 1]^d.
+
+F(M) - F(x*) = sum_i (sign mu_i - M_i) mu_i >= sum_i |mu_i| 1(sign mu_i != sign M_i) for every M in
+[-1, 1]^d.
+"""
 
 from __future__ import annotations
 

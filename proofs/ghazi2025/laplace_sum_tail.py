@@ -1,5 +1,8 @@
-"""[DERIVED, note 2.8] Tail of a sum of two Laplace variables, P(Lap(b1) + Lap(b2) > t) = (b1^2 e^{-t/b1} - b2^2 e^{-t/b2})/(2(b1^2 - b2^2)),
-and the union bound P(L_q + L_th >= (b_q + b_th) ln(1/delta_1)) <= delta_1 used to set the corrected threshold nu."""
+"""[DERIVED, note 2.8] Tail of a sum of two Laplace variables, and the union bound that sets nu.
+
+P(Lap(b1) + Lap(b2) > t) = (b1^2 e^{-t/b1} - b2^2 e^{-t/b2})/(2(b1^2 - b2^2)), and the union bound
+P(L_q + L_th >= (b_q + b_th) ln(1/delta_1)) <= delta_1 used to set the corrected threshold nu.
+"""
 
 from __future__ import annotations
 

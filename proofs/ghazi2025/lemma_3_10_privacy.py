@@ -1,8 +1,12 @@
-"""Lemma 3.10 (privacy of Algorithm 5) with the safe preset's preconditions: B >= 4, eta_s <= 1/(6 beta B), rho = s = 1/tau,
-AboveThreshold at eps/2 with Lap(8/eps) / Lap(16/eps), nu_s >= c0 B + 24 ln(2 e^eps/delta)/eps, Gaussian noise at
-(eps/2, delta/(2 e^eps)) for the l2 sensitivity sqrt(d) 6 eta_s/tau, eps <= 1 and disjoint data-independent phases.
-PROVED from the lemma checks' facts (Lemmas 3.6-3.9, eq. (4), the doubled AboveThreshold) and the composition algebra,
-given the cited mechanisms; the safe preset's parameters meet every precondition (cross-checked at 5 configurations)."""
+"""Lemma 3.10 (privacy of Algorithm 5) with the safe preset's preconditions.
+
+B >= 4, eta_s <= 1/(6 beta B), rho = s = 1/tau, AboveThreshold at eps/2 with Lap(8/eps) /
+Lap(16/eps), nu_s >= c0 B + 24 ln(2 e^eps/delta)/eps, Gaussian noise at (eps/2, delta/(2 e^eps)) for
+the l2 sensitivity sqrt(d) 6 eta_s/tau, eps <= 1 and disjoint data-independent phases. PROVED from
+the lemma checks' facts (Lemmas 3.6-3.9, eq. (4), the doubled AboveThreshold) and the composition
+algebra, given the cited mechanisms; the safe preset's parameters meet every precondition
+(cross-checked at 5 configurations).
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
-"""Proof of Lemma 3.11: the per-user bound is printed as 'Pr[||q_t(Z) - grad F||_inf >= G log(ndm/omega)/sqrt(m)] <= 1 - omega/nm',
-which does not give the all-users event up to omega that the proof then uses (DISPROVED); Hoeffding per coordinate at radius
-G sqrt(2 ln(2nd/omega)/m) gives omega/(nd) per user and coordinate, hence omega in total (PROVED; the safe preset's 1/tau is
-C_tau = 40 times that radius, cross-checked)."""
+"""Proof of Lemma 3.11: the printed per-user bound does not give the all-users event the proof uses.
+
+It is printed as 'Pr[||q_t(Z) - grad F||_inf >= G log(ndm/omega)/sqrt(m)] <= 1 - omega/nm', which
+does not give the all-users event up to omega (DISPROVED); Hoeffding per coordinate at radius G
+sqrt(2 ln(2nd/omega)/m) gives omega/(nd) per user and coordinate, hence omega in total (PROVED; the
+safe preset's 1/tau is C_tau = 40 times that radius, cross-checked).
+"""
 
 from __future__ import annotations
 

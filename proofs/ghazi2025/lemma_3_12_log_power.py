@@ -1,5 +1,8 @@
-"""Lemma 3.12's proof: '1/(log m)^{log n} <= 1/(nm) when m <= n^{log log n}' is false (n = 100, m = 10; DISPROVED);
-the exact condition is log n log(log m) >= log n + log m (PROVED)."""
+"""Lemma 3.12's proof: a false inequality between powers of logs, and the exact condition.
+
+'1/(log m)^{log n} <= 1/(nm) when m <= n^{log log n}' is false (n = 100, m = 10; DISPROVED); the
+exact condition is log n log(log m) >= log n + log m (PROVED).
+"""
 
 from __future__ import annotations
 

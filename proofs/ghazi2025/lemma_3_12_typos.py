@@ -2,7 +2,8 @@
 
 * ||zeta_0||_2 <= D sqrt(d) for zeta_0 = x_0 - x* with x_0, x* in [-D, D]^d: false (the diameter is 2 D sqrt(d));
 * E||zeta_s||^2 = eta_s^2 d G d log(1/delta) log(nmd)/(m eps^2): not invariant under a change of units ("G d" for G^2 d);
-  with G^2 and the theorem's eta, d sigma_s^2 <= D^2 d (log m)^{-s} holds for log m >= 1 (PROVED)."""
+  with G^2 and the theorem's eta, d sigma_s^2 <= D^2 d (log m)^{-s} holds for log m >= 1 (PROVED).
+"""
 
 from __future__ import annotations
 

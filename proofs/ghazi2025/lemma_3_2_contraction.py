@@ -1,5 +1,8 @@
-"""Lemma 3.2: for convex, beta-smooth f with a diagonally dominant Hessian and eta <= 2/beta, a gradient step is an
-l_inf contraction (PROVED); without diagonal dominance it is not (control, DISPROVED)."""
+"""Lemma 3.2: a gradient step is an l_inf contraction under a diagonally dominant Hessian.
+
+For convex, beta-smooth f with a diagonally dominant Hessian and eta <= 2/beta (PROVED); without
+diagonal dominance it is not (control, DISPROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,11 @@
-"""The proof of Lemma 3.2 (App. B.1) writes (x - eta grad f(x)) - (y - grad f(y)) (missing eta: as an identity it is
-false, DISPROVED) and uses a vector mean-value theorem, grad f(x) - grad f(y) = grad^2 f(z)(x - y) for one z on the
-segment, which fails even for a convex separable f (DISPROVED). The integral form, with the segment average of the
-Hessian (still diagonally dominant with row sums <= beta), gives the step the lemma needs (PROVED)."""
+"""The proof of Lemma 3.2 (App. B.1): a missing eta and a vector mean-value theorem that fails.
+
+It writes (x - eta grad f(x)) - (y - grad f(y)) (missing eta: as an identity it is false, DISPROVED)
+and uses a vector mean-value theorem, grad f(x) - grad f(y) = grad^2 f(z)(x - y) for one z on the
+segment, which fails even for a convex separable f (DISPROVED). The integral form, with the segment
+average of the Hessian (still diagonally dominant with row sums <= beta), gives the step the lemma
+needs (PROVED).
+"""
 
 from __future__ import annotations
 

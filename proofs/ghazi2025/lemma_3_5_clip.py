@@ -1,5 +1,8 @@
-"""Lemma 3.5: |Pi_[a-r, a+r](c) - Pi_[b-r, b+r](d)| <= max(|a - b|, |c - d|) (hence <= 1 under the lemma's hypotheses),
-PROVED in 1-D; the same statement for Euclidean balls in R^2 is false (control, DISPROVED)."""
+"""Lemma 3.5: |Pi_[a-r, a+r](c) - Pi_[b-r, b+r](d)| <= max(|a - b|, |c - d|), PROVED in 1-D.
+
+Hence <= 1 under the lemma's hypotheses; the same statement for Euclidean balls in R^2 is false
+(control, DISPROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Lemma 3.6 (first-step sensitivity under rho-alignment): ||x_1 - y_1||_inf <= eta (4 rho + 2 s). False for B = 3
-(printed without a lower bound on B, DISPROVED); true for B >= 4 (PROVED)."""
+"""Lemma 3.6 (first-step sensitivity under rho-alignment): ||x_1 - y_1||_inf <= eta (4 rho + 2 s).
+
+False for B = 3 (printed without a lower bound on B, DISPROVED); true for B >= 4 (PROVED).
+"""
 
 from __future__ import annotations
 

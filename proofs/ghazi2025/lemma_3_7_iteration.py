@@ -1,5 +1,8 @@
-"""Lemma 3.7: with the same users after the differing step, ||x_t - y_t||_inf never grows (composition of Lemma 3.2,
-Alg 2's Lipschitz and affine properties and the box projection), cross-checked by simulated trajectories."""
+"""Lemma 3.7: with the same users after the differing step, ||x_t - y_t||_inf never grows.
+
+A composition of Lemma 3.2, Alg 2's Lipschitz and affine properties and the box projection,
+cross-checked by simulated trajectories.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Lemma 3.8's hypothesis 'every B_inf(Y, 1/tau) holds < B/3 points' leaves non-concentrated batches uncovered
-(printed, DISPROVED); with '< 2B/3' (what the proof uses) the score is < (2/3 + 1/(3e)) B < 0.8 B (PROVED)."""
+"""Lemma 3.8's hypothesis as printed leaves non-concentrated batches uncovered; the proof's own one works.
+
+'Every B_inf(Y, 1/tau) holds < B/3 points' (printed, DISPROVED); with '< 2B/3' (what the proof uses)
+the score is < (2/3 + 1/(3e)) B < 0.8 B (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,11 +1,14 @@
-"""Lemma 3.8, probability part: a non-aligned batch (score s < c0 B, c0 = 2/3 + 1/(3e)) fails the test, a_1 = ⊥, with
-probability >= 1 - delta/(T e^eps), where nu = 0.9B + 2 log(T/delta)/eps, B >= 100 log(T/delta)/eps, and the test
-compares s + L_q with nu - L_th, L_q ~ Lap(8/eps), L_th ~ Lap(4/eps) (Alg 4 at eps/2).
+"""Lemma 3.8, probability part: a non-aligned batch fails the test with probability >= 1 - delta/(T e^eps).
+
+A batch with score s < c0 B, c0 = 2/3 + 1/(3e), gets a_1 = ⊥, where nu = 0.9B + 2 log(T/delta)/eps,
+B >= 100 log(T/delta)/eps, and the test compares s + L_q with nu - L_th, L_q ~ Lap(8/eps), L_th ~
+Lap(4/eps) (Alg 4 at eps/2).
 
 * gap: the proof models the noise as one Lap(6/eps); the true sum has a heavier tail (DISPROVED at t = 60/eps);
 * printed: reading "eps <= O(1)" as eps <= 1 with delta in (0, 1) unrestricted, the bound fails (DISPROVED at eps = 1,
   delta = 0.961, T = 1, B = 4, even for a batch meeting the printed "< B/3" hypothesis);
-* corrected: with eps <= 1 and delta <= 1/e (and the hypothesis read as "< 2B/3", note A6) it holds (PROVED)."""
+* corrected: with eps <= 1 and delta <= 1/e (and the hypothesis read as "< 2B/3", note A6) it holds (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Erratum A2: Lemma 3.9 needs 6 beta eta B <= 1, which Thm 3.1's settings do not imply (DISPROVED at the note's
-example); adding eta <= 1/(6 beta B) gives it, implies eta <= 2/beta, and bounds the score sensitivity by 2 (PROVED)."""
+"""Erratum A2: Lemma 3.9 needs 6 beta eta B <= 1, which Thm 3.1's settings do not imply.
+
+DISPROVED at the note's example; adding eta <= 1/(6 beta B) gives it, implies eta <= 2/beta, and
+bounds the score sensitivity by 2 (PROVED).
+"""
 
 from __future__ import annotations
 

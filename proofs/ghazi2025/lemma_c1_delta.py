@@ -1,5 +1,8 @@
-"""Lemma C.1 assumes delta <= 1/(dnm), but the proof of Lemma C.3 it rests on needs delta <= 1/(dn^2): the stated
-hypothesis does not give it when m < n (DISPROVED); delta <= 1/(d n max(n, m)) gives both (PROVED)."""
+"""Lemma C.1 assumes delta <= 1/(dnm), but the proof of Lemma C.3 it rests on needs delta <= 1/(dn^2).
+
+The stated hypothesis does not give it when m < n (DISPROVED); delta <= 1/(d n max(n, m)) gives both
+(PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Lemma C.3's arithmetic: n (4 eps sqrt(d) + d/(8n)) >= d/4 iff n >= sqrt(d)/(32 eps); and e^eps - 1 <= 2 eps for
-eps <= 1/10 (the proof's step), which in fact holds up to eps ~ 1.2564."""
+"""Lemma C.3's arithmetic.
+
+n (4 eps sqrt(d) + d/(8n)) >= d/4 iff n >= sqrt(d)/(32 eps); and e^eps - 1 <= 2 eps for eps <= 1/10
+(the proof's step), which in fact holds up to eps ~ 1.2564.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Lemma C.4 ([KLSU19] Lemma 6.8, the fingerprinting identity): for X_1..X_n ~ N(p, 1) and f : R^n -> [-1, 1],
-E[(1 - p^2)(f(X) - p) sum_i (X_i - p)] = (1 - p^2) g'(p) with g(p) = E f(X). PROVED: the Gaussian density's
-p-derivative is sum_i (x_i - p) times the density, and E[X_i - p] = 0."""
+"""Lemma C.4 ([KLSU19] Lemma 6.8, the fingerprinting identity).
+
+For X_1..X_n ~ N(p, 1) and f : R^n -> [-1, 1], E[(1 - p^2)(f(X) - p) sum_i (X_i - p)] = (1 - p^2)
+g'(p) with g(p) = E f(X). PROVED: the Gaussian density's p-derivative is sum_i (x_i - p) times the
+density, and E[X_i - p] = 0.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Lemma C.5: E_{p ~ U[-1,1]}[(1 - p^2) g'(p)] = E[g(p) p] as printed is off by a factor 2 (DISPROVED with g = p);
-integration by parts gives 2 E[g(p) p] (PROVED)."""
+"""Lemma C.5: E_{p ~ U[-1,1]}[(1 - p^2) g'(p)] = E[g(p) p] as printed is off by a factor 2.
+
+DISPROVED with g = p; integration by parts gives 2 E[g(p) p] (PROVED).
+"""
 
 from __future__ import annotations
 

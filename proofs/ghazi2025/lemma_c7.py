@@ -1,5 +1,8 @@
-"""Lemma C.7: for M with values in [-1, 1]^d the bound E[sum M mu] >= d/2 - 2 alpha fails (M = sign(mu)/10; DISPROVED);
-for M in {-1, 1}^d it holds with equality (PROVED)."""
+"""Lemma C.7's bound E[sum M mu] >= d/2 - 2 alpha: false on [-1, 1]^d, true on {-1, 1}^d.
+
+For M with values in [-1, 1]^d the bound fails (M = sign(mu)/10; DISPROVED); for M in {-1, 1}^d it
+holds with equality (PROVED).
+"""
 
 from __future__ import annotations
 

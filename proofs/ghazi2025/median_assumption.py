@@ -1,5 +1,7 @@
-"""Remark 3.4 for the coordinate-wise median: it satisfies Assumption 3.3 (i) break point, (ii) 1-Lipschitz under
-per-point l_inf perturbation, (iii) affine equivariance."""
+"""Remark 3.4 for the coordinate-wise median: it satisfies Assumption 3.3.
+
+(i) break point, (ii) 1-Lipschitz under per-point l_inf perturbation, (iii) affine equivariance.
+"""
 
 from __future__ import annotations
 

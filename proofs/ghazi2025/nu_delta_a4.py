@@ -1,7 +1,11 @@
-"""Erratum A4: Alg 1 passes delta/(2Tmnd) to Alg 3, whose body never uses it, while Thm 3.1 sets nu with the global
-delta; the two readings give different thresholds (DISPROVED: they differ by 2 ln(2Tmnd)/eps). Either reading is safe:
-the smaller delta only raises nu, and a larger nu only lowers the pass probability of a non-aligned batch (PROVED);
-the safe preset uses the global delta and the Lemma 3.8 margin (cross-checked)."""
+"""Erratum A4: two readings of the delta that sets nu, both safe.
+
+Alg 1 passes delta/(2Tmnd) to Alg 3, whose body never uses it, while Thm 3.1 sets nu with the global
+delta; the two readings give different thresholds (DISPROVED: they differ by 2 ln(2Tmnd)/eps).
+Either reading is safe: the smaller delta only raises nu, and a larger nu only lowers the pass
+probability of a non-aligned batch (PROVED); the safe preset uses the global delta and the Lemma 3.8
+margin (cross-checked).
+"""
 
 from __future__ import annotations
 

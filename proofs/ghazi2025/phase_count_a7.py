@@ -1,6 +1,10 @@
-"""Erratum A7: with S = ceil(log(n/B)) phases (one reading of Alg 5 line 1), the last phase can have fewer than B users
-(DISPROVED at n = 3B); with S = floor(log2(n/B)) and n >= 2B every phase n_s = n/2^s holds a full batch (PROVED),
-and the implementation's phases each hold at least B users and use at most n (cross-checked)."""
+"""Erratum A7: how many phases leave every phase a full batch.
+
+With S = ceil(log(n/B)) phases (one reading of Alg 5 line 1), the last phase can have fewer than B
+users (DISPROVED at n = 3B); with S = floor(log2(n/B)) and n >= 2B every phase n_s = n/2^s holds a
+full batch (PROVED), and the implementation's phases each hold at least B users and use at most n
+(cross-checked).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Alg 5 uses each user in at most one phase: sum_{s=1}^{S} n/2^s = n (1 - 2^{-S}) <= n, so Alg 5 makes at most m n
-gradient computations (each user's m items differentiated once)."""
+"""Alg 5 uses each user in at most one phase, so it makes at most m n gradient computations.
+
+sum_{s=1}^{S} n/2^s = n (1 - 2^{-S}) <= n: each user's m items are differentiated once.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Eq. (4): replacing one user moves the concentration score s = (1/B) sum_{i,j} exp(-tau ||q_i - q_j||_inf) by at
-most 2 - 2/B (PROVED; tight). The proof of Lemma 3.10 says the query sensitivity is 'bounded by 1' (the sensitivity
-AboveThreshold's Lap(2/e), Lap(4/e) are calibrated for, Lemma A.3): false for B >= 3 (DISPROVED)."""
+"""Eq. (4): replacing one user moves the concentration score by at most 2 - 2/B (PROVED; tight).
+
+The score is s = (1/B) sum_{i,j} exp(-tau ||q_i - q_j||_inf). The proof of Lemma 3.10 says the query
+sensitivity is 'bounded by 1' (the sensitivity AboveThreshold's Lap(2/e), Lap(4/e) are calibrated
+for, Lemma A.3): false for B >= 3 (DISPROVED).
+"""
 
 from __future__ import annotations
 

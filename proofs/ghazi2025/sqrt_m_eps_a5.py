@@ -1,6 +1,9 @@
-"""Erratum A5: Alg 5's sigma_s and Thm 3.1's eta are rendered with sqrt(m eps). The Gaussian mechanism at (eps/2, delta/(2e^eps))
-needs noise ~ 1/eps for an eps-free sensitivity: with sqrt(m eps) no constant makes the printed sigma_s enough as eps -> 0
-(DISPROVED: the ratio diverges); with sqrt(m) eps the ratio has a finite limit (PROVED)."""
+"""Erratum A5: Alg 5's sigma_s and Thm 3.1's eta are rendered with sqrt(m eps); sqrt(m) eps is meant.
+
+The Gaussian mechanism at (eps/2, delta/(2e^eps)) needs noise ~ 1/eps for an eps-free sensitivity:
+with sqrt(m eps) no constant makes the printed sigma_s enough as eps -> 0 (DISPROVED: the ratio
+diverges); with sqrt(m) eps the ratio has a finite limit (PROVED).
+"""
 
 from __future__ import annotations
 

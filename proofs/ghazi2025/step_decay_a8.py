@@ -1,6 +1,10 @@
-"""Erratum A8: eta_s = eta (log m)^{-s} (Alg 5 line 3) grows with s for m < e (and is undefined for m = 1), so phase 1's
-6 beta eta_1 B <= 1 does not cover later phases (DISPROVED at m = 2); with eta_s = eta kappa^{-s}, kappa = max(ln m, 4),
-the steps decrease for every m >= 1 (PROVED) and the safe preset's steps satisfy 6 beta eta_s B <= 1 (cross-checked)."""
+"""Erratum A8: eta_s = eta (log m)^{-s} grows with s for m < e; eta_s = eta kappa^{-s} decreases.
+
+eta_s = eta (log m)^{-s} (Alg 5 line 3) grows for m < e (and is undefined for m = 1), so phase 1's 6
+beta eta_1 B <= 1 does not cover later phases (DISPROVED at m = 2); with eta_s = eta kappa^{-s},
+kappa = max(ln m, 4), the steps decrease for every m >= 1 (PROVED) and the safe preset's steps
+satisfy 6 beta eta_s B <= 1 (cross-checked).
+"""
 
 from __future__ import annotations
 

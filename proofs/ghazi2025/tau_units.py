@@ -1,6 +1,9 @@
-"""Erratum A1: Thm 3.1 sets tau = O(G log(nmd)/sqrt(m)) (a radius, units of a gradient) but eq. (3) uses exp(-tau ||q - q'||),
-which needs tau in 1/gradient units (DISPROVED by a change of units); reading 1/tau = C G sqrt(2 ln(2nd/omega)/m) makes every
-use consistent (PROVED)."""
+"""Erratum A1: Thm 3.1's tau is a radius, but eq. (3) needs tau in 1/gradient units.
+
+Thm 3.1 sets tau = O(G log(nmd)/sqrt(m)) (units of a gradient) but eq. (3) uses exp(-tau ||q - q'||)
+(DISPROVED by a change of units); reading 1/tau = C G sqrt(2 ln(2nd/omega)/m) makes every use
+consistent (PROVED).
+"""
 
 from __future__ import annotations
 

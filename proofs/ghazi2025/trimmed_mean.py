@@ -1,5 +1,8 @@
-"""Remark 3.4 for the trimmed mean: a 10%-trimmed mean violates Assumption 3.3(i) (printed claim, DISPROVED); a symmetric
-trimmed mean removing k >= floor(B/3) values per side satisfies (i) for balls holding >= 2B/3 points (PROVED)."""
+"""Remark 3.4 for the trimmed mean: a 10%-trimmed mean fails Assumption 3.3(i); trimming at least floor(B/3) per side works.
+
+The printed claim is DISPROVED; a symmetric trimmed mean removing k >= floor(B/3) values per side
+satisfies (i) for balls holding >= 2B/3 points (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""The introduction states the adaptive-query error as O~(tau sqrt(K)/(n eps)); Sec 3 (Thm 10) gives O~(sqrt(dK) tau/(n eps)).
-They differ by sqrt(d), not a log (DISPROVED: the ratio is unbounded in d). Alg 2 at the per-query budget eps_0 = eps/(2
-sqrt(2K log(2/delta))), delta_0 = delta/(2K) has l2 error^2 = d K tau^2/(n^2 eps^2) times logs (PROVED)."""
+"""The adaptive-query error of the introduction and of Sec 3 differ by sqrt(d), not a log.
+
+The introduction states O~(tau sqrt(K)/(n eps)); Sec 3 (Thm 10) gives O~(sqrt(dK) tau/(n eps))
+(DISPROVED: the ratio is unbounded in d). Alg 2 at the per-query budget eps_0 = eps/(2 sqrt(2K
+log(2/delta))), delta_0 = delta/(2K) has l2 error^2 = d K tau^2/(n^2 eps^2) times logs (PROVED).
+"""
 
 from __future__ import annotations
 

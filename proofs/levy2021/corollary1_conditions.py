@@ -1,8 +1,11 @@
-"""Cor 1's conditions (n and tau) for the parameters UserMeanEstimator uses: gamma = 1/(m(dn + n^2 eps^2)) and
-tau_m = (B/sqrt(m))(1 + sqrt(2 ln(n/gamma))). (i) The user means are (tau_m, gamma)-concentrated (McDiarmid);
-(ii) Cor 1's n >= (c_1 sqrt(d) log(1/delta)/eps) log(m(dn + n^2 eps^2)) with the explicit c_1 = 221 (delta <= 1/e, Alg 2
-at the padded dimension d' < 2d) makes Thm 2's failure term at most gamma, so beta <= 3 gamma. PROVED; the estimator's
-gamma and tau are cross-checked against these formulas."""
+"""Cor 1's conditions (n and tau) for the parameters UserMeanEstimator uses.
+
+gamma = 1/(m(dn + n^2 eps^2)) and tau_m = (B/sqrt(m))(1 + sqrt(2 ln(n/gamma))). (i) The user means
+are (tau_m, gamma)-concentrated (McDiarmid); (ii) Cor 1's n >= (c_1 sqrt(d) log(1/delta)/eps)
+log(m(dn + n^2 eps^2)) with the explicit c_1 = 221 (delta <= 1/e, Alg 2 at the padded dimension d' <
+2d) makes Thm 2's failure term at most gamma, so beta <= 3 gamma. PROVED; the estimator's gamma and
+tau are cross-checked against these formulas.
+"""
 
 from __future__ import annotations
 

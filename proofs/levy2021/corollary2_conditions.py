@@ -1,8 +1,11 @@
-"""Cor 2's conditions (T and gamma) for the rounds PhasedERM runs (Alg 4 with Cor 2's accuracy, levy2021/round_length):
-round t uses gamma_t = sigma^2 d^2/(lambda_t^2 n_t^2 m eps^2 R^2) (Cor 2 with mu = lambda_t, n = n_t, R the diameter) and the
-fewest steps T_t with q_t^{2 T_t} D_t^2 <= tol_t = sigma^2 d^2/(lambda_t^2 n_t^2 m eps^2), q_t = H/(H + lambda_t). That T_t reaches
-Cor 2's accuracy and is at most half of Cor 2's T = (H'/mu) log(D^2/tol) with H' = H + lambda_t, mu = lambda_t (PROVED);
-the schedule's gamma_t and T_t are cross-checked against these formulas."""
+"""Cor 2's conditions (T and gamma) for the rounds PhasedERM runs (Alg 4 with Cor 2's accuracy).
+
+See levy2021/round_length. Round t uses gamma_t = sigma^2 d^2/(lambda_t^2 n_t^2 m eps^2 R^2) (Cor 2
+with mu = lambda_t, n = n_t, R the diameter) and the fewest steps T_t with q_t^{2 T_t} D_t^2 <=
+tol_t = sigma^2 d^2/(lambda_t^2 n_t^2 m eps^2), q_t = H/(H + lambda_t). That T_t reaches Cor 2's
+accuracy and is at most half of Cor 2's T = (H'/mu) log(D^2/tol) with H' = H + lambda_t, mu =
+lambda_t (PROVED); the schedule's gamma_t and T_t are cross-checked against these formulas.
+"""
 
 from __future__ import annotations
 

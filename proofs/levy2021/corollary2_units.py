@@ -1,6 +1,10 @@
-"""Cor 2's condition n = Omega~(sqrt(dH)/mu) and its T = (H/mu) log(n^2 m (G/Gt)^2 mu R eps^2/d) are not unit-consistent
-(a count compared with (loss/theta^2)^{-1/2}; a log of a gradient-sized quantity): DISPROVED. Read as n = Omega~(sqrt(dH/mu)/eps)
-and with the log's argument D^2/tol = G^2 n^2 m eps^2/(sigma^2 d^2) (what PhasedERM uses), both are dimensionless (PROVED)."""
+"""Cor 2's condition on n and its T are not unit-consistent as printed; the dimensionless reading is.
+
+n = Omega~(sqrt(dH)/mu) compares a count with (loss/theta^2)^{-1/2}, and T = (H/mu) log(n^2 m
+(G/Gt)^2 mu R eps^2/d) takes a log of a gradient-sized quantity: DISPROVED. Read as n =
+Omega~(sqrt(dH/mu)/eps) and with the log's argument D^2/tol = G^2 n^2 m eps^2/(sigma^2 d^2) (what
+PhasedERM uses), both are dimensionless (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,9 +1,12 @@
-"""Alg 2's advanced-composition total eps' sqrt(2 d L) + d eps'(e^{eps'} - 1), L = ln(1/delta): not <= eps for
-every eps (DISPROVED), but <= eps when eps <= min(2L, sqrt(8 d L)) (PROVED).
+"""Alg 2's advanced-composition total, and when it is at most eps.
+
+eps' sqrt(2 d L) + d eps'(e^{eps'} - 1), L = ln(1/delta): not <= eps for every eps (DISPROVED), but
+<= eps when eps <= min(2L, sqrt(8 d L)) (PROVED).
 
 The failure is a gap in Thm 2's *proof* (its route through advanced composition), not an erratum of the
 statement: at the counterexample eps = 5, delta = 0.1, d = 1, basic composition gives d eps' = 1.165 <= 5,
-so Alg 2 is (5, 0.1)-DP there by another route (note P2')."""
+so Alg 2 is (5, 0.1)-DP there by another route (note P2').
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Exponential mechanism on bin counts: P(k) ∝ exp(eps_r c_k / 2) is eps_r-DP for ||c - c'||_inf <= 1;
-without the /2 it is not (bug B3)."""
+"""Exponential mechanism on bin counts: P(k) ∝ exp(eps_r c_k / 2) is eps_r-DP for ||c - c'||_inf <= 1.
+
+Without the /2 it is not (bug B3).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""PrivateRange width: the interval [c - 2 tau, c + 2 tau] around a non-empty bin can clip concentrated
-points (printed |b - a| = 4 tau, DISPROVED); [c - 3 tau, c + 3 tau] always contains them (PROVED)."""
+"""PrivateRange width: the printed 4 tau interval can clip concentrated points; 6 tau cannot.
+
+The interval [c - 2 tau, c + 2 tau] around a non-empty bin can clip concentrated points (printed |b
+- a| = 4 tau, DISPROVED); [c - 3 tau, c + 3 tau] always contains them (PROVED).
+"""
 
 from __future__ import annotations
 

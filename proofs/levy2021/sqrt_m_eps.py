@@ -1,7 +1,10 @@
-"""Transcription artifact 0(a): the seed prints n sqrt(m eps) in Thm 3 (i), (iii), Thm 4, Thm 5 and Alg 4. It is
-inconsistent with the oracle variance nu^2 = T Gt^2 d/(n^2 m eps^2) Thm 3 itself states: plugging nu^2 into the SGD
-bound R nu/sqrt(T) gives R Gt sqrt(d)/(n sqrt(m) eps), not R Gt sqrt(d)/(n sqrt(m eps)) (DISPROVED); with
-n sqrt(m) eps the two agree (PROVED)."""
+"""Transcription artifact 0(a): n sqrt(m eps) where n sqrt(m) eps is meant.
+
+The seed prints n sqrt(m eps) in Thm 3 (i), (iii), Thm 4, Thm 5 and Alg 4. It is inconsistent with
+the oracle variance nu^2 = T Gt^2 d/(n^2 m eps^2) Thm 3 itself states: plugging nu^2 into the SGD
+bound R nu/sqrt(T) gives R Gt sqrt(d)/(n sqrt(m) eps), not R Gt sqrt(d)/(n sqrt(m eps)) (DISPROVED);
+with n sqrt(m) eps the two agree (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Concentration radius of an iid sub-Gaussian sample: sigma sqrt(d log(2n/gamma)) fails at d = 1 (printed, DISPROVED);
-sigma sqrt(2 log(2n/gamma)) works at d = 1 by the union bound (PROVED)."""
+"""Concentration radius of an iid sub-Gaussian sample, as printed and as the union bound gives it.
+
+sigma sqrt(d log(2n/gamma)) fails at d = 1 (printed, DISPROVED); sigma sqrt(2 log(2n/gamma)) works
+at d = 1 by the union bound (PROVED).
+"""
 
 from __future__ import annotations
 

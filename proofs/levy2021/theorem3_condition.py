@@ -1,8 +1,11 @@
-"""Thm 3's condition n = Omega~(sqrt(dT)/eps), for the per-step budget WinsorizedFirstOrder actually uses (eps' = eps/(2 sqrt(2T
-ln(2/delta))) rounded down, delta' = delta/(2T)) and Alg 2 at the padded dimension d' < 2d: every step's Thm 2 failure term
-(d'^2 G sqrt(ln(d'n/gamma))/tau) e^{-n eps'/(24 sqrt(d' ln(1/delta')))} is at most gamma as soon as n >= n_3, and
-n_3 eps/sqrt(dT) is a product of logs (<= 96 sqrt(ln(2T/delta) ln(2/delta)) times the log of the failure term's prefactor):
-n_3 = O~(sqrt(dT)/eps). PROVED; the implementation's (eps', delta') are cross-checked."""
+"""Thm 3's condition n = Omega~(sqrt(dT)/eps), for the per-step budget WinsorizedFirstOrder uses.
+
+The budget is eps' = eps/(2 sqrt(2T ln(2/delta))) rounded down, delta' = delta/(2T), and Alg 2 runs
+at the padded dimension d' < 2d: every step's Thm 2 failure term (d'^2 G sqrt(ln(d'n/gamma))/tau)
+e^{-n eps'/(24 sqrt(d' ln(1/delta')))} is at most gamma as soon as n >= n_3, and n_3 eps/sqrt(dT) is
+a product of logs (<= 96 sqrt(ln(2T/delta) ln(2/delta)) times the log of the failure term's
+prefactor): n_3 = O~(sqrt(dT)/eps). PROVED; the implementation's (eps', delta') are cross-checked.
+"""
 
 from __future__ import annotations
 

@@ -1,8 +1,12 @@
-"""Thm 4's conditions (eps <= 1, delta <= 1/n^2) and Alg 4's privacy, for the rounds PhasedERM runs: for 0 < eps <= 1 and any
-delta in (0, 1) (so in particular delta <= 1/n^2) every round (Alg 3 with any T >= 1 steps at the full (eps, delta)) is
-(eps, delta)-DP: the T steps compose to (eps, delta) and each step's Alg 2 call, at (eps', delta'), composes its d' coordinates to
-(eps', delta') for every d'. The rounds use disjoint users, so Alg 4 is (eps, delta)-DP (parallel composition). PROVED; the
-construction check and the schedule's disjoint rounds are cross-checked at eps = 1, delta = 1/n^2."""
+"""Thm 4's conditions (eps <= 1, delta <= 1/n^2) and Alg 4's privacy, for the rounds PhasedERM runs.
+
+For 0 < eps <= 1 and any delta in (0, 1) (so in particular delta <= 1/n^2) every round (Alg 3 with
+any T >= 1 steps at the full (eps, delta)) is (eps, delta)-DP: the T steps compose to (eps, delta)
+and each step's Alg 2 call, at (eps', delta'), composes its d' coordinates to (eps', delta') for
+every d'. The rounds use disjoint users, so Alg 4 is (eps, delta)-DP (parallel composition). PROVED;
+the construction check and the schedule's disjoint rounds are cross-checked at eps = 1, delta =
+1/n^2.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +36,8 @@ def _run() -> CheckResult:
     proof.nonneg("Alg 2 at (eps', delta'): second DRV term (e - 1) eps'^2/(8 ln(1/delta')) <= eps'/2 "
                  "(chord bound at eps'' = eps'/sqrt(8 d' ln(1/delta')) <= 1; the first term is eps'/2 for every d')",
                  e1 / 2 - (sp.E - 1) * e1**2 / (8 * (sp.log(2) + lp)))
-    bad, cases = [], 0
+    bad: list[dict[str, object]] = []
+    cases = 0
     for n in (4, 100, 10**4, 10**6):
         for d in (1, 7, 64):
             cases += 1

@@ -1,6 +1,8 @@
-"""Thm 5's lower-bound instance sets theta* = R E Z/||E Z|| (treating R as a radius) while Sec 2 defines R as the diameter
-of Theta: theta* then lies outside the ball of diameter R (DISPROVED); theta* = (R/2) E Z/||E Z|| lies in it and
-minimises the linear loss there (PROVED, given Cauchy-Schwarz)."""
+"""Thm 5's lower-bound instance treats R as a radius where Sec 2 defines it as the diameter.
+
+theta* = R E Z/||E Z|| then lies outside the ball of diameter R (DISPROVED); theta* = (R/2) E Z/||E
+Z|| lies in it and minimises the linear loss there (PROVED, given Cauchy-Schwarz).
+"""
 
 from __future__ import annotations
 

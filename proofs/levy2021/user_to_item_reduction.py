@@ -1,5 +1,8 @@
-"""Prop 3 / Lemma D.3 reduction: z_j = Y + W_j - W_bar with Y ~ N(mu, sigma^2/m), W_j ~ N(0, sigma^2) iid gives
-z_1..z_m iid N(mu, sigma^2) and mean(z) = Y exactly."""
+"""Prop 3 / Lemma D.3 reduction from users to items.
+
+z_j = Y + W_j - W_bar with Y ~ N(mu, sigma^2/m), W_j ~ N(0, sigma^2) iid gives z_1..z_m iid N(mu,
+sigma^2) and mean(z) = Y exactly.
+"""
 
 from __future__ import annotations
 

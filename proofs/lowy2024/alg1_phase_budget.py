@@ -1,5 +1,8 @@
-"""One phase of Algorithm 1 is (eps_test + eps_G, max(delta_G + zeta, e^{eps_test} p_bad))-DP: the case analysis behind
-the audit preset's claim (:func:`dpaudit.userlevel.lowy2024.privacy.alg1_phase_guarantee`), every case exact."""
+"""One phase of Algorithm 1 is (eps_test + eps_G, max(delta_G + zeta, e^{eps_test} p_bad))-DP.
+
+The case analysis behind the audit preset's claim
+(:func:`dpaudit.userlevel.lowy2024.privacy.alg1_phase_guarantee`), every case exact.
+"""
 
 from __future__ import annotations
 

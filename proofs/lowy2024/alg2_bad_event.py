@@ -1,5 +1,8 @@
-"""Alg 2's good event: P(|Lap(16/eps)| > K/20) = e^{-K eps/320} <= (delta/A')^{1.5625} and
-P(|Lap(8/eps)| > K/20) = e^{-K eps/160} when K >= 500 log(A'/delta)/eps."""
+"""Alg 2's good event: the two Laplace tails at K/20.
+
+P(|Lap(16/eps)| > K/20) = e^{-K eps/320} <= (delta/A')^{1.5625} and P(|Lap(8/eps)| > K/20) = e^{-K
+eps/160} when K >= 500 log(A'/delta)/eps.
+"""
 
 from __future__ import annotations
 

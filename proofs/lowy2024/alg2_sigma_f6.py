@@ -1,5 +1,8 @@
-"""Finding F6: Algorithm 2's printed sigma_i (one log) is below what eq. (10)'s chain needs with Lemma C.2's explicit
-constant (DISPROVED at the paper's phase-1 scale, delta = 1e-6); a log^2 calibration closes it (PROVED)."""
+"""Finding F6: Algorithm 2's printed sigma_i (one log) is below what eq. (10)'s chain needs.
+
+With Lemma C.2's explicit constant (DISPROVED at the paper's phase-1 scale, delta = 1e-6); a log^2
+calibration closes it (PROVED).
+"""
 
 from __future__ import annotations
 

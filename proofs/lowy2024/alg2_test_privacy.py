@@ -1,5 +1,7 @@
-"""Alg 2's concentration test (scores of sensitivity 2, threshold noise Lap(8/eps), score noise Lap(16/eps)) is
-AboveThreshold at budget eps/2, hence eps/2-DP."""
+"""Alg 2's concentration test is AboveThreshold at budget eps/2, hence eps/2-DP.
+
+Scores of sensitivity 2, threshold noise Lap(8/eps), score noise Lap(16/eps).
+"""
 
 from __future__ import annotations
 
@@ -34,9 +36,9 @@ def _run() -> CheckResult:
         loss, _low = privacy_loss(list(base), list(base + shift), 0.0, mech.threshold_scale, mech.query_scale)
         losses.append(loss)
         where.append(f"T={k}")
-    for k, base in ((5, -10.0), (10, -20.0), (20, -30.0)):  # streams that make the paper-literal scales leak
-        s1 = [base] * k
-        s2 = [base + 2] * (k - 1) + [base - 2]
+    for k, start in ((5, -10.0), (10, -20.0), (20, -30.0)):  # streams that make the paper-literal scales leak
+        s1 = [start] * k
+        s2 = [start + 2] * (k - 1) + [start - 2]
         losses.append(privacy_loss(s2, s1, 0.0, mech.threshold_scale, mech.query_scale)[0])
         where.append(f"worst-case family T={k}")
     proof.numeric_le("quadrature: max |ln P - ln P'| <= eps/2 = 0.5 over 43 stream pairs with |s - s'| <= 2", losses, 0.5,

@@ -1,5 +1,8 @@
-"""Thm 3.2's complexity at n = d, eps = 1, beta R = L is (mn)^{9/8} + 2 n^{1/4} m^{5/4} + mn; (mn)^{9/8} dominates
-n^{1/4} m^{5/4} iff n^7 >= m; the stated speed-ups and the smoothing constant are identities."""
+"""Thm 3.2's complexity at n = d, eps = 1, beta R = L, and when its first term dominates.
+
+It is (mn)^{9/8} + 2 n^{1/4} m^{5/4} + mn; (mn)^{9/8} dominates n^{1/4} m^{5/4} iff n^7 >= m; the
+stated speed-ups and the smoothing constant are identities.
+"""
 
 from __future__ import annotations
 

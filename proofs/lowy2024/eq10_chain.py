@@ -1,5 +1,8 @@
-"""eq. (10): Gaussian, then subsampling, then advanced composition. The chain's epsilon falls strictly as sigma grows,
-so the sigma that spends eps/2 is unique and every larger sigma is valid (what calibrating by bisection relies on)."""
+"""eq. (10): Gaussian, then subsampling, then advanced composition.
+
+The chain's epsilon falls strictly as sigma grows, so the sigma that spends eps/2 is unique and
+every larger sigma is valid (what calibrating by bisection relies on).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Finding F4: the last step of Thm C.1's proof needs 4 T zeta (2 e^{eps/2} + 1) <= delta; with zeta = delta/(10 T e^eps)
-this fails for eps < 0.2766 (DISPROVED at eps = 0.1); with zeta = delta/(20 T e^eps) it holds for all eps >= 0 (PROVED)."""
+"""Finding F4: the last step of Thm C.1's proof needs 4 T zeta (2 e^{eps/2} + 1) <= delta.
+
+With zeta = delta/(10 T e^eps) this fails for eps < 0.2766 (DISPROVED at eps = 0.1); with zeta =
+delta/(20 T e^eps) it holds for all eps >= 0 (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""[HRS16] non-expansiveness of a gradient step, used in Lemma 2.3: for convex beta-smooth F and 0 < eta <= 2/beta,
-||(x - eta grad F(x)) - (y - eta grad F(y))|| <= ||x - y|| (PROVED); for eta > 2/beta it fails (control, DISPROVED)."""
+"""[HRS16] non-expansiveness of a gradient step, used in Lemma 2.3.
+
+For convex beta-smooth F and 0 < eta <= 2/beta, ||(x - eta grad F(x)) - (y - eta grad F(y))|| <= ||x
+- y|| (PROVED); for eta > 2/beta it fails (control, DISPROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The soft inclusion probability p(h) (0 below k/2, linear with slope 6/k, 1 above 2k/3) is continuous and
-(6/k)-Lipschitz, so a one-point change (|h - h'| <= 1) moves it by <= 6/k."""
+"""The soft inclusion probability p(h) is continuous and (6/k)-Lipschitz.
+
+p is 0 below k/2, linear with slope 6/k, 1 above 2k/3; so a one-point change (|h - h'| <= 1) moves
+it by <= 6/k.
+"""
 
 from __future__ import annotations
 

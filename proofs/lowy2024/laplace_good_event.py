@@ -1,5 +1,9 @@
-"""Finding F1: with C = 100 log(20 n m e^eps/delta)/eps, P(bad event) = 2 (delta/(20 n m e^eps))^{2/3} exceeds
-delta/(10 e^eps) when delta < 20 e^eps/(nm)^2 (printed claim, DISPROVED); with C = 150 log(.)/eps it never does (PROVED)."""
+"""Finding F1: the printed constant C = 100 log(.)/eps can leave the bad event above delta/(10 e^eps).
+
+With C = 100 log(20 n m e^eps/delta)/eps, P(bad event) = 2 (delta/(20 n m e^eps))^{2/3} exceeds
+delta/(10 e^eps) when delta < 20 e^eps/(nm)^2 (printed claim, DISPROVED); with C = 150 log(.)/eps it
+never does (PROVED).
+"""
 
 from __future__ import annotations
 

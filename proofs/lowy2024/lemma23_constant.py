@@ -1,5 +1,8 @@
-"""Lemma 2.3's proof bounds eta^2 ||g_t - grad F(x_t) - g'_t + grad F(y_t)||^2 by 4 eta^2 L^2 (printed, DISPROVED);
-the right constant is 16 eta^2 L^2 (PROVED)."""
+"""Lemma 2.3's proof bounds a squared difference of gradients with 4 eta^2 L^2; 16 eta^2 L^2 is right.
+
+The term is eta^2 ||g_t - grad F(x_t) - g'_t + grad F(y_t)||^2 (printed 4 eta^2 L^2, DISPROVED; 16
+eta^2 L^2, PROVED).
+"""
 
 from __future__ import annotations
 

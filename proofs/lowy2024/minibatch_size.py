@@ -1,6 +1,9 @@
-"""Finding F5: the proof of Thm C.3 asserts 'the assumption in the theorem ensures K_i <= n_i'; with
-T_i = (1 + sqrt(beta/lambda_i)) log(ndm) this fails, e.g. for linear (0-smooth) losses (DISPROVED); K_i <= n_i does hold
-when n_i >= 1000 L/eps and T_i >= (1000 eps L)^2/L' (PROVED), L = log(n_i^2 m^2 e^eps/delta), L' = log(1/delta)."""
+"""Finding F5: the proof of Thm C.3 asserts 'the assumption in the theorem ensures K_i <= n_i'.
+
+With T_i = (1 + sqrt(beta/lambda_i)) log(ndm) this fails, e.g. for linear (0-smooth) losses
+(DISPROVED); K_i <= n_i does hold when n_i >= 1000 L/eps and T_i >= (1000 eps L)^2/L' (PROVED), L =
+log(n_i^2 m^2 e^eps/delta), L' = log(1/delta).
+"""
 
 from __future__ import annotations
 

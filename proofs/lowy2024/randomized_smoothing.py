@@ -1,5 +1,8 @@
-"""Finding F2 (Lemma D.1, first bullet): 'f_r(x) <= f(x) <= f_r(x) + L r' has the direction reversed (DISPROVED with
-f = |x|); for convex L-Lipschitz f, f(x) <= f_r(x) <= f(x) + L r (PROVED)."""
+"""Finding F2 (Lemma D.1, first bullet): the sandwich of the smoothed function is reversed.
+
+'f_r(x) <= f(x) <= f_r(x) + L r' has the direction reversed (DISPROVED with f = |x|); for convex
+L-Lipschitz f, f(x) <= f_r(x) <= f(x) + L r (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Finding F7: with the proof's own T and K, phase 1 of smoothed Alg 3 makes T K m gradient calls, which has a term
-n^{3/4} m^{3/2} log/sqrt(eps) missing from Thm 4.1's mn(1 + n^{3/8} m^{1/4} eps^{1/4}) (DISPROVED as m -> oo);
-including it the bound holds (PROVED)."""
+"""Finding F7: phase 1 of smoothed Alg 3 costs a term that Thm 4.1's count is missing.
+
+With the proof's own T and K, phase 1 makes T K m gradient calls, which has a term n^{3/4} m^{3/2}
+log/sqrt(eps) missing from Thm 4.1's mn(1 + n^{3/8} m^{1/4} eps^{1/4}) (DISPROVED as m -> oo);
+including it the bound holds (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Finding F3: Thm B.1's condition n^{1-q} >= 100 log(n/delta)/(eps (1 - 2^{-q})) does not guarantee n_l >= C, i.e.
-N_l = n_l/C >= 1 (DISPROVED); requiring (1 - 2^{-q}) n^{1-q} >= C does (PROVED)."""
+"""Finding F3: Thm B.1's condition on n does not guarantee n_l >= C.
+
+n^{1-q} >= 100 log(n/delta)/(eps (1 - 2^{-q})) does not give N_l = n_l/C >= 1 (DISPROVED); requiring
+(1 - 2^{-q}) n^{1-q} >= C does (PROVED).
+"""
 
 from __future__ import annotations
 

@@ -58,11 +58,19 @@ class LaplaceParallel(MechanismBase):
         check_int("LaplaceParallel", "copies", self.copies, minimum=1)
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of ``copies`` independent ``x + Lap(1/eps_each)`` of the scalar ``data``.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, copies)``.
+        """
         x = check_finite_array("LaplaceParallel.sample", "data", data, ndim=0)
         size = check_size("LaplaceParallel.sample", size)
         return x + rng.laplace(0.0, 1.0 / self.eps_each, size=(size, self.copies))
 
     def claimed_guarantee(self) -> PureDP:
+        """``copies * eps_each``-DP for a sensitivity-1 scalar (basic composition [DR14, Thm 3.14])."""
         return PureDP(self.copies * self.eps_each, QueryDistance(1.0, "l1"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
@@ -91,6 +99,13 @@ class SVT34Parallel(UnsafeMechanism):
         super().__post_init__()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` runs of [LSL17] Alg. 3 and Alg. 4 on ``data`` (drawn one after the other from ``rng``).
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, 2 * len(data))``: Alg. 3's released values, then Alg. 4's codes.
+        """
         with warnings.catch_warnings():  # both halves warn on construction; this one already did
             warnings.simplefilter("ignore", UnsoundMechanismWarning)
             alg3 = SparseVectorLyu3(self.epsilon, self.threshold, self.cutoff)
@@ -98,12 +113,15 @@ class SVT34Parallel(UnsafeMechanism):
         return np.hstack([alg3.sample(data, size, rng=rng), alg4.sample(data, size, rng=rng).astype(float)])
 
     def claimed_guarantee(self) -> PureDP:
+        """The claim the pair makes: ``2 eps``-DP (each half claims eps; Alg. 3's claim is false)."""
         return PureDP(2 * self.epsilon, QueryDistance(1.0, "linf"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The true law: the two halves' laws side by side (independent noise), composed exactly
-        (:func:`dpaudit.exact.compose`: their privacy-loss distributions, certified on a grid; the
-        largest loss is the sum of the halves')."""
+        """The true law: the two halves' laws side by side (independent noise), composed exactly.
+
+        By :func:`dpaudit.exact.compose`: their privacy-loss distributions, certified on a grid; the
+        largest loss is the sum of the halves'.
+        """
         from dpaudit.exact import ProfileStep, compose
 
         with warnings.catch_warnings():
@@ -121,12 +139,14 @@ MAX_ANSWER = 2.0**960
 
 @dataclass(frozen=True)
 class PrefixSum(MechanismBase):
-    """Running sums of ``q + Lap(1/eps)`` over ``length`` answers [WDWKZ19]; ``length * eps``-DP when
-    every answer may change by 1 (basic composition, [DR14, Thm 3.14]).
+    """Running sums of ``q + Lap(1/eps)`` over ``length`` answers [WDWKZ19].
+
+    ``length * eps``-DP when every answer may change by 1 (basic composition, [DR14, Thm 3.14]).
 
     The answers are real numbers in the paper; in floating point their declared domain is
     ``[-2^960, 2^960]`` (:data:`MAX_ANSWER`), so that no running sum overflows to ``inf``, and data
-    outside it is refused before anything is drawn."""
+    outside it is refused before anything is drawn.
+    """
 
     epsilon: float = 0.1
     length: int = 10
@@ -136,6 +156,15 @@ class PrefixSum(MechanismBase):
         check_int("PrefixSum", "length", self.length, minimum=1)
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of the running sums of ``q + Lap(1/eps)`` [WDWKZ19].
+
+        Answers outside ``[-2^960, 2^960]`` are refused before any draw, so no running sum overflows.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, length)``.
+        """
         q = check_finite_array("PrefixSum.sample", "data", data, ndim=1)
         if q.shape[0] != self.length:
             raise argument_error("PrefixSum.sample", "data", f"a vector of {self.length} answers", data)
@@ -146,11 +175,15 @@ class PrefixSum(MechanismBase):
         return np.cumsum(q + rng.laplace(0.0, 1.0 / self.epsilon, size=(size, self.length)), axis=1)
 
     def claimed_guarantee(self) -> PureDP:
+        """``length * eps``-DP when every answer moves by at most 1 (basic composition [DR14, Thm 3.14])."""
         return PureDP(self.length * self.epsilon, QueryDistance(1.0, "linf"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The exact law: the running sums are an invertible map of the noisy answers, so the pair's
-        profile is that of ``length`` Laplace releases shifted by ``d1 - d0`` [DR14, Prop. 2.1 both ways]."""
+        """The exact law: that of ``length`` Laplace releases shifted by ``d1 - d0``.
+
+        The running sums are an invertible map of the noisy answers, so the pair's profile is the
+        noisy answers' [DR14, Prop. 2.1 both ways].
+        """
         from dpaudit.exact import LaplaceStep
         from dpaudit.exact.pairs import exact_shifts, paired_arrays
 

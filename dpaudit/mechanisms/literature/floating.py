@@ -54,6 +54,13 @@ class SnappingLaplace(MechanismBase):
         object.__setattr__(self, "grid", 2.0 ** math.ceil(math.log2(scale)))
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` snapped releases [Mir12, Sec. 5]: clamp, add ``sign * scale * ln(U)``, round to the grid, clamp.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size,)``; every value a multiple of ``grid`` in ``[-bound, bound]``.
+        """
         x = np.clip(check_finite_array("SnappingLaplace.sample", "data", data, ndim=0), -self.bound, self.bound)
         size = check_size("SnappingLaplace.sample", size)
         sign = np.where(rng.random(size) < 0.5, -1.0, 1.0)
@@ -62,12 +69,15 @@ class SnappingLaplace(MechanismBase):
         return np.clip(np.round(noisy / self.grid) * self.grid, -self.bound, self.bound)
 
     def claimed_guarantee(self) -> PureDP:
+        """epsilon-DP for a sensitivity-1 scalar, in floating point [Mir12, Thm 1]."""
         return PureDP(self.epsilon, QueryDistance(1.0, "l1"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The law **over the reals**: ``U`` uniform on (0, 1), so the noise is exactly ``Lap(lambda)``, and the
-        output the grid point (or ``+-B``) whose cell holds ``clamp(x) + noise``
-        (:func:`dpaudit.exact.laplace_variants.snapping_profile`). Its epsilon is ``1 / lambda < eps``.
+        """The law **over the reals**, whose epsilon is ``1 / lambda < eps``.
+
+        ``U`` is uniform on (0, 1), so the noise is exactly ``Lap(lambda)``, and the output is the
+        grid point (or ``+-B``) whose cell holds ``clamp(x) + noise``
+        (:func:`dpaudit.exact.laplace_variants.snapping_profile`).
 
         The law of the floating-point sampler (``U`` on the grid ``2^-53 Z``, ``ln`` and the sum
         rounded) is not this one, and cannot be certified here: it depends on numpy's ``log``, whose

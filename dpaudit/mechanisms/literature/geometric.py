@@ -56,6 +56,7 @@ class TruncatedGeometric(MechanismBase):
 
     @property
     def epsilon(self) -> float:
+        """``ln(1 + 2^-k)``: the guarantee of GeoSample(k, n) [BV18, Thm 4.7]."""
         return math.log1p(2.0 ** -self.k)
 
     def weights(self, c: int) -> list[int]:
@@ -67,6 +68,13 @@ class TruncatedGeometric(MechanismBase):
         return w
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int64]:
+        """``size`` exact draws of GeoSample(k, n) [BV18, Alg. 4.8] by inverse CDF over its integer weights.
+
+        Returns
+        -------
+        ndarray of int64
+            Shape ``(size,)``; values in ``{0, ..., n}``.
+        """
         owner = "TruncatedGeometric.sample"
         count = self._count(owner, "data", data)
         size = check_size(owner, size)
@@ -75,6 +83,7 @@ class TruncatedGeometric(MechanismBase):
         return np.searchsorted(cdf, u, side="left").astype(np.int64)
 
     def claimed_guarantee(self) -> PureDP:
+        """``ln(1 + 2^-k)``-DP for a count of sensitivity 1 [BV18, Thm 4.7]."""
         return PureDP(self.epsilon, QueryDistance(1.0, "l1"))
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:

@@ -105,8 +105,11 @@ class _Bloom:
         return set_one + (1 - _below(self.f)) * truth
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The exact law (rational) of the reported bits: bits set by both values have one law on both
-        and cancel; the rest are merged by how many of each kind are reported 1."""
+        """The exact law (rational) of the reported bits.
+
+        Bits set by both values have one law on both and cancel; the rest are merged by how many of
+        each kind are reported 1.
+        """
         from dpaudit.exact.finite import finite_from_fractions
 
         t0, t1 = (self._truth(self._value(d)) for d in (d0, d1))
@@ -150,6 +153,13 @@ class OneTimeRappor(_Bloom, MechanismBase):
         return 2 * self.hashes * math.log((1 - self.f / 2) / (self.f / 2))
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` permanent randomized responses of the Bloom filter of ``data`` [EPK14, steps 1-2].
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, filter_size)``, bits in ``{0, 1}``.
+        """
         return self._permanent(data, size, rng)
 
     def _report_one(self, truth: int) -> Fraction:
@@ -179,6 +189,13 @@ class Rappor(_Bloom, MechanismBase):
         return self.hashes * math.log(q_star * (1 - p_star) / (p_star * (1 - q_star)))
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` RAPPOR reports [EPK14, step 3]: a permanent 1 reported as 1 with probability ``q``, a permanent 0 with ``p``.
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, filter_size)``, bits in ``{0, 1}``.
+        """
         prr = self._permanent(data, size, rng)
         report_one = np.where(prr == 1, self.q, self.p)
         return (rng.random(prr.shape) < report_one).astype(np.int8)

@@ -76,6 +76,13 @@ class SparseVectorResampled(_Params, MechanismBase):
         self._check()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` runs of [LSL17, Alg. 2], the threshold noise redrawn after each ⊤ (one pass per query).
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, len(data))``.
+        """
         q, size = self._queries(data, size)
         eps1 = eps2 = self.epsilon / 2.0
         rho = rng.laplace(0.0, self.cutoff / eps1, size=size)
@@ -115,6 +122,13 @@ class NumericalSVT(_Params, MechanismBase):
         self._check()
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` runs of NumSVT [WDWKZ19, Fig. 1]: a fresh noisy answer on ⊤, 0 on ⊥ and after the cutoff.
+
+        Returns
+        -------
+        ndarray of float
+            Shape ``(size, len(data))``.
+        """
         q, size = self._queries(data, size)
         k = q.shape[0]
         rho = rng.laplace(0.0, 3.0 / self.epsilon, size=(size, 1))
@@ -126,8 +140,10 @@ class NumericalSVT(_Params, MechanismBase):
         return out
 
     def privacy_profile(self, d0: Any, d1: Any) -> PrivacyProfile:
-        """The true law over the reals: sparse vector's ⊤/⊥ pattern, then a fresh Laplace release per ⊤
-        (:mod:`dpaudit.exact.numerical_svt`)."""
+        """The true law over the reals: the ⊤/⊥ pattern, then a fresh Laplace release per ⊤.
+
+        See :mod:`dpaudit.exact.numerical_svt`.
+        """
         from dpaudit.exact.numerical_svt import numerical_svt_profile
         from dpaudit.exact.pairs import paired_arrays
         from dpaudit.exact.threshold import ThresholdSpec

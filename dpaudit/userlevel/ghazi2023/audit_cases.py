@@ -207,11 +207,11 @@ def shared_endpoint_case(preset: str, trials: int = 4000) -> AuditCase:
     phase that sees the user (the centres coincide given the history, so only ⊥ flags differ).
     """
     problem = ERMProblem(SquaredLoss(), radius=1.0, feature_bound=1.0, label_bound=1.0, l2=0.0)
-    kw = {"beta": 0.3, "regulariser": 4.0, "threshold": "printed"}
+    phased = functools.partial(PhasedSCO, problem, EPSILON, 0.01, beta=0.3, regulariser=4.0, threshold="printed")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsoundMechanismWarning)
-        n = 4 * PhasedSCO(problem, EPSILON, 0.01, preset="paper", **kw).batch_zero()
-        mech = PhasedSCO(problem, EPSILON, 0.01, preset=preset, **kw)
+        n = 4 * phased(preset="paper").batch_zero()
+        mech = phased(preset=preset)
     shared, m = n // 2 - 1, 4000
     d1 = np.zeros((n, m, 2))
     d1[..., 0] = 1.0

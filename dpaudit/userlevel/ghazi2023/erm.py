@@ -57,10 +57,12 @@ class UnitData:
 
     @property
     def shape(self) -> tuple[int, int, int]:
+        """``(n, m, d)``: users, items per user, feature dimension."""
         n, m, d = self.features.shape
         return n, m, d
 
     def users(self, index: Any) -> UnitData:
+        """The users selected by ``index`` (any numpy index on the user axis)."""
         return UnitData(self.features[index], self.labels[index])
 
 
@@ -84,16 +86,21 @@ class GroupedData:
 
     @property
     def n_types(self) -> int:
+        """The number of distinct user types."""
         return int(self.counts.size)
 
     @property
     def dim(self) -> int:
+        """The feature dimension ``d``."""
         return int(self.features.shape[2])
 
 
 def identical_rows(rows: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """Group identical rows of ``rows`` ``(n, k)``: representatives (first occurrences, in order of appearance),
-    counts, and each row's group. ``-0.0`` and ``0.0`` are the same value."""
+    """Group identical rows of ``rows`` ``(n, k)``: representatives, counts, and each row's group.
+
+    Representatives are first occurrences, in order of appearance. ``-0.0`` and ``0.0`` are the same
+    value.
+    """
     flat = np.ascontiguousarray(np.where(rows == 0.0, 0.0, rows))
     keys = flat.view(np.dtype((np.void, flat.dtype.itemsize * flat.shape[1]))).ravel()  # one byte string per row
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
@@ -176,6 +183,7 @@ class ERMProblem:
 
     @property
     def is_squared(self) -> bool:
+        """True for the squared loss (whose minimiser the per-type means determine in closed form)."""
         return isinstance(self.loss, SquaredLoss)
 
     # -- unit-scale constants ---------------------------------------------------------------------

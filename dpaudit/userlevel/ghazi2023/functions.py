@@ -59,11 +59,26 @@ class UserMean(UserFunction):
     """Mean of every item: data ``(n, m)`` (scalar items) or ``(n, m, d)``; output ``(d,)`` (``d = 1`` for scalars)."""
 
     def __call__(self, users: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The mean of every item of ``users`` (``(n, m)`` or ``(n, m, d)``), shape ``(d,)``; divided before summing, so no overflow."""
         u = np.asarray(users, dtype=float)
         flat = u.reshape(u.shape[0] * u.shape[1], -1)
         return (flat / flat.shape[0]).sum(axis=0)  # divide first: no overflow near the float limits
 
     def of_counts(self, types: NDArray[np.float64], counts: NDArray[np.int64]) -> NDArray[np.float64]:
+        """The function on many datasets given as counts of user types.
+
+        Parameters
+        ----------
+        types : ndarray
+            ``(t, m, ...)``: one user of each type.
+        counts : ndarray of int
+            ``(k, t)``: dataset ``i`` holds ``counts[i, j]`` users of type ``j``.
+
+        Returns
+        -------
+        ndarray of float
+            ``(k, d)``: the mean of every item of each dataset.
+        """
         t = np.asarray(types, dtype=float)
         per_type = (t / t.shape[1]).sum(axis=1).reshape(t.shape[0], -1)  # each type's item mean
         return _scaled_mean(per_type, counts.astype(float))
@@ -71,8 +86,10 @@ class UserMean(UserFunction):
 
 @dataclass(frozen=True)
 class TwoCampScore(UserFunction):
-    """``f(y) = unit (p - q) + jump * unit * 1[p >= 1 and q >= 1]`` for ``p`` users with a positive
-    first item ("plus"), ``q`` with a negative one ("minus"); others are neutral.
+    """``f(y) = unit (p - q) + jump * unit * 1[p >= 1 and q >= 1]``.
+
+    ``p`` counts the users with a positive first item ("plus"), ``q`` those with a negative one
+    ("minus"); others are neutral.
 
     Deleting a neutral user changes nothing and deleting a plus or minus user changes ``f`` by
     ``unit``, except that deleting the last member of a camp while the other camp is present drops
@@ -95,11 +112,26 @@ class TwoCampScore(UserFunction):
         return (first > 0).astype(float), (first < 0).astype(float)
 
     def __call__(self, users: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``f(y)`` on one dataset of users (see the class docstring), shape ``(1,)``."""
         u = np.asarray(users, dtype=float)
         plus, minus = self._camps(u.reshape(u.shape[0], -1)[:, 0])
         return np.array([self._score(plus.sum(), minus.sum())])
 
     def of_counts(self, types: NDArray[np.float64], counts: NDArray[np.int64]) -> NDArray[np.float64]:
+        """``f`` on many datasets given as counts of user types.
+
+        Parameters
+        ----------
+        types : ndarray
+            ``(t, m, ...)``: one user of each type; the sign of its first item picks its camp.
+        counts : ndarray of int
+            ``(k, t)``: dataset ``i`` holds ``counts[i, j]`` users of type ``j``.
+
+        Returns
+        -------
+        ndarray of float
+            ``(k, 1)``.
+        """
         t = np.asarray(types, dtype=float)
         plus, minus = self._camps(t.reshape(t.shape[0], -1)[:, 0])
         c = counts.astype(float)

@@ -82,8 +82,10 @@ R1Rule = Callable[[SCParameters, int, np.random.Generator], NDArray[np.int64]]
 
 @dataclass(frozen=True)
 class PhaseCall:
-    """One SCOutputPert call of a phased algorithm (unit coordinates): its users, parameters,
-    ``lambda_i`` and localisation radius ``G/lambda_i``."""
+    """One SCOutputPert call of a phased algorithm (unit coordinates).
+
+    Its users, parameters, ``lambda_i`` and localisation radius ``G/lambda_i``.
+    """
 
     index: int
     users: tuple[int, int] | NDArray[np.int64]
@@ -93,6 +95,7 @@ class PhaseCall:
 
     @property
     def n_users(self) -> int:
+        """The number of users the call runs on."""
         return self.spec.n_users
 
 

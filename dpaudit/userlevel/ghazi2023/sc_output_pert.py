@@ -246,9 +246,11 @@ def _exact(problem: ERMProblem, unit: UnitData, spec: SCParameters, centre: NDAr
 
 def stable_centres(problem: ERMProblem, unit: UnitData, groups: GroupedData, spec: SCParameters, *,
                    centre: NDArray[np.float64], balls: Balls, engine: str, max_states: int | None) -> StableCentres:
-    """``(k, f(x_{-S*}))`` of ``P`` SCOutputPert problems on the same users (regulariser centres and
-    constraint balls may differ per problem; see the module docstring for the engines). Identical
-    problems (e.g. every trial of a first phase) are solved once."""
+    """``(k, f(x_{-S*}))`` of ``P`` SCOutputPert problems on the same users.
+
+    Regulariser centres and constraint balls may differ per problem (see the module docstring for
+    the engines). Identical problems (e.g. every trial of a first phase) are solved once.
+    """
     p = centre.shape[0]
     key = np.concatenate([centre, balls.centres.reshape(p, -1), balls.radii], axis=1)
     _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
@@ -333,6 +335,7 @@ class SCOutputPert(MechanismBase):
 
     @property
     def threshold_kind(self) -> str:
+        """The threshold rule in force: ``threshold`` when given, else ``"certified"`` (corrected preset) or ``"printed"`` (paper)."""
         return default_threshold(self.threshold, self.preset)
 
     def parameters(self, n_users: int, m_items: int, dim: int) -> SCParameters:

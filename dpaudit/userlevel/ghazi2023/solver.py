@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from dpaudit._validation import argument_error
 from dpaudit.userlevel.ghazi2023.erm import ERMProblem, GroupedData
 
 __all__ = ["MAX_FISTA_ITERATIONS", "Balls", "fista_iteration_bound", "group_gradients", "minimise", "project",
@@ -60,11 +61,17 @@ class Balls:
 
     @staticmethod
     def of(problems: int, dim: int, *balls: tuple[NDArray[np.float64] | float, NDArray[np.float64] | float]) -> Balls:
+        """``problems`` copies of the intersection of the given balls in ``R^dim``.
+
+        Each ball is ``(centre, radius)``, with the centre a ``(dim,)`` or ``(problems, dim)`` array and
+        the radius a number or a ``(problems,)`` array (broadcast to every problem).
+        """
         centres = np.stack([np.broadcast_to(np.asarray(c, dtype=float), (problems, dim)) for c, _ in balls], axis=1)
         radii = np.stack([np.broadcast_to(np.asarray(r, dtype=float), (problems,)) for _, r in balls], axis=1)
         return Balls(np.ascontiguousarray(centres), np.ascontiguousarray(radii))
 
     def take(self, index: NDArray[np.int64]) -> Balls:
+        """The problems selected by ``index``."""
         return Balls(self.centres[index], self.radii[index])
 
 
@@ -191,10 +198,18 @@ def project(x: NDArray[np.float64], balls: Balls) -> NDArray[np.float64]:
 # -- gradients -----------------------------------------------------------------------------------
 
 
+def _squared_moments(owner: str, groups: GroupedData) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The per-type moments ``(A, b)`` the squared loss needs (:class:`GroupedData` computes them for it)."""
+    if groups.second_moment is None or groups.cross_moment is None:
+        raise argument_error(owner, "groups", "grouped for the squared loss (with its per-type moments)", None)
+    return groups.second_moment, groups.cross_moment
+
+
 def group_gradients(problem: ERMProblem, groups: GroupedData, phi: NDArray[np.float64]) -> NDArray[np.float64]:
     """Mean unit-scale data-loss gradient of every group at every point: ``(P, g, d)`` for ``phi`` ``(P, d)``."""
     if problem.is_squared:
-        return np.einsum("gij,pj->pgi", groups.second_moment, phi) - groups.cross_moment[None]
+        second, cross = _squared_moments("group_gradients", groups)
+        return np.einsum("gij,pj->pgi", second, phi) - cross[None]
     x, y, w = groups.features, groups.labels, groups.item_weights
     margin = np.einsum("gkd,pd->pgk", x, phi)
     slope = -y[None] * special.expit(-y[None] * margin)  # d/dmargin log(1 + e^{-y margin})
@@ -230,8 +245,9 @@ def minimise(problem: ERMProblem, groups: GroupedData, weights: NDArray[np.float
                  for i in range(0, p, chunk)]
         return np.concatenate(parts, axis=0)
     if problem.is_squared:
-        a = np.einsum("pg,gij->pij", w, groups.second_moment)
-        b = np.einsum("pg,gi->pi", w, groups.cross_moment)
+        second, cross = _squared_moments("minimise", groups)
+        a = np.einsum("pg,gij->pij", w, second)
+        b = np.einsum("pg,gi->pi", w, cross)
         rhs = b + reg * centre
         if d == 1:
             return project(rhs / (a[:, :, 0] + reg), balls)  # exact: 1-d strictly convex quadratic

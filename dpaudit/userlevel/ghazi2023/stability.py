@@ -62,10 +62,13 @@ class EnumerationTooLarge(DPAuditError):
 
 @dataclass(frozen=True, eq=False)
 class StabilityResult:
-    """``k[p]``: size of the smallest stable deletion set of problem ``p`` (``-1``: none with size <= 2 kappa,
-    so Alg 1 returns ⊥ for every R1); ``centre[p]``: ``f`` of the chosen sub-dataset (zeros when k = -1);
-    ``chosen[p]``: the chosen deletion vector (per-type counts, or a 0/1 vector over users for the bitmask
-    engine); ``states``: deletion sets visited."""
+    """Smallest stable deletion sets of ``P`` problems, with the chosen sub-datasets.
+
+    ``k[p]``: size of the smallest stable deletion set of problem ``p`` (``-1``: none with size <= 2
+    kappa, so Alg 1 returns ⊥ for every R1); ``centre[p]``: ``f`` of the chosen sub-dataset (zeros
+    when k = -1); ``chosen[p]``: the chosen deletion vector (per-type counts, or a 0/1 vector over
+    users for the bitmask engine); ``states``: deletion sets visited.
+    """
 
     k: NDArray[np.int64]
     centre: NDArray[np.float64]
@@ -88,8 +91,10 @@ def smallest_by_value(values: NDArray[np.float64], candidates: NDArray[np.bool_]
 
 
 def count_deletion_states(counts: NDArray[np.int64], max_size: int) -> int:
-    """Number of vectors ``a`` with ``0 <= a_t <= counts[t]`` and ``sum(a) <= max_size`` (a truncated
-    product of the polynomials ``sum_{j <= c_t} x^j``)."""
+    """Number of vectors ``a`` with ``0 <= a_t <= counts[t]`` and ``sum(a) <= max_size``.
+
+    A truncated product of the polynomials ``sum_{j <= c_t} x^j``.
+    """
     poly = np.zeros(max_size + 1, dtype=object)
     poly[0] = 1
     for c in counts:

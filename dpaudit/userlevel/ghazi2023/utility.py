@@ -59,9 +59,11 @@ class MeanProblem:
 
     @property
     def label_bound(self) -> float:
+        """The largest label: ``|location| + spread``."""
         return abs(self.location) + self.spread
 
     def erm(self) -> ERMProblem:
+        """The problem as an :class:`ERMProblem` (squared loss, unit features, this label bound and ``l2``)."""
         return ERMProblem(SquaredLoss(), radius=self.radius, feature_bound=1.0, label_bound=self.label_bound, l2=self.l2)
 
     def sample(self, n_users: int, m_items: int, rng: np.random.Generator) -> NDArray[np.float64]:

@@ -87,14 +87,17 @@ class AssumptionReport:
 
     @property
     def user_ok(self) -> NDArray[np.bool_]:
+        """Per user: every check passes (convex, Lipschitz, smooth, diagonally dominant, in the universe)."""
         return self.convex & self.lipschitz & self.smooth & self.diagonally_dominant & self.in_universe
 
     @property
     def ok(self) -> bool:
+        """True when every user passes every check."""
         return bool(self.user_ok.all())
 
     @property
     def violating_users(self) -> NDArray[np.intp]:
+        """The indices of the users that fail a check."""
         return np.flatnonzero(~self.user_ok)
 
     def failures(self) -> dict[str, NDArray[np.intp]]:
@@ -109,6 +112,7 @@ class AssumptionReport:
         return {name: np.flatnonzero(~ok) for name, ok in checks.items() if not ok.all()}
 
     def summary(self) -> str:
+        """One line: all users pass, or which checks fail for how many users (the first few listed)."""
         if self.ok:
             return f"{self.loss_name}: all {self.convex.size} users satisfy Assumptions 2.4-2.5 on [-{self.radius:g}, {self.radius:g}]^d"
         parts = []

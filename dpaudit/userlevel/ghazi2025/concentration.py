@@ -246,6 +246,13 @@ class ConcentrationTest(MechanismBase):
         return concentration_score(q, self.tau)
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` runs of the test: AboveThreshold [GKLM25, Alg. 4] over the ``T`` scores of :meth:`scores`.
+
+        Returns
+        -------
+        ndarray of int8
+            Shape ``(size, T)``: ``TOP``, ``BOTTOM`` or ``NOT_REACHED`` per step.
+        """
         size = check_size("ConcentrationTest.sample", size)
         s = self.scores(data)
         at = self.above_threshold

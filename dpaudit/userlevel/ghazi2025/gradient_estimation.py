@@ -80,5 +80,6 @@ class RobustGradientEstimator:
             raise argument_error("RobustGradientEstimator", "statistic", "a RobustStatistic", self.statistic)
 
     def __call__(self, gradients: Any) -> NDArray[np.float64]:
+        """The robust estimate of the user gradients ``(B, d)`` [GKLM25, Alg. 2], shape ``(d,)``."""
         q = check_finite_array("RobustGradientEstimator", "gradients", gradients, min_ndim=2)
         return robust_gradient_estimate(q, self.varsigma, self.statistic)

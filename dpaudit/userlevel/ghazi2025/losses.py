@@ -102,8 +102,11 @@ class Ghazi2025Loss(abc.ABC):
 
     @abc.abstractmethod
     def item_constants(self, items: NDArray[np.float64], radius: float) -> dict[str, NDArray[Any]]:
-        """Per-item exact constants over the box: keys ``gradient_sup``, ``rowsum_sup``,
-        ``diagonally_dominant``, ``convex`` and ``in_universe`` (arrays of shape ``items.shape[:-1]``)."""
+        """Per-item exact constants over the box.
+
+        Keys ``gradient_sup``, ``rowsum_sup``, ``diagonally_dominant``, ``convex`` and
+        ``in_universe`` (arrays of shape ``items.shape[:-1]``).
+        """
 
 
 def _theta_items(theta: Any, items: Any) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
@@ -146,28 +149,34 @@ class LinearLoss(Loss, Ghazi2025Loss):
         return 0.0
 
     def gradient(self, theta: Any, items: Any) -> NDArray[np.float64]:
+        """``-x`` for every item, shape ``(..., k, d)``."""
         th, x, _ = _theta_items(theta, items)
         shape = np.broadcast_shapes(th.shape[:-1], x.shape[:-2]) + x.shape[-2:]
         return np.broadcast_to(-x, shape).astype(np.float64)
 
     def mean_gradient(self, theta: Any, items: Any) -> NDArray[np.float64]:
+        """``-mean(x)`` over the user's items, shape ``(..., d)``."""
         th, x, _ = _theta_items(theta, items)
         g = -x.mean(axis=-2)
         return np.broadcast_to(g, np.broadcast_shapes(th.shape[:-1], g.shape[:-1]) + g.shape[-1:]).astype(np.float64)
 
     def hessian(self, theta: Any, items: Any) -> NDArray[np.float64]:
+        """Zero: the loss is linear. Shape ``(..., k, d, d)``."""
         th, x, _ = _theta_items(theta, items)
         lead = np.broadcast_shapes(th.shape[:-1], x.shape[:-2])
         return np.zeros((*lead, x.shape[-2], th.shape[-1], th.shape[-1]))
 
     def gradient_bound(self, radius: float) -> float:
+        """``G = feature_bound``, whatever the radius (the gradient is ``-x``)."""
         return float(self.feature_bound)
 
     @property
     def smoothness_constant(self) -> float:
+        """``beta = 0``: the loss is linear."""
         return 0.0
 
     def item_constants(self, items: NDArray[np.float64], radius: float) -> dict[str, NDArray[Any]]:
+        """Per item: ``gradient_sup = max_j |x_j|``, zero Hessian row sums, diagonally dominant, convex; ``in_universe`` per the feature bound."""
         x = items[..., :-1]
         sup = np.abs(x).max(axis=-1)
         return {
@@ -207,6 +216,7 @@ class SeparableHuberLoss(Ghazi2025Loss):
         return self.gradient_cap / self.beta
 
     def value(self, theta: Any, items: Any) -> NDArray[np.float64]:
+        """``y * sum_j h(theta_j - x_j)`` per item, shape ``(..., k)`` (``inf`` only for a location near the float limit)."""
         th, x, y = _theta_items(theta, items)
         with np.errstate(over="ignore"):  # a location near 1.8e308 is in the universe: the loss is then inf
             u = np.abs(th[..., None, :] - x)
@@ -215,6 +225,7 @@ class SeparableHuberLoss(Ghazi2025Loss):
         return y * h.sum(axis=-1)
 
     def gradient(self, theta: Any, items: Any) -> NDArray[np.float64]:
+        """``y * clip(beta (theta - x), -G, G)`` per item, shape ``(..., k, d)``."""
         th, x, y = _theta_items(theta, items)
         with np.errstate(over="ignore"):  # beta (theta - x) may round to +-inf for |x| near 1.8e308: the clip gives +-G
             g = np.clip(self.beta * (th[..., None, :] - x), -self.gradient_cap, self.gradient_cap)
@@ -231,19 +242,23 @@ class SeparableHuberLoss(Ghazi2025Loss):
         return np.asarray(u.mean(axis=-2))
 
     def hessian(self, theta: Any, items: Any) -> NDArray[np.float64]:
+        """``y * beta * 1[|theta_j - x_j| < G / beta]`` on the diagonal, shape ``(..., k, d, d)``."""
         th, x, y = _theta_items(theta, items)
         with np.errstate(over="ignore"):  # an infinite distance is beyond the knee, as it should be
             curv = np.where(np.abs(th[..., None, :] - x) < self.knee, self.beta, 0.0) * y[..., None]
         return curv[..., :, None] * np.eye(th.shape[-1])
 
     def gradient_bound(self, radius: float) -> float:
+        """``G``, the slope cap, whatever the radius."""
         return float(self.gradient_cap)
 
     @property
     def smoothness_constant(self) -> float:
+        """``beta``, the curvature (the Hessian is diagonal with entries in ``[0, beta]``)."""
         return float(self.beta)
 
     def item_constants(self, items: NDArray[np.float64], radius: float) -> dict[str, NDArray[Any]]:
+        """Per item: the suprema over the box of the gradient's entries and of the Hessian's row sums, and the structural checks."""
         x, w = items[..., :-1], items[..., -1]
         # suprema over the box; an out-of-universe weight near 1.8e308 makes them inf (then refused), never NaN
         with np.errstate(over="ignore"):
@@ -288,38 +303,47 @@ class DiagonallyDominantQuadratic(Ghazi2025Loss):
 
     @property
     def H(self) -> NDArray[np.float64]:
+        """The matrix ``H`` as a float array."""
         return np.asarray(self.hessian_matrix)
 
     @property
     def is_diagonally_dominant(self) -> bool:
+        """True when ``H_ii >= sum_{j != i} |H_ij|`` for every row (Assumption 2.5)."""
         return bool(_dd_margin(self.H) >= 0)
 
     @property
     def is_psd(self) -> bool:
+        """True when ``H``'s smallest eigenvalue is non-negative, up to ``1e-12`` of its largest entry."""
         return bool(np.linalg.eigvalsh(self.H).min() >= -1e-12 * max(1.0, float(np.abs(self.H).max())))
 
     def value(self, theta: Any, items: Any) -> NDArray[np.float64]:
+        """``(y / 2) (theta - x)^T H (theta - x)`` per item, shape ``(..., k)``."""
         th, x, y = _theta_items(theta, items)
         u = th[..., None, :] - x
         return 0.5 * y * np.einsum("...i,ij,...j->...", u, self.H, u)
 
     def gradient(self, theta: Any, items: Any) -> NDArray[np.float64]:
+        """``y H (theta - x)`` per item, shape ``(..., k, d)``."""
         th, x, y = _theta_items(theta, items)
         return y[..., None] * ((th[..., None, :] - x) @ self.H)
 
     def hessian(self, theta: Any, items: Any) -> NDArray[np.float64]:
+        """``y H`` per item, shape ``(..., k, d, d)``."""
         th, x, y = _theta_items(theta, items)
         lead = np.broadcast_shapes(th.shape[:-1], x.shape[:-2])
         return np.broadcast_to(y[..., None, None] * self.H, (*lead, x.shape[-2], *self.H.shape)).copy()
 
     def gradient_bound(self, radius: float) -> float:
+        """``G = ||H||_inf (D + R)``: the largest row sum times the largest ``|theta_j - x_j|``."""
         return float(max_row_abs_sum(self.H)) * (float(radius) + float(self.location_bound))
 
     @property
     def smoothness_constant(self) -> float:
+        """``beta = ||H||_inf``, the largest absolute row sum [GKLM25, Def. 2.2]."""
         return float(max_row_abs_sum(self.H))
 
     def item_constants(self, items: NDArray[np.float64], radius: float) -> dict[str, NDArray[Any]]:
+        """Per item: ``sup |(H (theta - x))_i|`` over the box (``radius sum_j |H_ij| + |(H x)_i|``), row sums and the checks."""
         x, w = items[..., :-1], items[..., -1]
         # sup over theta in the box of |(H (theta - x))_i| = radius sum_j |H_ij| + |(H x)_i|
         # (take theta_j = -s sign(H_ij) radius for the sign s of -(H x)_i). H x is formed from x / max|x|

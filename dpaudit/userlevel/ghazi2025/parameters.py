@@ -72,6 +72,7 @@ class Ghazi2025Parameters:
 
     @property
     def users_used(self) -> int:
+        """Users consumed over all phases."""
         return int(sum(self.phase_users))
 
     @property
@@ -85,6 +86,7 @@ class Ghazi2025Parameters:
         return int(sum(self.phase_steps)) * self.batch_size**2
 
     def failed_conditions(self) -> tuple[Condition, ...]:
+        """The conditions that do not hold for this configuration."""
         return tuple(c for c in self.conditions if not c.holds)
 
     def report(self) -> str:

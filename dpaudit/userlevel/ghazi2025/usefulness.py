@@ -128,8 +128,11 @@ class UsefulnessPoint:
 def smallest_useful_users(mechanism: RobustStatsLocalization, problem: LinearUtilityProblem, m_items: int, *,
                           rng: np.random.Generator, fraction: float = 0.9, trials: int = 2000,
                           max_log2_users: int = 70) -> UsefulnessPoint | None:
-    """Scan ``n = 2^k`` (``k`` up to ``max_log2_users``) for the first ``n`` whose predicted excess, plus
-    3 standard errors, is below ``fraction`` times the trivial level; ``None`` if no scanned ``n`` is."""
+    """The first ``n = 2^k`` whose predicted excess is below ``fraction`` of the trivial level.
+
+    Scans ``k`` up to ``max_log2_users``; the predicted excess is taken plus 3 standard errors.
+    ``None`` if no scanned ``n`` qualifies.
+    """
     owner = "smallest_useful_users"
     fraction = check_in_range(owner, "fraction", fraction, 0.0, 1.0, low_closed=False, high_closed=False)
     m = check_int(owner, "m_items", m_items, minimum=1)

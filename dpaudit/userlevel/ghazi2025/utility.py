@@ -73,10 +73,12 @@ class LinearUtilityProblem:
 
     @property
     def dim(self) -> int:
+        """The dimension ``d`` (the length of ``mu``)."""
         return len(self.mu)
 
     @property
     def loss(self) -> LinearLoss:
+        """The linear loss with this problem's feature bound."""
         return LinearLoss(self.feature_bound)
 
     @property

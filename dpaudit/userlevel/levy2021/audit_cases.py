@@ -331,10 +331,12 @@ class PhasedERMTranscript(MechanismBase):
     erm: PhasedERM
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` transcripts of the rounds' outputs, flattened to ``(size, T d)``."""
         size = check_size("PhasedERMTranscript.sample", size)
         return self.erm.sample_rounds(data, size, rng=rng).reshape(size, -1)
 
     def claimed_guarantee(self) -> Guarantee:
+        """The claim of the Phased ERM run, which covers its transcript [LSA+21, Thm 4]."""
         return self.erm.claimed_guarantee()
 
 

@@ -115,6 +115,7 @@ class LevyRangeNoHalf(UnsafeMechanism, PrivateRange):
         UnsafeMechanism.__post_init__(self)
 
     def log_weights(self, counts: NDArray[np.int64]) -> NDArray[np.float64]:
+        """``eps * cnt``: the exponential mechanism's weights without the half of [LSA+21, Alg. 1] (the bug)."""
         return np.multiply(self.epsilon, counts, dtype=np.float64)  # BUG: should be eps * cnt / 2
 
 
@@ -145,6 +146,7 @@ class LevyRangeArgmaxFallback(UnsafeMechanism, PrivateRange):
         UnsafeMechanism.__post_init__(self)
 
     def select_bins(self, values: Any, *, rng: np.random.Generator, rows: int | None = None) -> NDArray[np.int64]:
+        """One bin per row, weights ``exp(eps cnt / 2)`` computed naively; on overflow the argmax bin (the bug)."""
         v = np.asarray(values, dtype=np.float64)
         n_rows = v.shape[0] if rows is None else rows
         bins = self.bin_index(v).astype(np.int64)
@@ -176,6 +178,7 @@ class LevyRangeNoClamp(UnsafeMechanism, PrivateRange):
         return np.asarray(data, dtype=np.float64).mean(axis=1)  # BUG: the items are not clamped to [-B, B]
 
     def bin_index(self, values: Any) -> NDArray[np.float64]:
+        """Bin of each value with no clamp to ``[-B, B]``, so an out-of-range value gets its own bin (the bug)."""
         return np.floor((np.asarray(values, dtype=np.float64) + self.bound) * (0.5 / self.tau))  # BUG: no clip
 
 
@@ -192,6 +195,7 @@ class LevyWrongWidthLaplace(_FaultyWM1D):
     flaw = "B1: Laplace scale 8*tau/(n*eps) (width 4*tau) while clipping to the safe width 6*tau (1.5x leak)"
 
     def noise_scale(self, n_users: int) -> float:
+        """``(4 tau / n) / (eps / 2) = 8 tau / (n eps)``: the paper mode's noise on the safe mode's width ``w = 6 tau`` (the bug)."""
         return laplace_scale(round_up(4.0 * self.tau / n_users), self.laplace_epsilon())  # BUG: 4 tau, not w
 
 
@@ -203,9 +207,11 @@ class LevyFullBudgetStage(_FaultyWM1D):
     which: Literal["laplace", "range"] = "laplace"
 
     def laplace_epsilon(self) -> float:
+        """``eps`` when ``which == "laplace"`` (the bug), else ``eps / 2``."""
         return self.epsilon if self.which == "laplace" else 0.5 * self.epsilon  # BUG when which == "laplace"
 
     def range_epsilon(self) -> float:
+        """``eps`` when ``which == "range"`` (the bug), else ``eps / 2``."""
         return self.epsilon if self.which == "range" else 0.5 * self.epsilon  # BUG when which == "range"
 
 
@@ -230,6 +236,7 @@ class LevyDataDependentTau(_FaultyWM1D):
     flaw = "B5: the concentration radius tau is estimated from the data's spread"
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of Algorithm 1 with ``tau`` read from the data (the bug)."""
         values = self._user_values(data)
         tau = max(self.tau, 0.5 * float(values.max() - values.min()))  # BUG: tau depends on the data
         return WinsorizedMean1D(self.epsilon, tau, self.bound, self.mode).release_rows(values[None], rng=rng, rows=size)
@@ -274,6 +281,7 @@ class LevyAddRemoveClaim(_FaultyWM1D):
     flaw = "B18: calibrated for user replacement (n public) but claimed for user add/remove, where n changes"
 
     def claimed_guarantee(self) -> PureDP:
+        """The claim the variant makes: epsilon-DP under user add/remove, which its calibration does not cover."""
         return PureDP(self.epsilon, UserAddRemove())  # BUG: the calibration needs n fixed
 
 
@@ -288,6 +296,7 @@ class LevyNoLogCoordinateBudget(UnsafeMechanism, WinsorizedMeanHighD):
         UnsafeMechanism.__post_init__(self)
 
     def coordinate_epsilon(self, padded_dim: int) -> float:
+        """``eps / sqrt(d')``: Algorithm 2's budget without its ``sqrt(8 log(1/delta))`` (the bug)."""
         return round_down(self.epsilon / math.sqrt(padded_dim))  # BUG
 
 
@@ -383,9 +392,11 @@ class LevyOverflowingMean(UnsafeMechanism, UserMeanEstimator):
         return means
 
     def estimator(self, n_users: int, m_items: int, dim: int) -> WinsorizedMeanHighD:
+        """Algorithm 2 with the unclamped user means (the bug), otherwise as the correct estimator builds it."""
         correct = UserMeanEstimator.estimator(self, n_users, m_items, dim)
         return _UnclampedHighD(**{f.name: getattr(correct, f.name) for f in fields(correct)})  # BUG: no clamp
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of Corollary 1's estimator with overflow warnings silenced (NaN where the mean overflows)."""
         with np.errstate(over="ignore", invalid="ignore"):
             return UserMeanEstimator.sample(self, data, size, rng=rng)

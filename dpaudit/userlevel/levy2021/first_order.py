@@ -437,8 +437,11 @@ class WinsorizedFirstOrder(MechanismBase):
         return self.steps * 3 * next_power_of_two(dim) + dim
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` runs on ``data`` ``(n_users, m_items, d + 1)``: ``Aggregate`` of each, ``(size, d)``, or
-        with ``observe="transcript"`` every run's transcript, ``(size, T 3 d' + d)`` (the same draws)."""
+        """``size`` runs on ``data`` ``(n_users, m_items, d + 1)``: ``Aggregate`` of each, ``(size, d)``.
+
+        With ``observe="transcript"``, every run's transcript instead, ``(size, T 3 d' + d)`` (the
+        same draws).
+        """
         owner = f"{type(self).__name__}.sample"
         size = check_size(owner, size)
         items = _check_items(owner, data)
@@ -501,9 +504,11 @@ class GradientQuery(MechanismBase):
         return grads
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of ``inner`` on the users' average gradients at ``theta``."""
         return self.inner.sample(self.user_gradients(data), size, rng=rng)
 
     def claimed_guarantee(self) -> Guarantee:
+        """The claim set from the paper's budget split (``claim``), not from ``inner``."""
         return self.claim
 
     def tight_guarantee(self) -> ApproxDP:

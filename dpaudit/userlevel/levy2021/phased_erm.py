@@ -107,6 +107,7 @@ class PhaseRound:
 
     @property
     def n_users(self) -> int:
+        """The number of the round's users, ``stop - start``."""
         return self.stop - self.start
 
 
@@ -394,7 +395,8 @@ class PhasedERM(MechanismBase):
     def tight_guarantee(self, n_users: int, m_items: int, dim: int) -> ApproxDP:
         """``min(eps, max_t T_t d' eps''_t)`` at ``delta``: parallel composition of the rounds' pure bounds.
 
-        Skipped rounds (0 steps) read no data and contribute nothing."""
+        Skipped rounds (0 steps) read no data and contribute nothing.
+        """
         pure = max((self.round_optimizer(p).pure_epsilon_bound(dim) for p in self.schedule(n_users, m_items, dim)
                     if p.steps > 0), default=0.0)
         return ApproxDP(min(self.epsilon, pure), self.delta, UserReplace())
@@ -484,8 +486,10 @@ class PhasedERM(MechanismBase):
         return out, transcript
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` runs on ``data`` ``(n_users, m_items, d + 1)``: ``theta_hat_T``, ``(size, d)``, or with
-        ``observe="transcript"`` every round's releases and output, ``(size, transcript_width)`` (the same draws).
+        """``size`` runs on ``data`` ``(n_users, m_items, d + 1)``: ``theta_hat_T``, ``(size, d)``.
+
+        With ``observe="transcript"``, every round's releases and output instead, ``(size,
+        transcript_width)`` (the same draws).
 
         The transcript of round ``t`` is its steps' releases (per step: the signs, the rotated
         coordinates' private ranges and noisy means, ``3 d'`` numbers; see
@@ -523,6 +527,7 @@ class PhasedERMRound(MechanismBase):
     centre: tuple[float, ...]
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` outputs of the round from the public centre, shape ``(size, d)``."""
         owner = "PhasedERMRound.sample"
         size = check_size(owner, size)
         items = _check_items(owner, data)
@@ -539,4 +544,5 @@ class PhasedERMRound(MechanismBase):
         return out
 
     def claimed_guarantee(self) -> ApproxDP:
+        """The run's (epsilon, delta) under user replacement: each round is run at the full budget [LSA+21, Thm 4 proof]."""
         return ApproxDP(self.parent.epsilon, self.parent.delta, UserReplace())  # [LSA+21, Thm 4 proof]

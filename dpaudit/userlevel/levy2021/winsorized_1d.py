@@ -214,12 +214,14 @@ class RangeStage(MechanismBase):
     parent: WinsorizedMean1D
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` intervals ``[a, b]`` from the parent's PrivateRange, shape ``(size, 2)``."""
         size = check_size("RangeStage.sample", size)
         values = self.parent._user_values(data)
         low, high = self.parent.private_range().intervals(values[None, :], rng=rng, rows=size)
         return np.stack([low, high], axis=1)
 
     def claimed_guarantee(self) -> PureDP:
+        """``eps / 2`` under user replacement: the paper's allocation to PrivateRange [LSA+21, Alg. 1, line 1]."""
         return PureDP(0.5 * self.parent.epsilon, UserReplace())  # [LSA+21, Alg 1, line 1]
 
 
@@ -255,9 +257,11 @@ class LaplaceStage(MechanismBase):
         return loc, self.parent.noise_scale(values.shape[0])
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of ``Lap(loc, scale)`` (:meth:`law`), shape ``(size,)``."""
         size = check_size("LaplaceStage.sample", size)
         loc, scale = self.law(data)
         return loc + self.parent._laplace_noise(scale, size, rng)
 
     def claimed_guarantee(self) -> PureDP:
+        """``eps / 2`` under user replacement: the paper's allocation to the Laplace stage [LSA+21, Thm 1 proof]."""
         return PureDP(0.5 * self.parent.epsilon, UserReplace())  # [LSA+21, Thm 1 proof]

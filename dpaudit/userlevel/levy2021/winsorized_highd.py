@@ -296,9 +296,11 @@ class RotatedCoordinate(MechanismBase):
         return rotate(means, np.asarray(self.signs))[:, self.index]
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases of ``inner`` on the rotated coordinate (a ``(n_users, 1)`` dataset)."""
         return self.inner.sample(self.rotated_values(data)[:, None], size, rng=rng)
 
     def claimed_guarantee(self) -> PureDP:
+        """``claim_epsilon``-DP under user replacement (the per-coordinate budget of [LSA+21, Alg. 2])."""
         return PureDP(self.claim_epsilon, UserReplace())
 
     def range_stage(self) -> RotatedCoordinate:

@@ -86,10 +86,12 @@ class HaltingIndicator(MechanismBase):
     mechanism: OutlierRemovalPhasedSGD
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int64]:
+        """``size`` halting bits of Algorithm 1 (1 if it halted), shape ``(size, 1)``."""
         run = self.mechanism.sample_with_info(data, size, rng=rng)
         return (run.halted_phase >= 0).astype(np.int64)[:, None]
 
     def claimed_guarantee(self) -> ApproxDP:
+        """``(eps_test, e^{eps_test} * bad_pass)`` under user replacement (see the class docstring)."""
         budget = self.mechanism.audit_budget()
         return ApproxDP(budget.epsilon_test, math.exp(budget.epsilon_test) * budget.bad_pass, UserReplace())
 

@@ -156,9 +156,11 @@ class LemmaA6OutputPerturbation(MechanismBase):
             _warn(self, f"Lemma A.6's classical Gaussian calibration at epsilon = {self.epsilon:g} > 1 (P14)")
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+        """``size`` releases ``data + N(0, sigma^2 I)`` with Lemma A.6's sigma, shape ``(size, *data.shape)``."""
         x = check_finite_array("LemmaA6OutputPerturbation.sample", "data", data)
         size = check_size("LemmaA6OutputPerturbation.sample", size)
         return rng.normal(x, self.sigma, size=(size, *x.shape))
 
     def claimed_guarantee(self) -> ApproxDP:
+        """The claim the variant makes: (epsilon, delta)-DP at l2 sensitivity ``sensitivity``, false for epsilon > 1."""
         return ApproxDP(self.epsilon, self.delta, QueryDistance(self.sensitivity, "l2"))

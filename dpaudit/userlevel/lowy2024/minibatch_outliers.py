@@ -75,6 +75,7 @@ class MinibatchConcentrationTest(MechanismBase):
         return AboveThreshold(self.epsilon, -self.threshold * self.batch_size, sensitivity=2.0, variant="lowy2024")
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.int64]:
+        """``size`` runs of the test: the 0-based step at which AboveThreshold halted, or ``steps`` if it never did, shape ``(size,)``."""
         owner = f"{type(self).__name__}.sample"
         dom = PublicDomain(self.loss, self.radius, self.feature_bound, self.label_bound)
         z = dom.validated(owner, data)

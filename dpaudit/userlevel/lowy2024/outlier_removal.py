@@ -94,9 +94,9 @@ def inclusion_probability(h: Any, k: int) -> NDArray[np.float64]:
     Continuous at both knots with slope ``6/k``: a change of one in ``h`` moves ``p`` by at most ``6/k``.
     """
     hh = np.asarray(h, dtype=float)
-    k = float(k)
+    kf = float(k)
     # clip((h - k/2) / (k/6), 0, 1) equals the three cases: 0 below k/2, 1 from 2k/3 on
-    return np.clip((hh - k / 2.0) * (6.0 / k), 0.0, 1.0)
+    return np.clip((hh - kf / 2.0) * (6.0 / kf), 0.0, 1.0)
 
 
 def robust_mean(

@@ -145,6 +145,7 @@ class Alg1Parameters(_Problem):
 
     @property
     def users_used(self) -> int:
+        """Users consumed over all phases: ``sum_i groups * group_users[i]``."""
         return int(sum(self.groups * nu for nu in self.group_users))
 
 

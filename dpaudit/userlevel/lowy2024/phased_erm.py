@@ -188,6 +188,8 @@ class _Alg3Base(PhasedMechanismFields):
         for i, (nu, t_i) in enumerate(zip(users, steps, strict=True)):
             if self.preset == "paper":
                 k = self.batch_size or min(nu, math.ceil(uncapped[i]))  # capped at n_i (F5)
+                if cst.sigma is None:  # the paper preset prints sigma; None means "calibrate" (the audit branch)
+                    raise argument_error(owner, "preset", "a preset whose constants print sigma", self.preset)
                 sigma = cst.sigma * tau * math.sqrt(t_i) * math.log(n * d * math.exp(eps) / delta) / (eps * nu)  # [Alg 2 l. 14]
                 budget = self._paper_budget(k, nu, t_i, tau, sigma, eps, delta, eps_at, lip)
             else:
@@ -302,10 +304,13 @@ class _Alg3Base(PhasedMechanismFields):
         return ApproxDP(self.epsilon, self.delta, UserReplace())
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` independent outputs (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``, or with
-        ``observe="transcript"`` their transcripts: per phase and step the AboveThreshold answer (1 continue,
-        0 halt there, -1 not reached) and the noisy minibatch gradient ``(g + zeta)/L`` (``d`` numbers, 0
-        unless the step continues), then the output; ``sum_i T_i (1 + d) + d`` numbers (the same draws)."""
+        """``size`` independent outputs (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``.
+
+        With ``observe="transcript"``, their transcripts instead: per phase and step the
+        AboveThreshold answer (1 continue, 0 halt there, -1 not reached) and the noisy minibatch
+        gradient ``(g + zeta)/L`` (``d`` numbers, 0 unless the step continues), then the output;
+        ``sum_i T_i (1 + d) + d`` numbers (the same draws).
+        """
         run = self.sample_with_info(data, size, rng=rng)
         if self.observe == "transcript" and run.transcript is not None:
             return run.transcript

@@ -179,10 +179,12 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
 
     @property
     def domain(self) -> PublicDomain:
+        """The declared public domain of the data (loss, radius, feature and label bounds)."""
         return PublicDomain(self.loss, self.radius, self.feature_bound, self.label_bound)
 
     @property
     def constants(self) -> Alg1Constants:
+        """The constants of the chosen preset."""
         return ALG1_CONSTANTS[self.preset]
 
     @property
@@ -374,8 +376,11 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         return groups
 
     def sample(self, data: Any, size: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
-        """``size`` independent outputs ``x_l`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``,
-        or with ``observe="transcript"`` their transcripts ``(size, l (1 + d) + d)`` (the same draws)."""
+        """``size`` independent outputs ``x_l`` (shape ``(size, d)``) on ``data`` ``(n_users, m_items, d + 1)``.
+
+        With ``observe="transcript"``, their transcripts instead, ``(size, l (1 + d) + d)`` (the
+        same draws).
+        """
         run = self.sample_with_info(data, size, rng=rng)
         if self.observe == "transcript" and run.transcript is not None:
             return run.transcript
@@ -417,7 +422,7 @@ class OutlierRemovalPhasedSGD(PhasedMechanismFields):
         nu, m = p.group_users[phase], p.m_items
         count = p.groups * nu
         if perm is None:
-            block = z[offset : offset + count].reshape(p.groups, nu * m, z.shape[2])
+            block: NDArray[np.float64] = z[offset : offset + count].reshape(p.groups, nu * m, z.shape[2])
         else:
             users = perm[:, offset : offset + count]
             block = z[users].reshape(users.shape[0], p.groups, nu * m, z.shape[2])

@@ -234,10 +234,12 @@ class Alg1PhaseGuarantee:
 
     @property
     def epsilon(self) -> float:
+        """``epsilon_test + epsilon_gaussian``."""
         return self.epsilon_test + self.epsilon_gaussian
 
     @property
     def delta(self) -> float:
+        """``max(delta_gaussian + zeta, e^{epsilon_test} * bad_pass)``."""
         return max(self.delta_gaussian + self.zeta, math.exp(self.epsilon_test) * self.bad_pass)
 
 
@@ -296,10 +298,12 @@ class Alg2PhaseGuarantee:
 
     @property
     def epsilon(self) -> float:
+        """``epsilon_above_threshold + epsilon_gradients``."""
         return self.epsilon_above_threshold + self.epsilon_gradients
 
     @property
     def delta(self) -> float:
+        """``delta_gradients + (1 + e^epsilon) steps * bad_pass``, capped at 1."""
         return min(1.0, self.delta_gradients + (1.0 + math.exp(self.epsilon)) * self.steps * self.bad_pass)
 
 
@@ -398,10 +402,12 @@ class F6Row:
 
     @property
     def ratio_explicit(self) -> float:
+        """The sigma eq. (10) needs with the explicit constant, over the printed sigma."""
         return self.needed_sigma_explicit / self.printed_sigma
 
     @property
     def ratio_unit_constant(self) -> float:
+        """The sigma eq. (10) needs with a unit constant, over the printed sigma."""
         return self.needed_sigma_unit_constant / self.printed_sigma
 
 

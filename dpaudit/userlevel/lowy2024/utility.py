@@ -61,6 +61,7 @@ class LinearBallProblem:
 
     @property
     def dim(self) -> int:
+        """The dimension ``d`` (the length of ``mu``)."""
         return len(self.mu)
 
     @property
@@ -70,10 +71,12 @@ class LinearBallProblem:
 
     @property
     def label_bound(self) -> float:
+        """``Y = 2 radius feature_bound``: large enough that every margin is positive."""
         return 2.0 * self.radius * self.feature_bound
 
     @property
     def loss(self) -> AbsoluteLoss:
+        """The absolute loss, linear on this instance (every margin is positive)."""
         return AbsoluteLoss()
 
     @property

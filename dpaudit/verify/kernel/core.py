@@ -102,8 +102,11 @@ def _rational(v: z3.ExprRef) -> Fraction | None:
 
 
 def recheck(goal: Any, hypotheses: Sequence[Any], point: Mapping[sp.Symbol, Fraction]) -> bool:
-    """Is ``point`` a counterexample? The hypotheses (and the symbols' assumptions) certainly hold there and
-    the goal certainly fails, decided in rationals or in arb balls at 200, 400, then 1000 bits."""
+    """Is ``point`` a counterexample? The hypotheses certainly hold there and the goal certainly fails.
+
+    The symbols' assumptions count among the hypotheses; decided in rationals or in arb balls at
+    200, 400, then 1000 bits.
+    """
     for s, v in point.items():
         exact = sp.Rational(v.numerator, v.denominator)
         for key, wanted in s.assumptions0.items():  # every declared assumption (even, odd, prime, ...), on a rational
@@ -236,8 +239,10 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
 
 
 def degree(e: Any) -> int:
-    """An upper bound on the polynomial degree of ``e`` (a product adds, an integer power multiplies; a function or
-    a non-integer power counts as its argument's degree), for :data:`MAX_DEGREE`."""
+    """An upper bound on the polynomial degree of ``e``, for :data:`MAX_DEGREE`.
+
+    A product adds, an integer power multiplies; a function or a non-integer power counts as its argument's degree.
+    """
     if isinstance(e, sp.Symbol):
         return 1
     args = getattr(e, "args", ())
@@ -251,9 +256,11 @@ def degree(e: Any) -> int:
 
 
 def point_keys(symbols: Sequence[sp.Symbol]) -> dict[sp.Symbol, str]:
-    """The key of each symbol in a counterexample: its name, made unambiguous when two different symbols share it
-    (a ``Dummy("x")`` beside ``Symbol("x")`` is ``_x``; ``Symbol("x", positive=True)`` beside ``Symbol("x", real=True)``
-    is ``x (x > 0)``), so no coordinate of a point hides another."""
+    """The key of each symbol in a counterexample: its name, made unambiguous when two symbols share it.
+
+    A ``Dummy("x")`` beside ``Symbol("x")`` is ``_x``; ``Symbol("x", positive=True)`` beside
+    ``Symbol("x", real=True)`` is ``x (x > 0)``: no coordinate of a point hides another.
+    """
     by_name: dict[str, list[sp.Symbol]] = {}
     for s in symbols:
         by_name.setdefault(s.name, []).append(s)
@@ -310,8 +317,11 @@ def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any]
 
 
 def claim_text(goal: Any) -> str:
-    """The statement decided, with the domain it covers: ``z**2 >= 0 for all real z`` (the kernel decides over the
-    reals; the symbols' assumptions and the hypotheses are listed beside it, in :attr:`Decision.hypotheses`)."""
+    """The statement decided, with the domain it covers: ``z**2 >= 0 for all real z``.
+
+    The kernel decides over the reals; the symbols' assumptions and the hypotheses are listed beside it, in
+    :attr:`Decision.hypotheses`.
+    """
     names = sorted(s.name for s in getattr(goal, "free_symbols", ()))
     return f"{goal} for all real {', '.join(names)}" if names else str(goal)
 

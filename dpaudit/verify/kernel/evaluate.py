@@ -1,5 +1,6 @@
-"""Certified evaluation of sympy formulas (part of the trusted kernel): exact rationals where the operations
-are rational, python-flint arb balls otherwise.
+"""Certified evaluation of sympy formulas (part of the trusted kernel).
+
+Exact rationals where the operations are rational, python-flint arb balls otherwise.
 
 :func:`value` evaluates an expression at a point (exact rationals, or arb balls for the coordinates of a box);
 the result is a :class:`~fractions.Fraction` (exact), an arb ball that contains every value the expression takes
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import sympy as sp
 from flint import arb, ctx, fmpq
@@ -110,18 +111,20 @@ def value(e: Any, at: Mapping[sp.Symbol, Value]) -> Value | None:
     if isinstance(e, sp.Pow):
         base = value(e.args[0], at)
         return None if base is None else _power(base, e.args[1], at)
-    args = [value(a, at) for a in e.args] if not isinstance(e, sp.Piecewise) else []
-    if any(a is None for a in args):
+    maybe = [value(a, at) for a in e.args] if not isinstance(e, sp.Piecewise) else []
+    args = [a for a in maybe if a is not None]
+    if len(args) != len(maybe):
         return None
     if isinstance(e, (sp.Max, sp.Min)):
-        if all(isinstance(a, Fraction) for a in args):
-            return max(args) if isinstance(e, sp.Max) else min(args)
+        exact = [a for a in args if isinstance(a, Fraction)]
+        if len(exact) == len(args):
+            return max(exact) if isinstance(e, sp.Max) else min(exact)
         out = _arb(args[0])
         for a in args[1:]:
             out = out.max(_arb(a)) if isinstance(e, sp.Max) else out.min(_arb(a))
         return out
     if isinstance(e, sp.Abs):
-        return abs(args[0])
+        return cast(Value, abs(args[0]))  # abs of a Fraction is a Fraction, of an arb an arb (the union types as object)
     if isinstance(e, (sp.sign, sp.Heaviside)):
         s = sign_of(args[0])
         at0 = (args[1] if len(args) > 1 else Fraction(1, 2)) if isinstance(e, sp.Heaviside) else Fraction(0)

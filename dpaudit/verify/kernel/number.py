@@ -1,6 +1,9 @@
-"""The sign of a closed-form number (part of the trusted kernel): exact for rationals, otherwise an arb ball
-at 200, 400, 1000 then 3000 bits that excludes 0. An exact zero that is not a rational (``sqrt(2)**2 - 2``
-written unevaluated) cannot be certified by balls: its sign stays undecided."""
+"""The sign of a closed-form number (part of the trusted kernel).
+
+Exact for rationals, otherwise an arb ball at 200, 400, 1000 then 3000 bits that excludes 0. An
+exact zero that is not a rational (``sqrt(2)**2 - 2`` written unevaluated) cannot be certified by
+balls: its sign stays undecided.
+"""
 
 from __future__ import annotations
 

@@ -47,9 +47,13 @@ DOMAINS: dict[Any, Any] = {
 
 
 def surely_positive(e: Any) -> bool:
-    """A syntactic proof that ``e > 0``: a positive rational, a symbol declared positive, ``exp``/``pi``/``E``, or sums,
-    products and real powers of such (a log of it, or a denominator, needs no definedness query to Z3 then; a
-    quotient such as ``2**1800/beta**1800`` would otherwise be a polynomial of degree 1800 for it)."""
+    """A syntactic proof that ``e > 0``.
+
+    ``e`` is a positive rational, a symbol declared positive, ``exp``/``pi``/``E``, or sums,
+    products and real powers of such. A log of it, or a denominator, needs no definedness query to
+    Z3 then (a quotient such as ``2**1800/beta**1800`` would otherwise be a polynomial of degree
+    1800 for it).
+    """
     if e.is_Rational:
         return bool(e > 0)
     if isinstance(e, sp.Symbol):
@@ -64,8 +68,11 @@ def surely_positive(e: Any) -> bool:
 
 
 def check_real_symbol(s: sp.Symbol) -> None:
-    """Refuse a symbol that may be non-real or infinite (``imaginary``, ``complex``, ``extended_real``): the kernel
-    decides statements over the real numbers. A symbol with no assumption at all is read as a real."""
+    """Refuse a symbol that may be non-real or infinite (``imaginary``, ``complex``, ``extended_real``).
+
+    The kernel decides statements over the real numbers. A symbol with no assumption at all is read
+    as a real.
+    """
     from dpaudit.errors import InvalidArgument
 
     if s.is_real is True:
@@ -102,17 +109,23 @@ class Translation:
         self._fresh = 0
 
     def num(self, n: int) -> z3.ArithRef:
+        """The integer ``n`` as a Z3 real in this translation's context."""
         return z3.RealVal(n, self.ctx)
 
     def fresh(self, integer: bool = False) -> z3.ArithRef:
+        """A new auxiliary Z3 variable (an integer when ``integer``), unconstrained until side conditions say more."""
         self._fresh += 1
         return (z3.Int if integer else z3.Real)(f"_aux{self._fresh}", self.ctx)
 
     # -- symbols -------------------------------------------------------------------------------
     def symbol(self, s: sp.Symbol) -> z3.ArithRef:
-        """The real-sorted term of ``s``. An integer symbol is a Z3 ``Int`` (its model value is read off
-        :attr:`vars`) used through ``ToReal``: Z3 divides two ``Int`` terms as integers (``1/m = 0`` for
-        ``m >= 2``), so every term of a formula must be real-sorted."""
+        """The real-sorted term of ``s``, created on first use.
+
+        The symbol must be real; its sign assumption (positive, negative, ...) and integrality become
+        side conditions and are recorded in words in ``assumptions``. An integer symbol is a Z3 ``Int`` (its
+        model value is read off :attr:`vars`) used through ``ToReal``: Z3 divides two ``Int`` terms as
+        integers (``1/m = 0`` for ``m >= 2``), so every term of a formula must be real-sorted.
+        """
         if s in self._reals:
             return self._reals[s]
         check_real_symbol(s)
@@ -135,6 +148,16 @@ class Translation:
 
     # -- terms ---------------------------------------------------------------------------------
     def term(self, e: Any) -> z3.ArithRef:
+        """The exact Z3 term of a real sympy expression.
+
+        Rationals, symbols, sums, products and integer powers translate exactly; other functions are
+        abstracted as constrained reals (recorded in ``abstracted``).
+
+        Raises
+        ------
+        UnsupportedFormula
+            On a float, an infinity, a complex value or anything else that is not an exact real term.
+        """
         e = sp.sympify(e)
         if isinstance(e, sp.Float):
             raise UnsupportedFormula(f"the float {e} is not exact; convert it to a Rational first")
@@ -212,6 +235,7 @@ class Translation:
         return self._abstract(sp.exp(sp.Mul(exp, log_b, evaluate=False), evaluate=False))
 
     def term_power(self, t: z3.ArithRef, p: int) -> z3.ArithRef:
+        """``t ** p`` for a non-zero integer ``p`` by repeated multiplication (``1 / t ** |p|`` when ``p < 0``)."""
         out = t
         for _ in range(abs(p) - 1):
             out = out * t
@@ -288,6 +312,13 @@ class Translation:
 
     # -- formulas ------------------------------------------------------------------------------
     def formula(self, c: Any) -> z3.BoolRef:
+        """The Z3 formula of a sympy relation or a boolean combination of relations (``And``, ``Or``, ``Not``, ``Implies``).
+
+        Raises
+        ------
+        UnsupportedFormula
+            When ``c`` is neither a boolean constant nor such a combination.
+        """
         if c is True or c == sp.true:
             return z3.BoolVal(True, self.ctx)
         if c is False or c == sp.false:

@@ -34,12 +34,12 @@ import sympy as sp
 from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
-from dpaudit.verify._record import rng_for
+from dpaudit.verify._record import _assumption_text, rng_for
 from dpaudit.verify.decide import decision, exact_floats
-from dpaudit.verify.kernel import Decision, KernelError, recheck
+from dpaudit.verify.kernel import Decision, KernelError, point_keys, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
-from dpaudit.verify.verdict import _issue
+from dpaudit.verify.verdict import APPROX, _issue
 
 __all__ = [
     "CheckSpec",
@@ -154,11 +154,11 @@ def _holds(relation: Any, point: Mapping[sp.Symbol, float]) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _relation_fn(rel: Any, syms: tuple[sp.Symbol, ...]) -> Any:
-    return sp.lambdify(syms, rel, modules="mpmath")
+    return sp.lambdify(syms, rel, modules="mpmath", dummify=True)
 
 
 def _mp_fn(expr: sp.Expr, symbols: Sequence[sp.Symbol]) -> Any:
-    return sp.lambdify(tuple(symbols), expr, modules="mpmath")
+    return sp.lambdify(tuple(symbols), expr, modules="mpmath", dummify=True)  # two symbols named alike stay two arguments
 
 
 def _mp_eval(fn: Any, symbols: Sequence[sp.Symbol], point: Mapping[sp.Symbol, float]) -> mpmath.mpf | None:
@@ -180,6 +180,15 @@ def _shown(point: Mapping[sp.Symbol, float]) -> dict[str, float]:
     return {s.name: float(v) for s, v in sorted(point.items(), key=lambda t: t[0].name)}
 
 
+def _exact_point(point: Mapping[sp.Symbol, float]) -> dict[str, Fraction]:
+    """A numerical point at the exact values of its floats (the point :func:`_confirmed` re-checks).
+
+    Keyed by :func:`~dpaudit.verify.kernel.point_keys` (two symbols named alike keep both coordinates).
+    """
+    keys = point_keys(list(point))
+    return {keys[s]: Fraction(float(v)) for s, v in point.items()}
+
+
 def _symbols_of(*exprs: Any) -> list[sp.Symbol]:
     out: set[sp.Symbol] = set()
     for e in exprs:
@@ -192,13 +201,26 @@ def _exact_inputs(lhs: Any, rhs: Any, where: Sequence[Any], assumptions: Sequenc
     """The claim with every float read at its exact binary value, the readings added to the printed assumptions.
 
     See :func:`dpaudit.verify.decide.exact_floats`; a sympy Float is never rounded to a nearby
-    decimal.
+    decimal. The strings of ``assumptions`` are words, which the kernel cannot read: they are printed as
+    ``"stated, not used by the decision: ..."`` (a restriction the decision must use goes in ``where=``).
     """
+    if isinstance(assumptions, str):
+        raise argument_error("check_inequality", "assumptions", "a sequence of strings (restrictions the decision must use "
+                             "go in where=, as sympy relations)", assumptions)
     lhs, n_l = exact_floats(lhs)
     rhs, n_r = exact_floats(rhs)
     converted = [exact_floats(w) for w in where]
     notes = list(dict.fromkeys([*n_l, *n_r, *(n for _, ns in converted for n in ns)]))
-    return lhs, rhs, [w for w, _ in converted], (*assumptions, *notes)
+    stated = tuple(f"stated, not used by the decision: {a}" for a in assumptions)
+    return lhs, rhs, [w for w, _ in converted], (*stated, *notes)
+
+
+def _hypotheses(symbols: Sequence[sp.Symbol], assumptions: Sequence[str]) -> tuple[str, ...]:
+    """The printed hypotheses: ``assumptions`` and every symbol's declared domain.
+
+    The domains (``p > 0``, ``n > 0 integer``) are what the kernel decided under.
+    """
+    return (*assumptions, "symbols: " + ", ".join(_assumption_text(s) for s in symbols)) if symbols else tuple(assumptions)
 
 
 def _kernel(residual: sp.Expr, kind: str, where: Sequence[Any]) -> tuple[bool | None, sp.Expr, Decision | None]:
@@ -229,18 +251,31 @@ def _confirmed(lhs: sp.Expr, rhs: sp.Expr, point: Mapping[sp.Symbol, float], kin
         return False
 
 
-def _sides(f_l: Any, f_r: Any, syms: Sequence[sp.Symbol], point: Mapping[str, float]) -> dict[str, float]:
-    """Both sides at a (kernel) counterexample, for the record."""
+def _sides(f_l: Any, f_r: Any, syms: Sequence[sp.Symbol], point: Mapping[str, Fraction]) -> dict[str, float]:
+    """Both sides at a counterexample, in 50-digit arithmetic, as floats for the record (display only)."""
+    keys = point_keys(syms)
     with mpmath.workdps(DIGITS):
-        at = {s: point[s.name] for s in syms if s.name in point}
+        at = {s: mpmath.mpf(point[keys[s]].numerator) / point[keys[s]].denominator for s in syms if keys[s] in point}
         if len(at) != len(syms):
             return {}
         a, b = _mp_eval(f_l, syms, at), _mp_eval(f_r, syms, at)
     return {} if a is None or b is None else {"lhs": float(a), "rhs": float(b)}
 
 
-def _combine(symbolic: bool | None, counterexample: Mapping[str, Any] | None, points: int,
-             decision_: Decision | None = None) -> tuple[Verdict, str, Mapping[str, Any] | None]:
+def exact_counterexample(point: Mapping[str, Fraction], approx: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """A counterexample as it is exposed: each coordinate the exact rational that the kernel re-checked.
+
+    Each is a string (``"100000000000000000001/100000000000000000000"``; ``sympy.Rational`` reads it back), and
+    under ``"approx"`` the floats of the coordinates and of both sides, labelled as approximations (display only:
+    a float may round the point onto one that satisfies the claim).
+    """
+    exact = {k: str(sp.Rational(v.numerator, v.denominator)) for k, v in sorted(point.items())}
+    return {**exact, APPROX: {**{k: float(v) for k, v in sorted(point.items())}, **dict(approx or {})}}
+
+
+def _combine(symbolic: bool | None, counterexample: Mapping[str, Fraction] | None, points: int,
+             decision_: Decision | None = None) -> tuple[Verdict, str, Mapping[str, Fraction] | None]:
+    """The verdict, the details and the exact re-checked point (the kernel's own, or a numerical one) if DISPROVED."""
     kernel = "" if decision_ is None else f"kernel ({decision_.method}): {decision_.note}"
     if symbolic is True and counterexample is not None:
         raise KernelError(f"the kernel proved the claim and a re-checked counterexample was found: {counterexample}")
@@ -249,10 +284,8 @@ def _combine(symbolic: bool | None, counterexample: Mapping[str, Any] | None, po
     if counterexample is not None:
         return Verdict.DISPROVED, "numerical counterexample, re-checked exactly by the kernel", counterexample
     if symbolic is False and decision_ is not None and decision_.counterexample is not None:
-        shown = {k: float(Fraction(v)) for k, v in decision_.counterexample.items()}
-        return Verdict.DISPROVED, f"{kernel}; exact point {dict(decision_.counterexample)}", shown
-    if counterexample is not None:
-        return Verdict.DISPROVED, "numerical counterexample, re-checked exactly by the kernel", counterexample
+        exact = {k: Fraction(v) for k, v in decision_.counterexample.items()}
+        return Verdict.DISPROVED, f"{kernel}; exact point {dict(decision_.counterexample)}", exact
     return Verdict.UNDECIDED, f"{kernel or 'not decided'}; no counterexample at {points} points", None
 
 
@@ -260,15 +293,18 @@ def check_identity(
     lhs: Any,
     rhs: Any,
     *,
-    claim: str,
-    source: str,
-    rng: np.random.Generator,
+    claim: str | None = None,
+    source: str = "user claim",
+    rng: np.random.Generator | None = None,
     region: Mapping[sp.Symbol, tuple[float, float]] | None = None,
     where: Sequence[Any] = (),
     count: int = 48,
     assumptions: Sequence[str] = (),
 ) -> CheckResult:
     """Check ``lhs == rhs`` symbolically (simplify / equals) and at random points.
+
+    ``claim``, ``source`` and ``rng`` are optional as in :func:`check_inequality` (default: ``"lhs = rhs"``,
+    ``"user claim"`` and a generator seeded from the claim).
 
     Returns
     -------
@@ -277,6 +313,10 @@ def check_identity(
         first disagreeing point; UNDECIDED otherwise. ``residual`` is the simplified difference.
     """
     lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
+    if claim is None:
+        claim = f"{lhs} = {rhs}"
+    if rng is None:
+        rng = rng_for(claim)
     symbolic, residual, dec = _kernel(lhs - rhs, "==", where)
     syms = _symbols_of(lhs, rhs, *where)
     pts = random_points(syms, rng, count, region=region, where=where)
@@ -291,13 +331,12 @@ def check_identity(
             evaluated += 1
             scale = max(abs(a), abs(b), mpmath.mpf(10) ** -40)
             if abs(a - b) > _REL_TOL * scale and _confirmed(lhs, rhs, pt, "eq", where):
-                counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
+                counterexample = _exact_point(pt)
                 break
-    verdict, details, counterexample = _combine(symbolic, counterexample, evaluated, dec)
-    if counterexample is not None and "lhs" not in counterexample:
-        counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
-    return _issue(CheckResult(verdict, claim, source, "sympy+numeric", residual, tuple(assumptions), counterexample,
-                              1 + evaluated, details))
+    verdict, details, point = _combine(symbolic, counterexample, evaluated, dec)
+    shown = None if point is None else exact_counterexample(point, _sides(f_l, f_r, syms, point))
+    return _issue(CheckResult(verdict, claim, source, "sympy+numeric", residual, _hypotheses(syms, assumptions), shown,
+                              1 + evaluated, details, domain=tuple(map(str, where))))
 
 
 def _by_cases(residual: sp.Expr, where: Sequence[Any], claim: str) -> tuple[bool | None, str]:
@@ -410,12 +449,11 @@ def check_inequality(
             slack = _REL_TOL * max(abs(a), abs(b), mpmath.mpf(10) ** -40)
             violated = a >= b if strict else a > b + slack
             if violated and counterexample is None and _confirmed(lhs, rhs, pt, "lt" if strict else "le", where):
-                counterexample = {**_shown(pt), "lhs": float(a), "rhs": float(b)}
+                counterexample = _exact_point(pt)
     if reparametrize and counterexample is not None:  # the claim fails: the reparametrised form was not the claim
         symbolic_answer, dec = None, None
-    verdict, details, counterexample = _combine(symbolic_answer, counterexample, evaluated, dec)
-    if counterexample is not None and "lhs" not in counterexample:
-        counterexample = {**counterexample, **_sides(f_l, f_r, syms, counterexample)}
+    verdict, details, point = _combine(symbolic_answer, counterexample, evaluated, dec)
+    shown = None if point is None else exact_counterexample(point, _sides(f_l, f_r, syms, point))
     if verdict is not Verdict.PROVED:
         premises = ()
     if not symbolic:
@@ -425,8 +463,8 @@ def check_inequality(
     if worst > -mpmath.inf:
         details += f"; max lhs/rhs = {float(worst):.6g}"
     reason = details if verdict is Verdict.UNDECIDED else ""
-    return _issue(CheckResult(verdict, claim, source, method, residual, tuple(assumptions), counterexample,
-                              1 + evaluated, details, premises=premises, reason=reason))
+    return _issue(CheckResult(verdict, claim, source, method, residual, _hypotheses(syms, assumptions), shown,
+                              1 + evaluated, details, premises=premises, reason=reason, domain=tuple(map(str, where))))
 
 
 @dataclass(frozen=True)

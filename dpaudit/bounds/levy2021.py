@@ -23,8 +23,6 @@ Departures from the typeset text (each also stated on the bound it affects):
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import sympy as sp
 
@@ -51,6 +49,7 @@ from dpaudit.bounds.symbols import (
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
 from dpaudit.bounds.verdict import CheckResult, Verdict, combine_verdicts
 from dpaudit.verify import Proof
+from dpaudit.verify.verdict import _amend
 
 __all__ = [
     "CHECKS",
@@ -414,8 +413,8 @@ def check_alg3_composition(*, rng: np.random.Generator, count: int = 64) -> Chec
     proof.numeric_le("eps/2 + T eps'(e^eps' - 1) <= eps at random points (50-digit evaluation)", values[:, 3], values[:, 0],
                      {"epsilon": values[:, 0], "delta": values[:, 1], "T": values[:, 2]})
     result = proof.result()
-    return dataclasses.replace(result, claim="Alg 3 is (eps, delta)-DP by advanced composition for eps <= 1",
-                               source=str(_cite("Alg 3, line 2")))
+    return _amend(result, claim="Alg 3 is (eps, delta)-DP by advanced composition for eps <= 1",
+                  source=str(_cite("Alg 3, line 2")))
 
 
 CHECKS: tuple[CheckSpec, ...] = (

@@ -61,7 +61,7 @@ Examples
 
 from dpaudit.verify._record import Step, rng_for
 from dpaudit.verify.crosscheck import NUMERIC_RTOL, Violation, finite_floats, st, vectors
-from dpaudit.verify.decide import decide_nonneg, decide_zero, exact_negative, exact_sign
+from dpaudit.verify.decide import decide_nonneg, decide_zero, decision, exact_negative, exact_sign
 from dpaudit.verify.lemma import ROLES, Fact, FactInstance, LemmaCheck
 from dpaudit.verify.lipschitz import DEFAULT_TOLERANCE, lipschitz, nonexpansive
 from dpaudit.verify.piecewise import CaseSplitError, prove_by_cases
@@ -99,6 +99,7 @@ __all__ = [
     "coverage",
     "decide_nonneg",
     "decide_zero",
+    "decision",
     "eq",
     "exact_negative",
     "exact_sign",

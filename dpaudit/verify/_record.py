@@ -17,7 +17,7 @@ import sympy as sp
 
 from dpaudit.errors import InvalidArgument
 from dpaudit.verify.decide import plain
-from dpaudit.verify.verdict import Premise, Verdict
+from dpaudit.verify.verdict import APPROX, Premise, Verdict
 
 __all__ = ["STEP_KINDS", "Step", "rng_for"]
 
@@ -86,8 +86,9 @@ class Step:
 def _assumption_text(s: sp.Symbol) -> str:
     """A symbol's declared domain in words (``x > 0``, ``n integer >= 1``, ``x real``): a hypothesis of every step."""
     signs = {"positive": "> 0", "negative": "< 0", "nonnegative": ">= 0", "nonpositive": "<= 0", "nonzero": "!= 0"}
-    default = f"{s.name} real" if s.is_real else f"{s.name} real (no assumption declared: read as a real)"
-    text = next((f"{s.name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), default)
+    name = str(s) if isinstance(s, sp.Dummy) else s.name  # a Dummy prints as _x: apart from a symbol x
+    default = f"{name} real" if s.is_real else f"{name} read as real (no assumption declared)"
+    text = next((f"{name} {t}" for key, t in signs.items() if s.assumptions0.get(key) is True), default)
     return text + (" integer" if s.is_integer else "")
 
 
@@ -115,6 +116,8 @@ class _Record:
     def _note_domain(self, relations: Any) -> None:
         """Record restrictions of the domain a step was decided on (printed beside the verdict and in the claim)."""
         for r in relations:
+            if r is True or r is sp.true:
+                continue  # a hypothesis sympy already found true under the symbols' assumptions restricts nothing
             if str(r) not in self._domain:
                 self._domain.append(str(r))
 
@@ -153,12 +156,13 @@ class _Record:
                 self._hypotheses.extend(n for n in notes if n not in self._hypotheses)
             for s in getattr(expr, "free_symbols", ()):
                 if not isinstance(s, sp.Dummy):  # a region's slack variables are its parametrisation, not hypotheses
-                    self._symbols.setdefault(s.name, _assumption_text(s))
+                    text = _assumption_text(s)  # keyed by name and domain: Symbol("x", positive=True) beside a real x
+                    self._symbols.setdefault(f"{s.name}\x00{text}", text)
 
     def _record_counterexample(self, label: str, values: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> None:
         if self._counterexample is None:
             shown = values() if callable(values) else values
-            self._counterexample = {"where": label, **{k: plain(v) for k, v in dict(shown).items()}}
+            self._counterexample = {"where": label, **{k: (v if k == APPROX else plain(v)) for k, v in dict(shown).items()}}
 
 
 def has_float(values: Any) -> bool:

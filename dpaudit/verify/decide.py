@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -61,6 +62,17 @@ def decision(expr: Any, kind: str = ">=", hypotheses: Sequence[Any] = ()) -> Dec
 
     ``kind=">"`` decides ``> 0`` and ``"=="`` ``== 0``; the symbols' assumptions hold too. sympy's
     rewrites of ``expr`` are tried for a proof when the expression itself is not decided.
+
+    The answer of :func:`decide_nonneg` (:func:`decide_positive`, :func:`decide_zero`) with its evidence: the claim
+    with the domain it covers, every hypothesis (a symbol declared without assumptions is ``read as real``), the
+    exact counterexample of a DISPROVED.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> d = decision(sp.Symbol("z") ** 2)
+    >>> print(d)
+    PROVED: z**2 >= 0 for all real z [hypotheses: z read as real]
     """
     expr, floats = exact_floats(expr)
     converted = [exact_floats(h) for h in hypotheses]
@@ -68,16 +80,17 @@ def decision(expr: Any, kind: str = ">=", hypotheses: Sequence[Any] = ()) -> Dec
     floats += [n for _, ns in converted for n in ns]
     if floats:  # a float is its exact binary value (see exact_floats); the reading is part of the answer
         d = decision(expr, kind, hypotheses)
-        return Decision(d.verdict, d.method, "; ".join([*floats, d.note]), d.counterexample, (*d.hypotheses, *floats))
+        return dataclasses.replace(d, note="; ".join([*floats, d.note]), hypotheses=(*d.hypotheses, *floats))
     build = {">=": lambda e: sp.Ge(e, 0, evaluate=False), ">": lambda e: sp.Gt(e, 0, evaluate=False),
              "==": lambda e: sp.Eq(e, 0, evaluate=False)}[kind]
     if not expr.free_symbols and not hypotheses:
         sign = number_sign(expr)
         if sign is None:
-            return Decision(Verdict.UNDECIDED, "interval", f"the sign of the number {expr} is not certified by arb balls")
+            return Decision(Verdict.UNDECIDED, "interval", f"the sign of the number {expr} is not certified by arb balls",
+                            claim=str(build(expr)))
         holds = {">=": sign >= 0, ">": sign > 0, "==": sign == 0}[kind]
         return Decision(Verdict.PROVED if holds else Verdict.DISPROVED, "interval", f"sign {sign} certified",
-                        None if holds else {})
+                        None if holds else {}, claim=str(build(expr)))
     first = decide(build(expr), hypotheses)
     if first.verdict is not Verdict.UNDECIDED:
         return first
@@ -109,9 +122,12 @@ def exact_floats(expr: Any) -> tuple[Any, list[str]]:
 def decide_nonneg(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
     """Is ``expr >= 0`` for every value allowed by its symbols' assumptions (and ``hypotheses``)?
 
-    The kernel decides over the real numbers: a symbol declared without assumptions (``Symbol("z")``) is
-    read as real, as in :func:`~dpaudit.verify.lipschitz`; a symbol declared complex, imaginary or
-    extended-real is refused with :class:`~dpaudit.errors.InvalidArgument`.
+    The kernel decides over the real numbers: a symbol declared without assumptions (``Symbol("z")``, which
+    sympy allows to be complex) is read as real, as in :func:`~dpaudit.verify.lipschitz`; a symbol declared
+    complex, imaginary or extended-real is refused with :class:`~dpaudit.errors.InvalidArgument`. The bare
+    :class:`Verdict` returned here cannot carry that premise: :func:`decision` returns the same answer with its
+    claim (``z**2 >= 0 for all real z``) and its hypotheses (``z read as real``, the symbols' assumptions,
+    ``hypotheses``), and every :class:`~dpaudit.verify.Proof` step prints them with its verdict.
 
     Decided by the trusted kernel (:mod:`dpaudit.verify.kernel`): PROVED from Z3 or certified interval
     arithmetic, DISPROVED only with a counterexample re-checked exactly, UNDECIDED otherwise. sympy only
@@ -232,16 +248,17 @@ def approx(value: Any) -> float | str:
 
 
 def plain(value: Any) -> Any:
-    """A JSON-friendly version of ``value`` for counterexample records."""
+    """A JSON-friendly, exact version of ``value`` for counterexample records.
+
+    A sympy number is its exact text (``"1/3"``, ``"sqrt(2)/2"``; ``sympy.sympify`` reads it back), never a float
+    approximation of it (floats go under the record's ``"approx"`` key, labelled, see
+    :func:`dpaudit.verify.verdict.counterexample_text`).
+    """
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, sp.Basic):
-        if value.is_Rational:
-            return str(value)
-        if value.is_number:
-            return approx(value)
         return str(value)
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]

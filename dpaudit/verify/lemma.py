@@ -28,7 +28,7 @@ from typing import Any
 import sympy as sp
 
 from dpaudit.errors import ArgumentTypeError, DPAuditError, InvalidArgument, UnknownName
-from dpaudit.verify.verdict import CheckResult, Verdict, certified
+from dpaudit.verify.verdict import CheckResult, Verdict, _amend, certified
 
 __all__ = ["ROLES", "CircularDependency", "EstablishedFact", "Fact", "FactInstance", "LemmaCheck"]
 
@@ -258,10 +258,11 @@ class LemmaCheck:
         if not isinstance(result, CheckResult):
             raise ArgumentTypeError(f"{self.name}: check returned {type(result).__name__}, not a CheckResult")
         if result.verdict is not Verdict.UNDECIDED and not certified(result):
-            # PROVED and DISPROVED come only from the kernel: a result built by hand (or a verdict changed after the
-            # kernel issued it, or one combined with combine_verdicts) is not one
+            # PROVED and DISPROVED come only from the kernel: a result built by hand (or one edited after the kernel
+            # issued it, or one combined with combine_verdicts) is not one
             why = (f"the check returned a {result.verdict.name} it did not get from the kernel (a CheckResult built "
-                   "by hand, or its verdict changed after it was issued): PROVED and DISPROVED come only from "
+                   "by hand, or its verdict, claim, domain, hypotheses, premises or counterexample changed after it "
+                   "was issued): PROVED and DISPROVED come only from "
                    "Proof.result(), dpaudit.verify.lipschitz / sensitivity, dpaudit.bounds.check_inequality / "
                    "check_identity, or combine_results of such results")
             result = dataclasses.replace(result, verdict=Verdict.UNDECIDED, reason=why, counterexample=None,
@@ -269,4 +270,4 @@ class LemmaCheck:
         claim = self.statement
         if result.domain:  # the steps were decided on a restricted domain: the claim says so
             claim += f" [decided on the domain: {'; '.join(result.domain)}]"
-        return dataclasses.replace(result, claim=claim, source=self.source)
+        return _amend(result, claim=claim, source=self.source)

@@ -44,7 +44,6 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import itertools
 import math
@@ -57,6 +56,8 @@ import sympy as sp
 
 from dpaudit._text import counted
 from dpaudit._validation import argument_error, check_int, check_nonnegative
+from dpaudit.verify._record import _assumption_text
+from dpaudit.verify.box import ExactBox, exact_box
 from dpaudit.verify.decide import decision, exact_floats, exact_sign
 from dpaudit.verify.kernel import NotSmooth, c1_conditions
 from dpaudit.verify.piecewise import CaseSplitError, case_split, has_kinks
@@ -65,7 +66,7 @@ from dpaudit.verify.radial import by_radial
 from dpaudit.verify.refute import as_fraction, refute_lipschitz
 from dpaudit.verify.regions import le, lt
 from dpaudit.verify.search import DEFAULT_BUDGET, search_pairs
-from dpaudit.verify.verdict import CheckResult, Verdict
+from dpaudit.verify.verdict import CheckResult, Verdict, _amend
 
 __all__ = ["DEFAULT_TOLERANCE", "lipschitz", "nonexpansive", "parse_norm"]
 
@@ -138,8 +139,10 @@ def lipschitz(f: Any, constant: Any, *, norm: Any = 2, domain: tuple[Any, Any] |
     norm : 1, 2 or inf
         The norm on inputs and outputs (the same for both).
     domain : (low, high), optional
-        A box: every input coordinate in ``[low, high]`` (scalars, or one bound per coordinate).
-        Default: all of ``R^dim``.
+        A box: every input coordinate in ``[low, high]`` (scalars, or one bound per coordinate). The bounds
+        are exact: ints, Fractions, sympy Rationals, or floats read at their exact binary value (printed with
+        a note when it differs from the decimal shown); a search in floats stays inside the box (rounded
+        inward). Default: all of ``R^dim``.
     dim : int
         Input dimension of a callable (ignored for sympy input).
     seed : int, optional
@@ -180,8 +183,7 @@ def lipschitz(f: Any, constant: Any, *, norm: Any = 2, domain: tuple[Any, Any] |
         if dim is None:
             raise argument_error(owner, "dim", "the input dimension of the callable (a positive int)", dim)
         dim = check_int(owner, "dim", dim, minimum=1)
-        low, high = _box(owner, domain, dim)
-        return _numerical(f, L, p, dim, low, high, seed, budget or DEFAULT_BUDGET, tol)
+        return _numerical(f, L, p, dim, exact_box(owner, domain, dim), seed, budget or DEFAULT_BUDGET, tol)
     raise argument_error(owner, "f", "a sympy expression, a sequence of them, a sympy.Lambda, or a callable on 1-d arrays", f)
 
 
@@ -198,20 +200,6 @@ def nonexpansive(projection: Any, **kwargs: Any) -> CheckResult:
     if "constant" in kwargs:
         raise argument_error("nonexpansive", "constant", "left out (nonexpansive means constant 1)", kwargs["constant"])
     return lipschitz(projection, 1, **kwargs)
-
-
-def _box(owner: str, domain: Any, dim: int) -> tuple[np.ndarray | None, np.ndarray | None]:
-    if domain is None:
-        return None, None
-    try:
-        low, high = domain
-        lo = np.broadcast_to(np.asarray(low, dtype=float), (dim,)).copy()
-        hi = np.broadcast_to(np.asarray(high, dtype=float), (dim,)).copy()
-    except (TypeError, ValueError) as exc:
-        raise argument_error(owner, "domain", f"a box (low, high) of scalars or length-{dim} arrays", domain) from exc
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo < hi)):
-        raise argument_error(owner, "domain", "a box (low, high) with finite low < high in every coordinate", domain)
-    return lo, hi
 
 
 def _norm_word(p: float) -> str:
@@ -235,14 +223,15 @@ def _shown_constant(L: sp.Expr) -> str:
 # -- numerical maps ----------------------------------------------------------------------------
 
 
-def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.ndarray | None, high: np.ndarray | None,
+def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, box: ExactBox | None,
                seed: int | None, budget: int, tol: Fraction) -> CheckResult:
-    where = f"R^{dim}" if low is None or high is None else f"the box [{low.tolist()}, {high.tolist()}]"
+    where = f"R^{dim}" if box is None else f"the box {box.text()}"
+    low, high = (None, None) if box is None else box.float_bounds()  # rounded inward: every point tried is in the box
     claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {where} "
              f"(f = {getattr(f, '__name__', repr(f))})")
     key = f"{_SOURCE}/callable/{dim}/{p}/{L}"
     proof = Proof(key)
-    proof.given(claim)
+    proof.given(claim, *(box.notes if box is not None else ()))
     search = search_pairs(f, dim, norm=p, constant=as_fraction(L), rng=_seeded(seed, key), budget=budget,
                           low=low, high=high, tolerance=tol)
     label = f"counterexample search ({counted(search.pairs, 'pair')}, tolerance {float(tol):g})"
@@ -257,7 +246,7 @@ def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, low: np.nd
     if result.verdict is Verdict.UNDECIDED:
         reason = (f"no counterexample in {counted(search.pairs, 'pair')} (largest ratio {search.best_ratio:.10g} after the tolerance); "
                   "a search can only refute, never prove")
-    return dataclasses.replace(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
+    return _amend(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
 
 
 def _evidence(search: Any, tol: Fraction) -> dict[str, Any]:
@@ -281,7 +270,7 @@ def _evidence(search: Any, tol: Fraction) -> dict[str, Any]:
 def _components(f: Any) -> list[sp.Expr]:
     if isinstance(f, sp.MatrixBase):
         return [sp.sympify(e) for e in f]
-    if isinstance(f, (list, tuple)):
+    if isinstance(f, (list, tuple, sp.Tuple)):  # a vector map (a sympy.Lambda returning a tuple gives a sympy Tuple)
         return [sp.sympify(e) for e in f]
     return [sp.sympify(f)]
 
@@ -316,8 +305,13 @@ def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where:
                 raise argument_error("lipschitz", "variables", f"symbols the map depends on (f does not contain {v})", variables)
     free = sorted(set().union(*(e.free_symbols for e in exprs)) | set().union(*(sp.sympify(w).free_symbols for w in where)),
                   key=lambda s: s.name)
+    for a, b in itertools.combinations(free, 2):  # the map is lambdified and points are keyed by name: names must differ
+        if a.name == b.name:
+            raise argument_error("lipschitz", "f", "a map whose symbols have distinct names (two different symbols are "
+                                 f"named {a.name!r}: {_assumption_text(a)!r} and {_assumption_text(b)!r})", a.name,
+                                 "rename one of them")
     renamed = {s: sp.Symbol(s.name, real=True) for s in free if s.is_real is not True}
-    notes = [f"{s} is read as a real symbol" for s in renamed]
+    notes = [f"{s} read as real (no assumption declared)" for s in renamed]
     exprs = [e.xreplace(renamed) for e in exprs]
     where = [sp.sympify(w).xreplace(renamed) for w in where]
     if variables is None:
@@ -341,21 +335,24 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     params = sorted(set(params) | (L.free_symbols - set(xs)), key=lambda s: s.name)  # a symbolic constant's parameters
     if not xs:
         raise argument_error("lipschitz", "f", "a function of at least one real symbol", f)
-    low, high = _box("lipschitz", domain, len(xs))
+    exact = exact_box("lipschitz", domain, len(xs))
+    notes += list(exact.notes) if exact is not None else []
+    low, high = (None, None) if exact is None else exact.float_bounds()  # for the float search: rounded inward
     ys = _second_point(xs, {s.name for e in (*exprs, *where, L) for s in sp.sympify(e).free_symbols})
     to_y = dict(zip(xs, ys, strict=True))
-    box = [] if low is None or high is None else [rel for v, lo, hi in zip(xs, low, high, strict=True)
-                                  for rel in (le(sp.Rational(lo), v), le(v, sp.Rational(hi)))]
+    box = [] if exact is None else [rel for v, lo, hi in zip(xs, exact.low, exact.high, strict=True)
+                                    for rel in (le(lo, v), le(v, hi))]
     hypotheses = where + box
     pair_domain = list(hypotheses) + [h.xreplace(to_y) for h in hypotheses if h.free_symbols & set(xs)]
     assumed = [a for v in xs for a in _assumption_relations(v)]
     pair_domain += assumed + [a.xreplace(to_y) for a in assumed]
     shown = exprs[0] if len(exprs) == 1 else tuple(exprs)
-    region = f"R^{len(xs)}" if low is None or high is None else f"the box [{low.tolist()}, {high.tolist()}]"
+    region = f"R^{len(xs)}" if exact is None else f"the box {exact.text()}"
     if assumed:  # the symbols' own assumptions restrict the domain: the claim says so
         region += " with " + ", ".join(map(str, assumed))
-    claim = (f"||f(x) - f(y)||_{_norm_word(p)} <= {_shown_constant(L)} ||x - y||_{_norm_word(p)} for all x, y in {region}"
-             f" with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
+    a, b = labels = _point_labels({s.name for s in params})
+    claim = (f"||f({a}) - f({b})||_{_norm_word(p)} <= {_shown_constant(L)} ||{a} - {b}||_{_norm_word(p)} for all {a}, {b} in "
+             f"{region} with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
     key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
     proof = Proof(key)
     proof.kernel_points = []
@@ -368,7 +365,7 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
         if not _by_kernel(proof, exprs, xs, to_y, L, p, pair_domain) and not _by_radial(proof, exprs, xs, to_y, L, p, low, where):
             smooth = _c1_conditions(exprs)
             if smooth is not None:
-                _by_gradient(proof, exprs, xs, L, p, hypotheses + assumed, low, high, smooth)
+                _by_gradient(proof, exprs, xs, L, p, hypotheses + assumed, exact, smooth)
             elif any(has_kinks(e) for e in exprs):
                 split = _by_cases(proof, exprs, xs, to_y, L, p, pair_domain)
             else:
@@ -380,13 +377,34 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
         proof.unproved("the case split or the Jacobian bound", str(exc))
         reason = f"no exact proof: {exc}"
     rng = _seeded(seed, key)
-    evidence = refute_lipschitz(proof, split, exprs, xs, ys, params, L, p, low, high, where, pair_domain, rng, budget, tol)
+    evidence = refute_lipschitz(proof, split, exprs, xs, ys, params, L, p, low, high, where, pair_domain, rng, budget, tol,
+                                labels)
     result = proof.result()
     if result.verdict is Verdict.UNDECIDED:
         reason = "; ".join(r for r in (reason, result.reason) if r)
     else:
         reason = result.reason
-    return dataclasses.replace(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence)
+    # printed: the claim's domain (the closed box, where=, the inputs' sign assumptions), which the steps cover (the
+    # Jacobian's on the open box, the closed one by continuity); the mean value inequality only backs a proof
+    domain = tuple(dict.fromkeys(str(h) for h in [*hypotheses, *assumed]))
+    premises = result.premises if result.verdict is Verdict.PROVED else tuple(q for q in result.premises
+                                                                             if q.key != _MEAN_VALUE[0])
+    return _amend(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence, domain=domain, premises=premises)
+
+
+def _point_labels(parameters: set[str]) -> tuple[str, str]:
+    """The names of the two points in the printed claim and counterexample.
+
+    ``x, y``, unless a parameter has one of these names (``f = y x`` with a parameter ``y``), then the first free
+    pair of ``u, v``, ``p, q``, ``z1, z2``, ``x1, y1``...
+    """
+    for pair in (("x", "y"), ("u", "v"), ("p", "q"), ("z1", "z2")):
+        if not set(pair) & parameters:
+            return pair
+    k = 1
+    while {f"x{k}", f"y{k}"} & parameters:
+        k += 1
+    return f"x{k}", f"y{k}"
 
 
 def _second_point(xs: Sequence[sp.Symbol], taken: set[str]) -> list[sp.Symbol]:
@@ -533,16 +551,16 @@ def _sign_vectors(k: int) -> Iterable[tuple[int, ...]]:
 
 
 def _by_gradient(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], L: sp.Expr, p: float,
-                 hypotheses: list[Any], low: np.ndarray | None, high: np.ndarray | None, smooth: list[Any]) -> None:
+                 hypotheses: list[Any], box: ExactBox | None, smooth: list[Any]) -> None:
     """The mean value inequality: a C^1 map whose Jacobian's operator norm is ``<= L`` is ``L``-Lipschitz.
 
     The map must be C^1 (the kernel's whitelist, its conditions proved on the domain) on a convex
     domain, with the Jacobian bound everywhere.
     """
     conditions = list(hypotheses)
-    if low is not None and high is not None:  # the open box; the closed box follows by continuity (the map is C^1, hence continuous)
+    if box is not None:  # the open box; the closed box follows by continuity (the map is C^1, hence continuous)
         conditions = [h for h in hypotheses if not any(h.has(v) for v in xs)]
-        conditions += [rel for v, lo, hi in zip(xs, low, high, strict=True) for rel in (lt(sp.Rational(lo), v), lt(v, sp.Rational(hi)))]
+        conditions += [rel for v, lo, hi in zip(xs, box.low, box.high, strict=True) for rel in (lt(lo, v), lt(v, hi))]
     if not _convex(conditions, xs):
         proof.unproved("the mean value inequality", "the domain cut out by the hypotheses on the inputs is not shown convex")
         return

@@ -40,10 +40,7 @@ Examples
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import sympy as sp
@@ -60,10 +57,19 @@ from dpaudit.verify.decide import (
     exact_sign,
     plain,
 )
-from dpaudit.verify.kernel import KernelError, NotSmooth, c1_conditions, decide
-from dpaudit.verify.lemma import EstablishedFact, FactInstance, LemmaCheck, substitute
+from dpaudit.verify.exact_conditions import (
+    certified_nonneg,
+    condition_holds,
+    exact_truth,
+    monotone_nonneg_from,
+    smooth_everywhere,
+    trivial_residual,
+)
+from dpaudit.verify.fact_steps import FactSteps, LocalFact, dependency_result
+from dpaudit.verify.kernel import KernelError
 from dpaudit.verify.regions import Region, coverage
 from dpaudit.verify.verdict import (
+    APPROX,
     CheckResult,
     Premise,
     Verdict,
@@ -75,58 +81,7 @@ from dpaudit.verify.verdict import (
 __all__ = ["LocalFact", "Proof", "dependency_result"]
 
 
-def _trivial(expr: sp.Expr, zero: bool) -> bool:
-    """A residual handed over as a literal number: the caller decided it before the step did anything."""
-    return bool(expr.is_Number)
-
-
-def _exact_truth(owner: str, holds: Any) -> bool:
-    """``holds`` as a bool: a Python bool, a sympy boolean, or a relation between closed-form numbers.
-
-    Relations are decided by the kernel. numpy booleans are refused (they come from floating-point
-    comparisons).
-    """
-    if isinstance(holds, bool):
-        return holds
-    if isinstance(holds, sp.logic.boolalg.BooleanAtom):
-        return bool(holds)
-    if isinstance(holds, sp.core.relational.Relational) and not holds.free_symbols:
-        truth = _condition_holds(owner, holds)
-        if truth or _condition_holds(owner, holds.negated):
-            return truth
-        raise ArgumentTypeError(f"{owner}: the kernel cannot certify {holds} either way")
-    raise ArgumentTypeError(f"{owner}: an exact fact must be a Python bool or a sympy boolean computed exactly "
-                    f"(rationals, sympy), got {type(holds).__name__}; a numpy comparison is floating-point: "
-                    "use Proof.instance or numeric_le for finite-instance checks")
-
-
-@dataclass(frozen=True)
-class LocalFact:
-    """A relation for :meth:`Proof.depends`: shown by this proof, a hypothesis, or taken on trust.
-
-    Shown by :meth:`Proof.show`; a hypothesis of the statement by :meth:`Proof.given_fact`
-    (``kind="given"``); a relation taken on trust by :meth:`Proof.assume_fact` (``kind="assumed"``).
-    A Fact established from those holds only under them (they become its hypotheses).
-    """
-
-    label: str
-    relation: Any
-    verdict: Verdict
-    kind: str = "shown"
-
-
-_DEPENDENCY_RESULTS: dict[int, tuple[LemmaCheck, CheckResult]] = {}
-
-
-def dependency_result(check: LemmaCheck) -> CheckResult:
-    """The result of ``check``, run once per process (results are deterministic) and memoised."""
-    key = id(check)
-    if key not in _DEPENDENCY_RESULTS:
-        _DEPENDENCY_RESULTS[key] = (check, check.run())
-    return _DEPENDENCY_RESULTS[key][1]
-
-
-class Proof(CrossChecks):
+class Proof(FactSteps, CrossChecks):
     """Accumulates the steps of one check and turns them into a :class:`~dpaudit.verify.CheckResult`.
 
     Parameters
@@ -166,7 +121,7 @@ class Proof(CrossChecks):
         note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
         self._note_domain(hypotheses)
         return self._add(Step("proof", "kernel", label, decide_nonneg(expr, hypotheses), 1, note,
-                              trivial=_trivial(expr, False)), expr)
+                              trivial=trivial_residual(expr, False)), expr)
 
     def positive(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
         """Proof step: ``expr > 0`` under the symbols' assumptions and ``hypotheses`` (decided by the kernel)."""
@@ -174,7 +129,7 @@ class Proof(CrossChecks):
         note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
         self._note_domain(hypotheses)
         return self._add(Step("proof", "kernel", label, decide_positive(expr, hypotheses), 1, note,
-                              trivial=_trivial(expr, False)), expr)
+                              trivial=trivial_residual(expr, False)), expr)
 
     def zero(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
         """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``) under ``hypotheses``.
@@ -183,14 +138,14 @@ class Proof(CrossChecks):
         """
         expr = sp.sympify(expr)
         self._note_domain(hypotheses)
-        return self._add(Step("proof", "sympy", label, decide_zero(expr, hypotheses), 1, trivial=_trivial(expr, True)), expr)
+        return self._add(Step("proof", "sympy", label, decide_zero(expr, hypotheses), 1, trivial=trivial_residual(expr, True)), expr)
 
     def zeros(self, label: str, exprs: Sequence[Any], *, hypotheses: Sequence[Any] = ()) -> Verdict:
         """Proof step: every expression in ``exprs`` is identically zero (one case each), under ``hypotheses``."""
         exprs = [sp.sympify(e) for e in exprs]
         self._note_domain(hypotheses)
         verdict = combine_verdicts(*(decide_zero(e, hypotheses) for e in exprs))
-        trivial = all(_trivial(e, True) for e in exprs)
+        trivial = all(trivial_residual(e, True) for e in exprs)
         return self._add(Step("proof", "sympy", label, verdict, len(exprs), trivial=trivial), tuple(exprs))
 
     def equal(self, label: str, lhs: Any, rhs: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
@@ -215,16 +170,9 @@ class Proof(CrossChecks):
         The identity is checked by sympy; the certificate is e.g. a sum of squares.
         """
         residual, certificate = sp.sympify(residual), sp.sympify(certificate)
-        verdict = self._certified(residual, certificate)
-        step = Step("proof", "sympy", label, verdict, 1, f"certificate {certificate}", trivial=_trivial(residual, False))
+        verdict = certified_nonneg(residual, certificate)
+        step = Step("proof", "sympy", label, verdict, 1, f"certificate {certificate}", trivial=trivial_residual(residual, False))
         return self._add(step, residual)
-
-    @staticmethod
-    def _certified(residual: sp.Expr, certificate: sp.Expr | None) -> Verdict:
-        if certificate is not None and decide_zero(residual - certificate) is Verdict.PROVED \
-                and decide_nonneg(certificate) is Verdict.PROVED:
-            return Verdict.PROVED
-        return decide_nonneg(residual)
 
     def monotone_nonneg(self, label: str, expr: Any, var: sp.Symbol, lower: Any, depth: int = 3) -> Verdict:
         """Proof step: ``expr(var) >= 0`` for ``var >= lower``, by monotonicity.
@@ -233,8 +181,9 @@ class Proof(CrossChecks):
         way, ``depth`` deep).
         """
         expr = sp.sympify(expr)
-        verdict = _monotone_nonneg(expr, var, sp.sympify(lower), depth)
-        return self._add(Step("proof", "sympy", label, verdict, 1, f"{var} >= {lower}", trivial=_trivial(expr, False)), expr)
+        self._note_domain([sp.Le(sp.sympify(lower), var, evaluate=False)])  # the step covers var >= lower only
+        verdict = monotone_nonneg_from(expr, var, sp.sympify(lower), depth)
+        return self._add(Step("proof", "sympy", label, verdict, 1, f"{var} >= {lower}", trivial=trivial_residual(expr, False)), expr)
 
     def concave_nonneg(self, label: str, expr: Any, var: sp.Symbol, lo: Any, hi: Any) -> Verdict:
         """Proof step: ``expr(var) >= 0`` on ``[lo, hi]``, by concavity.
@@ -242,10 +191,11 @@ class Proof(CrossChecks):
         It is ``>= 0`` at both ends and concave (second derivative ``<= 0`` for every real ``var``).
         """
         expr = sp.sympify(expr)
+        self._note_domain([sp.Le(sp.sympify(lo), var, evaluate=False), sp.Le(var, sp.sympify(hi), evaluate=False)])
         ends = [decide_nonneg(expr.subs(var, sp.sympify(v))) for v in (lo, hi)]
         free = sp.Dummy(var.name + "_free", real=True)  # a Dummy: never equal to another symbol of expr
         moved = expr.subs(var, free)
-        curvature = decide_nonneg(-sp.diff(moved, free, 2)) if _smooth_everywhere(moved, free, order=2) else Verdict.UNDECIDED
+        curvature = decide_nonneg(-sp.diff(moved, free, 2)) if smooth_everywhere(moved, free, order=2) else Verdict.UNDECIDED
         verdict = Verdict.PROVED if all(p is Verdict.PROVED for p in (*ends, curvature)) else Verdict.UNDECIDED
         return self._add(Step("proof", "sympy", label, verdict, 3, f"{var} in [{lo}, {hi}]"), expr)
 
@@ -287,7 +237,7 @@ class Proof(CrossChecks):
                 bad.append(f"{region.name} ({why})")
                 continue
             cert = certificates.get(region.name)
-            v = self._certified(expr, None if cert is None else region.apply(cert))
+            v = certified_nonneg(expr, None if cert is None else region.apply(cert))
             if v is Verdict.UNDECIDED and cert is None:
                 # the slack parametrisation can turn a polynomial into a rational function Z3 gives up on; the
                 # region is exactly its conditions, so the residual as written under them decides the same claim
@@ -300,63 +250,6 @@ class Proof(CrossChecks):
         note = ("not proved in: " + "; ".join(bad)) if bad else ""
         self._add(Step("proof", "sympy", label, verdict, len(regions), note), tuple(shown))
         return verdict if covered is Verdict.PROVED or verdict is Verdict.DISPROVED else Verdict.UNDECIDED
-
-    def show(self, label: str, relation: Any, where: Mapping[Any, Any] | None = None) -> LocalFact:
-        """Proof step: ``relation`` (``lhs <= rhs`` or ``Eq``) holds.
-
-        Decided by sympy after replacing the quantities it names by their expressions in ``where``.
-
-        Returns what was shown, the relation with ``where`` applied (the named quantities are not free to
-        take other values afterwards), as a :class:`LocalFact` that :meth:`depends` can combine with other
-        checks' facts. For example
-        ``show("coordinate <= norm", Le(c, n), where={c: Abs(y), n: sqrt(y**2 + r)})`` with ``r >= 0``.
-        """
-        lo, hi, kind = _goal_sides(relation)
-        subs = dict(where or {})
-        residual = sp.sympify(hi - lo).subs(subs, simultaneous=True)
-        verdict = decide_zero(residual) if kind == "eq" else decide_nonneg(residual)
-        trivial = _trivial(residual, kind == "eq")
-        self._add(Step("proof", "sympy", label, verdict, 1, f"{relation}", trivial=trivial), residual)
-        # what was shown is the relation with where= applied: the named quantities are not free to take other values
-        return LocalFact(label, substitute(relation, subs), verdict)
-
-    def establish(self, name: str, relation: Any, where: Mapping[Any, Any] | None = None,
-                  hypotheses: Sequence[Any] = ()) -> Verdict:
-        """Proof step: the :class:`~dpaudit.verify.Fact` ``name`` this check declares holds.
-
-        Decided by the kernel after replacing the quantities it names by their expressions in
-        ``where`` (under ``hypotheses``).
-
-        Only an established fact is used by :meth:`depends` without a premise: a fact its check declares but
-        does not establish is printed as an "unproved Fact" premise beside every verdict resting on it.
-        What is recorded is exactly what was proved (:class:`~dpaudit.verify.lemma.EstablishedFact`): the relation
-        with ``where`` applied, under ``hypotheses``, for the symbols' declared assumptions. A dependent may
-        instantiate only its free (universally quantified) symbols, and must prove the instantiated hypotheses and
-        the replaced symbols' assumptions (:meth:`depends` decides them).
-        """
-        lo, hi, kind = _goal_sides(relation)
-        where = dict(where or {})
-        residual = sp.sympify(hi - lo).subs(where, simultaneous=True)
-        self._note_domain(hypotheses)
-        verdict = decision(residual, "==" if kind == "eq" else ">=", hypotheses).verdict
-        if verdict is Verdict.PROVED:  # exactly what was proved: the relation as instantiated by where=, under hypotheses
-            self._established.append(EstablishedFact(name, relation, substitute(relation, where),
-                                                     tuple(hypotheses), tuple(where)))
-        self._add(Step("proof", "kernel", f"establishes Fact {name!r}: {relation}", verdict, 1), residual)
-        return verdict
-
-    def given_fact(self, text: str, relation: Any) -> LocalFact:
-        """A hypothesis of the statement as a relation, for :meth:`depends` (recorded like :meth:`given`)."""
-        _goal_sides(relation)
-        self._hypotheses.append(f"{text}: {relation}")
-        return LocalFact(text, relation, Verdict.PROVED, "given")
-
-    def assume_fact(self, label: str, text: str, relation: Any) -> LocalFact:
-        """A relation taken on trust (recorded like :meth:`assume`, printed beside the verdict), for :meth:`depends`."""
-        _goal_sides(relation)
-        self._premises.append(Premise("assumed", label, f"{text}: {relation}"))
-        return LocalFact(label, relation, Verdict.PROVED, "assumed")
-
     # -- exact steps ----------------------------------------------------------------------------
 
     def exact(self, label: str, holds: bool, *, counterexample: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
@@ -383,7 +276,7 @@ class Proof(CrossChecks):
         ValueError
             If ``holds`` is False and no counterexample is given.
         """
-        truth = _exact_truth(f"Proof.exact({label!r})", holds)
+        truth = exact_truth(f"Proof.exact({label!r})", holds)
         if not truth:
             if counterexample is None:
                 raise InvalidArgument(f"Proof.exact({label!r}) failed: an exact step that fails must name its "
@@ -403,104 +296,6 @@ class Proof(CrossChecks):
         failure could make it PROVED.
         """
         return self._add(Step("proof", "none", label, Verdict.UNDECIDED, 0, reason))
-
-    # -- proof by lemmas ------------------------------------------------------------------------
-
-    def depends(self, label: str, goal: Any, premises: Sequence[FactInstance | LocalFact], *,
-                certificate: Any = None, establishes: str | None = None) -> Verdict:
-        """Proof step: ``goal`` follows from facts of other checks, and those checks are PROVED.
-
-        A Fact the dependency established is used as it was proved (:class:`~dpaudit.verify.lemma.EstablishedFact`):
-        only its universally quantified symbols may be replaced (a quantity its proof defined by ``where=`` may
-        not), and its hypotheses and the replaced symbols' assumptions (a ``positive`` symbol replaced by an
-        expression that must be proved positive) become obligations, decided by the kernel under the local facts
-        among ``premises`` and printed in the step. The implication is checked, not trusted: the instantiated facts are written in slack
-        form (:meth:`Region.where`: ``a <= b`` becomes ``b = a + s``), and the goal's residual
-        must be non-negative for every slack value (or equal ``certificate``, a manifestly
-        non-negative expression). The dependencies' own premises become premises of this proof.
-
-        Parameters
-        ----------
-        goal : sympy relation
-            ``lhs <= rhs`` (or ``Eq``) in the quantities the facts talk about.
-        premises : sequence of FactInstance or LocalFact
-            From :meth:`LemmaCheck.fact` of each dependency, with its symbols renamed, or
-            relations this proof established with :meth:`show`.
-        establishes : str, optional
-            The name of a :class:`~dpaudit.verify.Fact` of this check that ``goal`` is (written in the Fact's
-            own symbols): recorded as established when the step is PROVED.
-        """
-        if not premises:
-            raise InvalidArgument(f"depends {label!r}: name the facts the goal follows from")
-        notes = []
-        verdicts = []
-        relations: list[Any] = []
-        context = [p.relation for p in premises if isinstance(p, LocalFact) and p.verdict is Verdict.PROVED]
-        # the goal holds under the statement's hypotheses and the relations taken on trust among the premises (and the
-        # obligations below are decided under them): an established Fact carries them as its hypotheses
-        conditions = tuple(p.relation for p in premises if isinstance(p, LocalFact) and p.kind != "shown")
-        for inst in premises:
-            if isinstance(inst, LocalFact):
-                relations.append(inst.relation)
-                if inst.verdict is not Verdict.PROVED:
-                    verdicts.append(Verdict.UNDECIDED)
-                    notes.append(f"local fact {inst.label!r} is {inst.verdict}")
-                continue
-            result = dependency_result(inst.check)
-            self._premises.extend(result.premises)
-            if result.verdict is not Verdict.PROVED:
-                verdicts.append(Verdict.UNDECIDED)
-                notes.append(f"{inst.check.name} is {result.verdict}")
-            record = next((e for e in result.established if isinstance(e, EstablishedFact) and e.name == inst.fact.name
-                           and e.relation == inst.fact.relation), None)
-            if record is None:
-                # declared by the dependency but not established by its proof: a premise, printed beside the verdict
-                self._premises.append(Premise("fact", f"unproved Fact {inst.check.name}:{inst.fact.name}",
-                                              f"{inst.fact.relation} (declared by {inst.check.name}; its proof does "
-                                              "not establish it)"))
-                relations.append(inst.relation)
-                continue
-            # what the dependency proved, instantiated at its quantified symbols only; its hypotheses and the replaced
-            # symbols' assumptions are obligations of this proof, decided by the kernel
-            relation, obligations, problem = record.instantiate(inst.subs)
-            if problem:
-                verdicts.append(Verdict.UNDECIDED)
-                notes.append(f"{inst.check.name}:{inst.fact.name} cannot be instantiated so: {problem}")
-                continue
-            relations.append(relation)
-            for ob in obligations:
-                d = (Verdict.DISPROVED if ob is sp.false else decide(ob, context).verdict)
-                verdicts.append(d if d is Verdict.PROVED else Verdict.UNDECIDED)
-                shown = "it is an integer" if ob is sp.false else str(ob)
-                notes.append(f"obligation of {inst.check.name}:{inst.fact.name}: {shown} ({d})")
-        names = ", ".join(dict.fromkeys(_premise_name(p) for p in premises))
-        lo, hi, kind = _goal_sides(goal)
-        direct = decision(hi - lo, "==" if kind == "eq" else ">=", relations)
-        if direct.verdict is Verdict.PROVED:
-            verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
-            if establishes is not None and verdict is Verdict.PROVED:
-                self._established.append(EstablishedFact(establishes, goal, goal, conditions))
-            note = f"from {names} ({direct.method})" + ("; " + "; ".join(notes) if notes else "")
-            return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), hi - lo)
-        region, ok, why = _slack_form(label, relations)
-        residual: Any = None
-        if region is None or not ok:
-            verdicts.append(Verdict.UNDECIDED)
-            notes.append(f"the facts cannot be put in slack form: {why}")
-        else:
-            lo, hi, kind = _goal_sides(goal)
-            residual = region.apply(hi - lo)
-            cert = None if certificate is None else region.apply(certificate)
-            implied = decide_zero(residual) if kind == "eq" else self._certified(residual, cert)
-            verdicts.append(implied if implied is Verdict.PROVED else Verdict.UNDECIDED)
-            if implied is not Verdict.PROVED:
-                notes.append(f"the goal does not follow (residual {residual})")
-        verdict = Verdict.PROVED if all(v is Verdict.PROVED for v in verdicts) else Verdict.UNDECIDED
-        if establishes is not None and verdict is Verdict.PROVED:
-            self._established.append(EstablishedFact(establishes, goal, goal, conditions))
-        note = f"from {names}" + ("; " + "; ".join(notes) if notes else "")
-        return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), residual)
-
     # -- refutation -----------------------------------------------------------------------------
 
     def refute(self, label: str, counterexample: Mapping[str, Any], margin: Any, *,
@@ -522,13 +317,14 @@ class Proof(CrossChecks):
                                           "its error (scipy.integrate.quad / mpmath.quad), so the lowered margin is exact enough"))
         failed = []
         for name, value in (conditions or {}).items():
-            if not _condition_holds(f"refute({label!r}) condition {name!r}", value):
+            if not condition_holds(f"refute({label!r}) condition {name!r}", value):
                 failed.append(name)
         sign = exact_sign(margin)
         if sign is not None and sign < 0 and not failed:
-            values = {k: plain(v) for k, v in counterexample.items()}
+            values = {k: (v if k == APPROX else plain(v)) for k, v in counterexample.items()}
             margin = sp.sympify(margin)
-            values["margin (negative = statement fails)"] = plain(margin if margin.is_Rational else approx(margin))
+            values["margin (negative = statement fails)"] = plain(margin)  # exact; its float only under APPROX
+            values[APPROX] = {**dict(values.pop(APPROX, None) or {}), "margin": approx(margin)}  # last: after the exact values
             self._record_counterexample(label, values)
             self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {approx(margin)!s:.10}"), margin)
             return True
@@ -582,87 +378,3 @@ class Proof(CrossChecks):
             established=tuple(self._established) if verdict is Verdict.PROVED else (),
             domain=tuple(self._domain),
         ))
-
-
-def _premise_name(premise: FactInstance | LocalFact) -> str:
-    if isinstance(premise, LocalFact):
-        return f"this proof:{premise.label}"
-    return f"{premise.check.name}:{premise.fact.name}"
-
-
-def _slack_form(label: str, relations: Sequence[Any]) -> tuple[Region | None, bool, str]:
-    """The premises as one region in slack form; tries their orders until one parametrises."""
-    why = "no premises"
-    for order in itertools.islice(itertools.permutations(relations), 720):
-        try:
-            region = Region.where(label, *order)
-        except (ValueError, TypeError) as exc:
-            why = str(exc)
-            continue
-        ok, why = region.verify()
-        if ok:
-            return region, True, ""
-    return None, False, why
-
-
-def _condition_holds(owner: str, value: Any) -> bool:
-    """A hypothesis at a counterexample, as a bool.
-
-    An exact boolean, a relation between closed forms, or a closed-form number that must be ``>=
-    0``.
-    """
-    if isinstance(value, bool | sp.logic.boolalg.BooleanAtom):
-        return bool(value)
-    if isinstance(value, sp.core.relational.Relational) and not isinstance(value, sp.Equality | sp.Unequality):
-        lo, hi, _ = _goal_sides(value)
-        strict = isinstance(value, sp.StrictLessThan | sp.StrictGreaterThan)
-        sign = exact_sign(hi - lo)
-        return sign is not None and (sign > 0 or (sign == 0 and not strict))
-    if isinstance(value, sp.Equality):
-        return exact_sign(value.lhs - value.rhs) == 0
-    if isinstance(value, int | Fraction | sp.Basic):
-        sign = exact_sign(sp.sympify(value))
-        return sign is not None and sign >= 0
-    return _exact_truth(owner, value)
-
-
-def _goal_sides(goal: Any) -> tuple[sp.Expr, sp.Expr, str]:
-    if isinstance(goal, sp.Equality):
-        return sp.sympify(goal.lhs), sp.sympify(goal.rhs), "eq"
-    if isinstance(goal, (sp.LessThan, sp.StrictLessThan)):
-        return sp.sympify(goal.lhs), sp.sympify(goal.rhs), "le"
-    if isinstance(goal, (sp.GreaterThan, sp.StrictGreaterThan)):
-        return sp.sympify(goal.rhs), sp.sympify(goal.lhs), "le"
-    raise ArgumentTypeError(f"the goal must be a sympy relation such as a <= b, got {goal!r}")
-
-
-def _smooth_everywhere(expr: sp.Expr, var: sp.Symbol, order: int = 1) -> bool:
-    """Is ``expr`` C^order in ``var`` on the whole range of ``var`` (its assumptions)?
-
-    From the kernel's whitelist of C^1 functions (:func:`~dpaudit.verify.kernel.c1_conditions`),
-    with every condition proved.
-    """
-    try:
-        for k in range(order):
-            conditions = c1_conditions(sp.diff(expr, var, k))
-            if not all(decision(c.lhs - c.rhs if isinstance(c, sp.StrictGreaterThan) else sp.Abs(c.lhs - c.rhs),
-                                ">").verdict is Verdict.PROVED for c in conditions):
-                return False
-    except NotSmooth:
-        return False
-    return True
-
-
-def _monotone_nonneg(expr: sp.Expr, var: sp.Symbol, lower: sp.Expr, depth: int) -> Verdict:
-    """``expr(lower) >= 0`` and ``expr' >= 0`` on ``[lower, oo)`` (expr C^1 there, by the kernel's whitelist)."""
-    shift = sp.Dummy(f"{var.name}_shift", nonnegative=True)  # a Dummy: never equal to another symbol of expr
-    moved = expr.subs(var, lower + shift)
-    start = decide_nonneg(moved.subs(shift, 0))
-    if start is not Verdict.PROVED or not _smooth_everywhere(moved, shift):
-        return Verdict.UNDECIDED
-    slope = sp.diff(moved, shift)
-    if decide_nonneg(slope) is Verdict.PROVED:
-        return Verdict.PROVED
-    if depth <= 1:
-        return Verdict.UNDECIDED
-    return _monotone_nonneg(slope, shift, sp.Integer(0), depth - 1)

@@ -19,7 +19,7 @@ from dpaudit.verify.cells import cell_points
 from dpaudit.verify.decide import approx, exact_sign, plain
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.search import search_pairs
-from dpaudit.verify.verdict import Verdict
+from dpaudit.verify.verdict import APPROX, Verdict
 
 __all__ = ["as_fraction", "refute_lipschitz"]
 
@@ -59,7 +59,7 @@ def _margin(exprs: list[sp.Expr], xs: list[sp.Symbol], params: list[sp.Symbol], 
 
 def _try_pair(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
               p: float, xv: Sequence[sp.Expr], yv: Sequence[sp.Expr], pv: Mapping[sp.Symbol, sp.Expr], pair_domain: list[Any],
-              how: str) -> bool:
+              how: str, labels: tuple[str, str] = ("x", "y")) -> bool:
     L = sp.sympify(L).xreplace(dict(pv))  # a symbolic constant takes the parameters' values
     margin, fx, fy = _margin(exprs, xs, params, L, p, xv, yv, pv)
     sign = exact_sign(margin) if not margin.free_symbols else None
@@ -71,10 +71,13 @@ def _try_pair(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[
     df = [a - b for a, b in zip(fx, fy, strict=True)]
     norm_dx = _exact_norm_value(dx, p)
     norm_df = _exact_norm_value(df, p)
-    counterexample = {"x": [plain(v) for v in xv], "y": [plain(v) for v in yv], **{str(k): plain(v) for k, v in pv.items()},
-                      "f(x)": [plain(v) for v in fx], "f(y)": [plain(v) for v in fy],
-                      "|f(x) - f(y)|": approx(norm_df), "L |x - y|": approx(L * norm_dx)}
-    return proof.refute(f"pair found by {how}: ||f(x) - f(y)|| > {L} ||x - y||", counterexample, margin, conditions=conditions)
+    a, b = labels  # the two points' names in the claim, apart from every parameter's name (a parameter may be called y)
+    counterexample = {a: [plain(v) for v in xv], b: [plain(v) for v in yv], **{str(k): plain(v) for k, v in pv.items()},
+                      f"f({a})": [plain(v) for v in fx], f"f({b})": [plain(v) for v in fy],
+                      f"|f({a}) - f({b})|": plain(norm_df), f"L |{a} - {b}|": plain(L * norm_dx),
+                      APPROX: {f"|f({a}) - f({b})|": approx(norm_df), f"L |{a} - {b}|": approx(L * norm_dx)}}
+    return proof.refute(f"pair found by {how}: ||f({a}) - f({b})|| > {L} ||{a} - {b}||", counterexample, margin,
+                        conditions=conditions)
 
 
 def _exact_norm_value(d: Sequence[sp.Expr], p: float) -> sp.Expr:
@@ -123,11 +126,11 @@ def _holds_exactly(relation: Any) -> bool:
 def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs: list[sp.Expr], xs: list[sp.Symbol],
             ys: list[sp.Symbol], params: list[sp.Symbol], L: sp.Expr,
             p: float, low: np.ndarray | None, high: np.ndarray | None, where: list[Any], pair_domain: list[Any],
-            rng: np.random.Generator, budget: int | None, tol: Fraction) -> dict[str, Any]:
+            rng: np.random.Generator, budget: int | None, tol: Fraction, labels: tuple[str, str] = ("x", "y")) -> dict[str, Any]:
     """Look for an exact counterexample pair.
 
     First points of the cells that were not proved, then a numerical search on the lambdified map;
-    each candidate is re-checked in exact arithmetic.
+    each candidate is re-checked in exact arithmetic. ``labels`` name the two points in the record.
     """
     result_so_far = proof.result()
     by_name = {str(s): s for s in (*xs, *ys, *params)}
@@ -138,7 +141,7 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
             exact.update({by_name[k]: sp.Rational(v) for k, v in point.items() if k in by_name})
             pv = {s: exact.get(s, sp.Integer(1)) for s in params}
             if _try_pair(proof, exprs, xs, ys, params, L, p, [exact[v] for v in xs], [exact[v] for v in ys], pv, pair_domain,
-                         "the kernel (Z3, re-checked exactly)"):
+                         "the kernel (Z3, re-checked exactly)", labels):
                 return {"found in": "the kernel"}
     if result_so_far.verdict is not Verdict.PROVED:
         for residual, cells in split:
@@ -153,7 +156,7 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
                     if value.is_number and exact_sign(value) == -1:
                         pv = {s: point[s] for s in params}
                         if _try_pair(proof, exprs, xs, ys, params, L, p, [point[v] for v in xs], [point[v] for v in ys], pv,
-                                     pair_domain, f"the case {cell.name}"):
+                                     pair_domain, f"the case {cell.name}", labels):
                             return {"found in": f"the case {cell.name}"}
     fn = sp.lambdify([*xs, *params], exprs, modules="numpy")
     per = budget or (600 if result_so_far.verdict is not Verdict.PROVED else 200)
@@ -180,7 +183,8 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
             yv = _exact_values(search.violation["y"], simplify)
             ok_inputs = all(_holds_exactly(w.xreplace(dict(zip(xs, xv, strict=True)))) and
                             _holds_exactly(w.xreplace(dict(zip(xs, yv, strict=True)))) for w in inputs_where)
-            if ok_inputs and _try_pair(proof, exprs, xs, ys, params, L, p, xv, yv, pv, pair_domain, "the numerical search"):
+            if ok_inputs and _try_pair(proof, exprs, xs, ys, params, L, p, xv, yv, pv, pair_domain, "the numerical search",
+                                       labels):
                 evidence["found in"] = "the numerical search"
                 return evidence
     return evidence

@@ -66,9 +66,29 @@ ROUNDING_ULPS = 16
 _FAR = 1e300
 
 
-def as_vector(value: Any) -> NDArray[np.float64]:
-    """A function's output as a 1-d float array (a scalar becomes length 1)."""
-    return np.atleast_1d(np.asarray(value, dtype=float)).ravel()
+def as_vector(value: Any, owner: str = "lipschitz", name: str = "f") -> NDArray[np.float64]:
+    """A function's output as a 1-d float array (a scalar becomes length 1).
+
+    A number beyond the float range (a Python int such as ``10**400``) becomes +-inf, so the pair is skipped as one
+    where the function is not finite; a complex or non-numeric output is an :class:`InvalidArgument` naming ``name``.
+    """
+    if np.iscomplexobj(value) or isinstance(value, complex):
+        raise InvalidArgument(f"`{owner}`: `{name}` must return real numbers (a scalar or a 1-d array); it returned the "
+                              f"complex value {str(value)[:80]}")
+    try:
+        return np.atleast_1d(np.asarray(value).astype(float)).ravel()
+    except OverflowError:
+        return np.array([_float_or_inf(v) for v in np.asarray(value, dtype=object).ravel()], dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"`{owner}`: `{name}` must return real numbers (a scalar or a 1-d array); it returned "
+                              f"{type(value).__name__} {str(value)[:80]!r} ({exc})") from exc
+
+
+def _float_or_inf(v: Any) -> float:
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
 
 
 def norm_of(v: NDArray[np.float64], norm: float) -> float:
@@ -112,6 +132,8 @@ def exceeds(a1: Vector, a2: Vector, b1: Vector, b2: Vector, bound: Fraction, tol
     >>> exceeds([0.1 + 0.2], [0.0], [0.3], [0.0], Fraction(1), Fraction(0), 1, 1.0)
     True
     """
+    if not math.isfinite(scale):
+        return False  # an infinite allowance (L ||b1 - b2|| beyond the float range): no finite gap exceeds it
     da = [Fraction(float(p)) - Fraction(float(q)) for p, q in zip(a1, a2, strict=True)]
     db = [Fraction(float(p)) - Fraction(float(q)) for p, q in zip(b1, b2, strict=True)]
     slack = tol * Fraction(float(scale))
@@ -166,7 +188,10 @@ class PairSearch:
 
     def _call(self, v: NDArray[np.float64]) -> NDArray[np.float64] | None:
         with np.errstate(all="ignore"):  # huge inputs may overflow inside f: such a pair is skipped, not an error
-            out = as_vector(self.f(v.copy()))
+            try:
+                out = as_vector(self.f(v.copy()))
+            except OverflowError:  # a Python int too large for a float inside f (a lambdified 10**309 * x)
+                return None
         return out if np.all(np.isfinite(out)) else None
 
     def ratio(self, x: NDArray[np.float64], y: NDArray[np.float64], strategy: str) -> float:
@@ -190,7 +215,7 @@ class PairSearch:
             return 0.0
         if fx.shape != fy.shape:
             raise InvalidArgument(f"f returned outputs of different shapes {fx.shape} and {fy.shape}")
-        L = float(self.constant)
+        L = _float_or_inf(self.constant)  # a constant beyond the float range: L ||x - y|| is inf in floats
         dx = norm_of(x - y, self.norm)
         if dx == 0.0:
             return 0.0

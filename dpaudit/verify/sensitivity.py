@@ -34,7 +34,6 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Callable
 from fractions import Fraction
@@ -65,10 +64,11 @@ from dpaudit.neighbors import (
     worst_case_neighbors,
 )
 from dpaudit.verify._hypothesis import no_local_constants
+from dpaudit.verify.box import exact_box
 from dpaudit.verify.lipschitz import DEFAULT_TOLERANCE, parse_norm
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.search import as_vector, exceeds, norm_of
-from dpaudit.verify.verdict import CheckResult, Verdict
+from dpaudit.verify.verdict import CheckResult, Verdict, _amend
 
 __all__ = ["DEFAULT_SENSITIVITY_BUDGET", "sensitivity"]
 
@@ -109,7 +109,7 @@ class _Search:
 
     def _call(self, data: NDArray[np.float64]) -> NDArray[np.float64] | None:
         with np.errstate(all="ignore"):  # huge entries may overflow inside the query: such a neighbour is skipped
-            out = as_vector(self.query(data.copy()))
+            out = as_vector(self.query(data.copy()), "sensitivity", "query")
         return out if np.all(np.isfinite(out)) else None
 
     def distance(self, other: NDArray[np.float64], strategy: str) -> float:
@@ -209,7 +209,8 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         16 units in the last place of the query's values (the rounding of the subtraction), compared exactly on
         the floats; 0 asks for the exact comparison.
     domain : (low, high), optional
-        The domain of a data entry. Default: unbounded (entries up to +-1e9 are tried).
+        The domain of a data entry, with exact bounds (a float at its exact binary value); the entries tried are
+        floats inside it. Default: unbounded (entries up to +-1e9 are tried).
 
     Returns
     -------
@@ -228,14 +229,11 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     base = check_finite_array(owner, "dataset", dataset, min_ndim=relation.min_ndim)
     if base.shape[0] == 0:
         raise argument_error(owner, "dataset", "non-empty", dataset)
-    if domain is not None:
-        try:
-            low, high = float(domain[0]), float(domain[1])
-        except (TypeError, ValueError, IndexError) as exc:
-            raise argument_error(owner, "domain", "a pair (low, high) of finite numbers with low < high", domain) from exc
-        if not (np.isfinite(low) and np.isfinite(high) and low < high):
-            raise argument_error(owner, "domain", "a pair (low, high) of finite numbers with low < high", domain)
-        extremes = tuple(sorted({low, high, (low + high) / 2}))
+    box = exact_box(owner, domain, 1)
+    if box is not None:
+        lows, highs = box.float_bounds()  # rounded inward: every entry tried lies in the exact domain
+        low, high = float(lows[0]), float(highs[0])
+        extremes = tuple(sorted({low, high, low / 2 + high / 2}))
     else:
         low, high = -_FAR, _FAR
         extremes = _EXTREMES
@@ -250,11 +248,11 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     _optimise(search, (budget - search.count) // 3, low, high)
     _other_bases(search, rng, low, high, extremes)
     search.rebase(base)
-    where = "R" if domain is None else f"[{low:g}, {high:g}]"
+    where = "R" if box is None else box.text()
     claim = (f"||query(D) - query(D')||_{'inf' if p == np.inf else int(p)} <= {float(b):g} for every pair of neighbours D ~ D' "
              f"of shape {base.shape} under {relation} (entries in {where}; searched around the given D and random others)")
     proof = Proof(key)
-    proof.given(claim)
+    proof.given(claim, *(box.notes if box is not None else ()))
     label = f"neighbour search ({search.count} neighbours, tolerance {float(tol):g})"
     if search.violation is not None:
         proof.rechecked_pair(label, search.violation, cases=search.count,
@@ -272,7 +270,7 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     if result.verdict is Verdict.UNDECIDED:
         reason = (f"no neighbour farther than {float(b):g} in {search.count} searched (largest distance {search.best:.10g}); "
                   "a search can only refute, never prove")
-    return dataclasses.replace(result, claim=claim, source="dpaudit.verify.sensitivity", reason=reason, evidence=evidence)
+    return _amend(result, claim=claim, source="dpaudit.verify.sensitivity", reason=reason, evidence=evidence)
 
 
 def _magnitudes(rng: np.random.Generator, shape: tuple[int, ...], low: float, high: float) -> NDArray[np.float64]:

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
+import json
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -34,22 +36,27 @@ from typing import Any
 
 from dpaudit.errors import InvalidArgument
 
-__all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "combine_results", "combine_verdicts", "verdict_from_sympy"]
+__all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "certified_fields", "combine_results",
+           "combine_verdicts", "verdict_from_sympy"]
 
 
 class Certificate:
     """Issued with a PROVED or DISPROVED :class:`CheckResult` by the code that decided it through the kernel.
 
     The issuers are :meth:`dpaudit.verify.Proof.result`, :func:`dpaudit.verify.lipschitz`,
-    :func:`dpaudit.bounds.check_inequality` and the like. It records the verdict it was issued for;
-    ``dpaudit prove`` accepts a PROVED or DISPROVED only with a certificate issued for that very
-    verdict (:func:`certified`), so a check cannot build its own PROVED.
+    :func:`dpaudit.bounds.check_inequality` and the like. It records the verdict it was issued for and a digest
+    of what it certifies: the claim, the domain, the hypotheses, the premises and the counterexample
+    (:func:`certified_fields`). ``dpaudit prove`` accepts a PROVED or DISPROVED only with a certificate issued
+    for that very result (:func:`certified`): a check cannot build its own PROVED, and a copy edited with
+    ``dataclasses.replace`` (a premise or the domain dropped, the counterexample or the claim swapped) is no
+    longer certified.
     """
 
-    __slots__ = ("__weakref__", "verdict")
+    __slots__ = ("__weakref__", "digest", "verdict")
 
-    def __init__(self, verdict: Verdict) -> None:
+    def __init__(self, verdict: Verdict, digest: str = "") -> None:
         self.verdict = verdict
+        self.digest = digest
 
     def __repr__(self) -> str:
         return f"<kernel certificate for {self.verdict}>"
@@ -58,31 +65,65 @@ class Certificate:
 _ISSUED: weakref.WeakSet[Certificate] = weakref.WeakSet()
 
 
+def certified_fields(result: CheckResult) -> str:
+    """A SHA-256 digest of what a certificate binds.
+
+    The verdict, claim, domain, hypotheses (``assumptions``), premises and counterexample (exact values as text; a
+    float by its shortest round-trip form, so its exact value).
+    """
+    payload = {
+        "verdict": result.verdict.value,
+        "claim": result.claim,
+        "domain": list(result.domain),
+        "assumptions": list(result.assumptions),
+        "premises": [[p.kind, p.key, p.text] for p in result.premises],
+        "counterexample": None if result.counterexample is None else _json_value(result.counterexample),
+    }
+    text = json.dumps(payload, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _issue(result: CheckResult) -> CheckResult:
-    """``result`` with a fresh certificate for its verdict (for the producers listed in :class:`Certificate`)."""
-    cert = Certificate(result.verdict)
+    """``result`` with a fresh certificate for its verdict and fields (for the producers listed in :class:`Certificate`)."""
+    cert = Certificate(result.verdict, certified_fields(result))
     _ISSUED.add(cert)
     return dataclasses.replace(result, certificate=cert)
 
 
-def certified(result: CheckResult) -> bool:
-    """Was ``result``'s verdict issued by a producer that decides through the kernel (see :class:`Certificate`)?
+def _amend(result: CheckResult, **changes: Any) -> CheckResult:
+    """``dataclasses.replace(result, **changes)``, certified again only if ``result`` was.
 
-    ``dataclasses.replace`` keeps the certificate, and it stays valid only while the verdict is
-    unchanged.
+    For the producers that frame a kernel result they decided (its claim in words, its source) before handing it out.
+    """
+    out = dataclasses.replace(result, **changes)
+    return _issue(out) if certified(result) else dataclasses.replace(out, certificate=None)
+
+
+def certified(result: CheckResult) -> bool:
+    """Was ``result`` issued, exactly as it is, by a producer that decides through the kernel?
+
+    See :class:`Certificate`. ``dataclasses.replace`` keeps the certificate object, but a copy whose verdict,
+    claim, domain, hypotheses, premises or counterexample differ from what was issued is not certified.
     """
     cert = result.certificate
-    return isinstance(cert, Certificate) and cert in _ISSUED and cert.verdict is result.verdict
+    return (isinstance(cert, Certificate) and cert in _ISSUED and cert.verdict is result.verdict
+            and cert.digest == certified_fields(result))
 
 
 def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResult:
     """The conjunction of ``parts`` as one result, certified when every part is.
 
     The verdict is :func:`combine_verdicts`'; this is the way to combine kernel results by hand (a
-    CheckResult built around :func:`combine_verdicts` is not certified).
+    CheckResult built around :func:`combine_verdicts` is not certified). The result carries every part's
+    premises, domain restrictions and hypotheses (a part proved on ``[0, 1]`` makes the conjunction hold on
+    ``[0, 1]`` only): ``premises``, ``domain`` and ``assumptions`` given in ``fields`` are added to them, never
+    substituted.
     """
     verdict = combine_verdicts(*(p.verdict for p in parts))
-    result = CheckResult(verdict, claim, premises=unique_premises(q for p in parts for q in p.premises), **fields)
+    premises = unique_premises([*(q for p in parts for q in p.premises), *fields.pop("premises", ())])
+    domain = tuple(dict.fromkeys([*(d for p in parts for d in p.domain), *fields.pop("domain", ())]))
+    assumptions = tuple(dict.fromkeys([*(a for p in parts for a in p.assumptions), *fields.pop("assumptions", ())]))
+    result = CheckResult(verdict, claim, premises=premises, domain=domain, assumptions=assumptions, **fields)
     decided = [p for p in parts if p.verdict is verdict] if verdict is Verdict.DISPROVED else list(parts)
     if verdict is not Verdict.UNDECIDED and decided and all(certified(p) for p in decided):
         return _issue(result)
@@ -265,11 +306,10 @@ class CheckResult:
             text += f"  [given {self.premises_text()}]"
         if self.domain:
             text += f"  [on the domain: {'; '.join(self.domain)}]"
-        if self.verdict is Verdict.PROVED and self.assumptions:
+        if self.assumptions:  # what the statement assumes, whatever the verdict (a counterexample satisfies them)
             text += f"  [hypotheses: {'; '.join(self.assumptions)}]"
         if self.counterexample:
-            shown = ", ".join(f"{k}={_short(v)}" for k, v in self.counterexample.items())
-            text += f"  [counterexample: {shown}]"
+            text += f"  [counterexample: {counterexample_text(self.counterexample)}]"
         if self.verdict is Verdict.UNDECIDED and self.reason:
             text += f"  [{self.reason}]"
         return text
@@ -277,8 +317,68 @@ class CheckResult:
     def __str__(self) -> str:
         return self.line()
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly record of the result.
 
-def _short(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
+        The counterexample is kept as the producer exposed it: exact coordinates (rationals as strings such as
+        ``"1/3"``, closed forms, or the floats a callable was evaluated at, which are exact numbers), floats
+        of derived quantities only under ``"approx"``.
+        """
+        return {
+            "verdict": self.verdict.value,
+            "claim": self.claim,
+            "source": self.source,
+            "method": self.method,
+            "residual": None if self.residual is None else str(self.residual),
+            "assumptions": list(self.assumptions),
+            "domain": list(self.domain),
+            "premises": [{"kind": p.kind, "key": p.key, "text": p.text} for p in self.premises],
+            "counterexample": None if self.counterexample is None else _json_value(self.counterexample),
+            "cases": self.cases,
+            "reason": self.reason,
+            "details": self.details,
+            "certified": certified(self),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text (a float is written in its shortest round-trip form: no rounding)."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+def counterexample_text(counterexample: Mapping[str, Any]) -> str:
+    """The exact point first, the floats under ``"approx"`` only after it, labelled.
+
+    For example ``p=100000000000000000001/100000000000000000000 (approx. p=1.0, lhs=1.0, rhs=1)``.
+
+    A float is printed with ``repr`` (its shortest round-trip form, so the exact binary value it stands for),
+    never rounded for display.
+    """
+    exact = ", ".join(f"{k}={_text(v)}" for k, v in counterexample.items() if k != APPROX)
+    approx = counterexample.get(APPROX)
+    if isinstance(approx, Mapping) and approx:
+        exact += " (approx. " + ", ".join(f"{k}={_text(v)}" for k, v in approx.items()) + ")"
+    return exact
+
+
+#: Key of the floats that accompany an exact counterexample, for display only.
+APPROX = "approx"
+
+
+def _json_value(value: Any) -> Any:
+    """``value`` with mappings, sequences and numpy values made JSON-friendly.
+
+    Exact values (sympy numbers, Fractions) become their exact text, never a float.
+    """
+    if isinstance(value, Mapping):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if hasattr(value, "tolist"):  # numpy arrays and scalars: the floats they hold, exactly
+        return _json_value(value.tolist())
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
     return str(value)
+
+
+def _text(value: Any) -> str:
+    return repr(value) if isinstance(value, float) else str(value)

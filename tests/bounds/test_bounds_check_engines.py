@@ -11,6 +11,7 @@ import sympy as sp
 from dpaudit import InvalidArgument
 from dpaudit.bounds import Verdict, check_identity, check_inequality, check_rate, random_points
 from dpaudit.bounds.symbols import T, d, delta, epsilon, m, n
+from dpaudit.verify import exact_sign
 
 
 def test_identity_proved_and_disproved(rng):
@@ -19,9 +20,10 @@ def test_identity_proved_and_disproved(rng):
     bad = check_identity(sp.log(n + m), sp.log(n) + sp.log(m), claim="log sum", source="[test]", rng=rng)
     assert bad.verdict is Verdict.DISPROVED
     ce = bad.counterexample
-    assert ce is not None and abs(ce["lhs"] - ce["rhs"]) > 0
-    # the counterexample is a real one: recompute it
-    assert np.log(ce["n"] + ce["m"]) != pytest.approx(np.log(ce["n"]) + np.log(ce["m"]))
+    assert ce is not None and abs(ce["approx"]["lhs"] - ce["approx"]["rhs"]) > 0
+    # the counterexample is a real one, at its exact coordinates: re-check it exactly (log(n + m) - log(n m) != 0)
+    at = {n: sp.Rational(ce["n"]), m: sp.Rational(ce["m"])}
+    assert exact_sign(sp.log(n + m).xreplace(at) - (sp.log(n) + sp.log(m)).xreplace(at)) != 0
 
 
 def test_inequality_proved_disproved_and_tightness(rng):
@@ -31,7 +33,7 @@ def test_inequality_proved_disproved_and_tightness(rng):
     assert ok.counterexample is None  # ... but no point violates it
     assert "max lhs/rhs = 1" in ok.details  # the corners n = m reach equality
     bad = check_inequality(n, sp.sqrt(n) * 3, claim="n <= 3 sqrt(n)", source="[test]", rng=rng)
-    assert bad.verdict is Verdict.DISPROVED and bad.counterexample["n"] > 9
+    assert bad.verdict is Verdict.DISPROVED and sp.Rational(bad.counterexample["n"]) > 9
 
 
 def test_kernel_undecided_stays_undecided_without_a_counterexample(rng):
@@ -56,7 +58,7 @@ def test_where_and_extra_points(rng):
     res = check_inequality(n, m, claim="n <= m", source="[test]", rng=rng, where=(n <= m,))
     assert res.counterexample is None
     res2 = check_inequality(n, 10 * m, claim="n <= 10 m", source="[test]", rng=rng, count=0, extra_points=[{n: 100.0, m: 2.0}])
-    assert res2.verdict is Verdict.DISPROVED and res2.counterexample["n"] == 100.0
+    assert res2.verdict is Verdict.DISPROVED and sp.Rational(res2.counterexample["n"]) == 100
 
 
 def test_reparametrize_helps_sympy_and_is_recorded(rng):

@@ -94,14 +94,15 @@ def test_f1_counterexample_lies_where_the_notes_say(rng):
     ce = res.counterexample
     assert res.verdict is Verdict.DISPROVED
     # the claim holds iff delta >= 20 e^eps / (nm)^2
-    assert ce["delta"] < 20 * math.exp(ce["epsilon"]) / (ce["n"] * ce["m"]) ** 2
+    at = {k: sp.Rational(ce[k]) for k in ("delta", "epsilon", "n", "m")}  # the exact re-checked point
+    assert at["delta"] < 20 * sp.exp(at["epsilon"]) / (at["n"] * at["m"]) ** 2
 
 
 def test_f4_threshold_matches_an_independent_root(rng):
     res = lowy2024.check_final_combination_f4(rng=rng)
     root = optimize.brentq(lambda e: 0.4 * (2 * math.exp(-e / 2) + math.exp(-e)) - 1, 0.01, 1.0)
     assert root == pytest.approx(0.27662, abs=1e-4)
-    assert res.counterexample["epsilon"] < root
+    assert sp.Rational(res.counterexample["epsilon"]) < root
 
 
 def test_levy_alg2_total_counterexample_value(rng):
@@ -114,7 +115,7 @@ def test_levy_alg2_total_counterexample_value(rng):
     assert small.verdict is not Verdict.DISPROVED
     # ... but eps <= 1 alone is not enough: delta close to 1 breaks it (eps' > 1 when ln(1/delta) is small)
     large_delta = levy2021.check_alg2_composition_total(rng=rng, max_epsilon=1.0, max_delta=0.9)
-    assert large_delta.verdict is Verdict.DISPROVED and large_delta.counterexample["delta"] > 0.6
+    assert large_delta.verdict is Verdict.DISPROVED and sp.Rational(large_delta.counterexample["delta"]) > sp.Rational(6, 10)
 
 
 def test_ghazi2025_final_noise_counterexample(rng):
@@ -129,7 +130,7 @@ def test_lowy_f7_offending_term(rng):
     exps = res.residual.as_powers_dict()
     # the omitted term T m log(.)/eps ~ n^{3/4} m^{3/2}/sqrt(eps)
     assert exps[m] == sp.Rational(3, 2) and exps[n] == sp.Rational(3, 4) and exps[epsilon] == -sp.Rational(1, 2)
-    assert res.counterexample["m"] > res.counterexample["n"]
+    assert sp.Rational(res.counterexample["m"]) > sp.Rational(res.counterexample["n"])
 
 
 def test_ghazi2023_printed_lambda_offending_term(rng):

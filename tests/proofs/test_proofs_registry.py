@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+import sympy as sp
 from dpaudit.proofs import PAPERS
 from dpaudit.proofs.registry import PACKAGES, all_checks, checks_for_paper, get_check
 
-from dpaudit.verify import Verdict
+from dpaudit.verify import Verdict, exact_sign
 
 CHECKS = all_checks()
 SURNAMES = {"levy2021": "Levy", "ghazi2023": "Ghazi", "lowy2024": "Lowy", "ghazi2025": "Ghazi"}
@@ -81,7 +82,9 @@ def test_proofs_levy_theorem_2_counterexample_is_a_gap_in_the_proof():
     result = gap.run()
     assert result.verdict is Verdict.DISPROVED
     basic = result.counterexample["basic composition d eps' (Thm 2 itself holds here)"]
-    assert abs(basic - 5 / (8 * 2.302585092994046) ** 0.5) < 1e-12 and basic <= 5
+    basic = sp.sympify(basic)  # the exact closed form (its float is under "approx")
+    assert sp.simplify(basic - 5 / sp.sqrt(8 * sp.log(10))) == 0
+    assert exact_sign(basic - 5) == -1
 
 
 def test_proofs_names_are_unique_and_lookup_works():

@@ -2,18 +2,21 @@
 
 hypothesis draws statements from a grammar (polynomials, Max/Min/Abs/Piecewise, sqrt, log/exp/tanh/atan/sin, and
 discontinuous pieces: sign, floor, atan(tan(.))) with random claims (inequalities, identities, Lipschitz constants
-in l1/l2/l_inf) on random domains (all of R, a box, a sign assumption, a where= condition). The oracle evaluates
+in l1/l2/l_inf) on random domains (all of R, a box, a sign assumption, a where= condition, plain symbols declared without assumptions,
+which the kernel reads as real and must print as the premise "x read as real"). The oracle evaluates
 the claim exactly (rationals, or arb balls at 200 bits that must exclude 0) on dense points: rationals of every
 magnitude from 1e-300 to 1e300, and points next to every kink of the expression. A PROVED claim with a violation
 found by the oracle fails the test; so does a DISPROVED claim whose point does not re-check in an independent
 evaluation (mpmath at 60 digits through sympy). The verdict counts are printed (run with ``-s``).
 
-Default: 500 statements; ``-m slow``: 10^4.
+Default: 500 statements; ``-m slow``: 10^4 (``DPAUDIT_FUZZ_PROGRESS=1`` prints the counts every 500 statements).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import sys
 from collections import Counter
 from fractions import Fraction
 from typing import Any
@@ -32,6 +35,9 @@ from dpaudit.verify.kernel.evaluate import sign_of
 X = sp.Symbol("x", real=True)
 Y = sp.Symbol("y", real=True)
 XP = sp.Symbol("x", positive=True)
+#: Plain symbols (no assumptions: sympy allows complex values); the kernel reads them as real and must say so.
+XPLAIN = sp.Symbol("x")
+YPLAIN = sp.Symbol("y")
 
 SMALL = [Fraction(v) for v in (0, 1, -1, 2, -2, 3, Fraction(1, 2), Fraction(-1, 3), Fraction(7, 5), 10, -10)]
 FAR = [Fraction(10) ** k * s for k in (-300, -20, -6, 6, 20, 300) for s in (1, -1)]
@@ -152,9 +158,9 @@ def _independent_failure(goal_expr: sp.Expr, kind: str, point: dict[str, str], s
 @st.composite
 def statements(draw: st.DrawFn) -> tuple:
     kind = draw(st.sampled_from(["ineq"] * 5 + ["identity"] * 2 + ["lipschitz"]))
-    domain = draw(st.sampled_from(["R", "box", "positive", "where"]))
-    var = XP if domain == "positive" else X
-    variables = [var] if kind == "lipschitz" or draw(st.booleans()) else [var, Y]
+    domain = draw(st.sampled_from(["R", "box", "positive", "where", "plain"]))
+    var = {"positive": XP, "plain": XPLAIN}.get(domain, X)
+    variables = [var] if kind == "lipschitz" or draw(st.booleans()) else [var, YPLAIN if domain == "plain" else Y]
     hypotheses: list = []
     if domain == "box":
         lo = draw(st.sampled_from([-3, -1, 0, sp.Rational(1, 2)]))
@@ -176,6 +182,13 @@ def statements(draw: st.DrawFn) -> tuple:
 
 
 def _check_statement(statement: tuple) -> None:
+    _check_one(statement)
+    total = sum(COUNTS.values())
+    if total and total % 500 == 0 and os.environ.get("DPAUDIT_FUZZ_PROGRESS"):  # long runs: counts so far, on stderr
+        print(f"kernel fuzzer, {total} statements decided: {dict(sorted(COUNTS.items()))}", file=sys.stderr, flush=True)
+
+
+def _check_one(statement: tuple) -> None:
     kind, e1, e2, norm, hypotheses, variables = statement
     symbols = set().union(*(sp.sympify(e).free_symbols for e in (e1, e2, *hypotheses)))
     # two symbols that share a name (x real, x positive) make a counterexample keyed by name ambiguous: not a statement
@@ -187,6 +200,9 @@ def _check_statement(statement: tuple) -> None:
     goal = e1 - e2
     d = decision(goal, claim_kind, hypotheses)
     COUNTS[f"{kind} {d.verdict.name}"] += 1
+    for s in symbols & goal.free_symbols:  # a symbol without assumptions is read as real: printed with every answer
+        if s.is_real is None:
+            assert f"{s} read as real" in d.hypotheses, f"{d}: the premise '{s} read as real' is missing"
     if d.verdict is Verdict.PROVED:
         for point in _points(variables, [e1, e2]):
             if _admissible(point, hypotheses) and _violated(goal, claim_kind, point):
@@ -205,6 +221,8 @@ def _check_lipschitz(f: sp.Expr, constant: sp.Expr, norm: object, hypotheses: li
         return
     COUNTS[f"lipschitz {result.verdict.name}"] += 1
     (var,) = variables
+    if var.is_real is None:
+        assert any(f"{var} read as real" in a for a in result.assumptions), f"{result}: the premise '{var} read as real' is missing"
     # f's values at the two points are separate symbols: sympy must not evaluate f at a huge rational itself
     fa, fb, gap = sp.symbols("f_a f_b gap", real=True)
     margin = sp.Rational(constant) * gap - sp.Abs(fa - fb)
@@ -247,10 +265,26 @@ def test_kernel_soundness_fuzz_long(statement):
     _check_statement(statement)
 
 
-def test_kernel_soundness_fuzz_counts():
-    """Prints the verdict counts of the fuzzer run in this session (``pytest -s``); the fuzzer must have decided some."""
+def _report_counts() -> None:
+    """Print the verdict counts per kind (inequalities, identities, Lipschitz) of the fuzzer run in this session (shown
+    with ``pytest -s``); some must be decided."""
     if not COUNTS:
         pytest.skip("the fuzzer did not run in this session")
-    print("\nkernel fuzzer verdicts:", dict(sorted(COUNTS.items())))
+    table = {kind: {v: COUNTS.get(f"{kind} {v}", 0) for v in ("PROVED", "DISPROVED", "UNDECIDED")}
+             for kind in ("ineq", "identity", "lipschitz")}
+    print("\nkernel fuzzer verdicts (statements per kind):")
+    for kind, row in table.items():
+        print(f"  {kind:<10} " + "  ".join(f"{v} {c}" for v, c in row.items()) + f"  (total {sum(row.values())})")
     assert any("PROVED" in k and "DISPROVED" not in k for k in COUNTS)
     assert any("DISPROVED" in k for k in COUNTS)
+
+
+def test_kernel_soundness_fuzz_counts():
+    """The verdict counts of the default run (``pytest -s``)."""
+    _report_counts()
+
+
+@pytest.mark.slow
+def test_kernel_soundness_fuzz_long_counts():
+    """The verdict counts of the 10^4-statement run (``pytest -s -m slow``)."""
+    _report_counts()

@@ -30,10 +30,11 @@ from dpaudit.verify.kernel.core import (
            NotSmooth,
            c1_conditions,
            decide,
+           point_keys,
            recheck,
 )
 from dpaudit.verify.kernel.evaluate import sign_of, value
 from dpaudit.verify.kernel.number import number_sign
 
-__all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "decide", "number_sign", "recheck",
+__all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "decide", "number_sign", "point_keys", "recheck",
            "sign_of", "value"]

@@ -23,6 +23,7 @@ undefined points). Symbols must be real (:func:`~.translate.check_real_symbol`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from dpaudit.verify.kernel.evaluate import branch_and_bound, enclose_constant, t
 from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula, check_real_symbol
 from dpaudit.verify.verdict import Verdict
 
-__all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "decide", "recheck"]
+__all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "claim_text", "decide", "point_keys", "recheck"]
 
 #: Z3's deterministic resource limit per query (a few seconds of nonlinear work at most), and the wall-clock safety net.
 RLIMIT = 300_000
@@ -48,6 +49,11 @@ _RECHECK_BITS = (200, 400, 1000)
 
 #: Digits of the rational read off an algebraic (irrational) value of a Z3 model: a candidate, re-checked exactly.
 ALGEBRAIC_DIGITS = 40
+
+#: Polynomial degree above which a Z3 query gets the short wall-clock limit ``HIGH_DEGREE_TIMEOUT_MS``: Z3's
+#: nonlinear arithmetic can spend its whole limit on, e.g., ``1 - 40000 x**398 >= 0`` without counting its rlimit.
+MAX_DEGREE = 64
+HIGH_DEGREE_TIMEOUT_MS = 2_000
 
 
 class KernelError(DPAuditError, AssertionError):
@@ -63,7 +69,9 @@ class Decision:
     """The kernel's answer with its evidence.
 
     ``counterexample`` (DISPROVED only) maps symbol names to exact rationals (strings); ``hypotheses`` lists
-    every hypothesis the answer rests on (symbol assumptions, then the hypotheses given).
+    every hypothesis the answer rests on (symbol assumptions, ``z read as real`` for a symbol declared without
+    any, then the hypotheses given); ``claim`` is the statement decided, with the domain it covers
+    (``z**2 >= 0 for all real z``).
     """
 
     verdict: Verdict
@@ -71,6 +79,15 @@ class Decision:
     note: str = ""
     counterexample: Mapping[str, str] | None = None
     hypotheses: tuple[str, ...] = field(default=())
+    claim: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.verdict.name}: {self.claim}" if self.claim else self.verdict.name
+        if self.hypotheses:
+            text += f" [hypotheses: {'; '.join(self.hypotheses)}]"
+        if self.counterexample is not None:
+            text += f" [counterexample: {', '.join(f'{k}={v}' for k, v in self.counterexample.items())}]"
+        return text
 
 
 def _rational(v: z3.ExprRef) -> Fraction | None:
@@ -132,16 +149,16 @@ def _box(symbols: Sequence[sp.Symbol], hypotheses: Sequence[Any]) -> dict[sp.Sym
     return {s: (lo[s], hi[s]) for s in symbols}
 
 
-def _solver(ctx: z3.Context) -> z3.Solver:
+def _solver(ctx: z3.Context, timeout: int = TIMEOUT_MS) -> z3.Solver:
     solver = z3.Solver(ctx=ctx)
     solver.set("rlimit", RLIMIT)
-    solver.set("timeout", TIMEOUT_MS)
+    solver.set("timeout", timeout)
     solver.set("random_seed", 0)
     return solver
 
 
-def _check(ctx: z3.Context, *facts: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
-    solver = _solver(ctx)
+def _check(ctx: z3.Context, *facts: z3.BoolRef, timeout: int = TIMEOUT_MS) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    solver = _solver(ctx, timeout)
     solver.add(*facts)
     result = solver.check()
     return result, (solver.model() if result == z3.sat else None)
@@ -157,6 +174,8 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
     # the goal as written first, for its definedness (and a proof); then the rewrites; a goal with rewrites is decided
     # by them first when they are cheaper (a rewrite to 0), so the goal's own Z3 query runs once, after them
     order = (goal, *rewrites) if not rewrites else (goal, *rewrites, goal)
+    high_degree = max(degree(e) for e in (goal, *hypotheses)) > MAX_DEGREE
+    timeout = HIGH_DEGREE_TIMEOUT_MS if high_degree else TIMEOUT_MS
     for position, form in enumerate(order):
         definedness_only = bool(rewrites) and position == 0
         tr = Translation(enclose_constant)
@@ -172,7 +191,7 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             continue
         where = tuple(tr.assumptions) + shown
         defined = z3.And(*tr.defined) if tr.defined else z3.BoolVal(True, tr.ctx)
-        status, _ = _check(tr.ctx, *tr.side, *hz, z3.Not(defined))
+        status, _ = _check(tr.ctx, *tr.side, *hz, z3.Not(defined), timeout=timeout)
         if status != z3.unsat:
             reasons.append("not shown to be defined at every point of the domain (a division by zero, an even root or "
                            "log of a negative number, or a function outside its real domain, is not excluded)")
@@ -181,7 +200,7 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             continue
         if definedness_only:
             continue
-        status, model = _check(tr.ctx, *tr.side, *hz, z3.Not(gz))
+        status, model = _check(tr.ctx, *tr.side, *hz, z3.Not(gz), timeout=timeout)
         abstracted = abstracted or bool(tr.abstracted)
         if status == z3.unsat:
             method = "z3+abstraction" if tr.abstracted else "z3"
@@ -199,9 +218,10 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             if sum("resource limit" in r for r in reasons) >= 2:
                 break  # the rewrites are no easier: stop spending
     hypotheses_text = tuple(sorted({a for s in symbols for a in _assumption_text(s)})) + shown
+    keys = point_keys(symbols)
     if candidate is not None and len(candidate) == len(symbols) and recheck(goal, hypotheses, candidate):
         return Decision(Verdict.DISPROVED, "z3+exact", "counterexample re-checked exactly",
-                        {s.name: str(v) for s, v in candidate.items()}, hypotheses_text)
+                        {keys[s]: str(v) for s, v in candidate.items()}, hypotheses_text)
     box = _box(symbols, hypotheses)
     if box is not None:
         proved, point = branch_and_bound(goal, list(hypotheses), box)
@@ -209,7 +229,7 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             return Decision(Verdict.PROVED, "interval", f"arb branch and bound on the box {_box_text(box)}", None, hypotheses_text)
         if point is not None and recheck(goal, hypotheses, point):
             return Decision(Verdict.DISPROVED, "interval+exact", "counterexample re-checked exactly",
-                            {s.name: str(v) for s, v in point.items()}, hypotheses_text)
+                            {keys[s]: str(v) for s, v in point.items()}, hypotheses_text)
         reasons.append("interval branch and bound: not certified within its budget")
     elif abstracted:
         reasons.append("Z3 knows the transcendental functions only through bounds; no bounded box for interval arithmetic")
@@ -218,11 +238,52 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
     return Decision(Verdict.UNDECIDED, "z3", "; ".join(dict.fromkeys(reasons)) or "undecided", None, hypotheses_text)
 
 
+def degree(e: Any) -> int:
+    """An upper bound on the polynomial degree of ``e``, for :data:`MAX_DEGREE`.
+
+    A product adds, an integer power multiplies; a function or a non-integer power counts as its argument's degree.
+    """
+    if isinstance(e, sp.Symbol):
+        return 1
+    args = getattr(e, "args", ())
+    if not args:
+        return 0
+    if isinstance(e, sp.Pow) and e.args[1].is_Integer:
+        return abs(int(e.args[1])) * degree(e.args[0])
+    if isinstance(e, sp.Mul):
+        return sum(degree(a) for a in args)
+    return max(degree(a) for a in args)
+
+
+def point_keys(symbols: Sequence[sp.Symbol]) -> dict[sp.Symbol, str]:
+    """The key of each symbol in a counterexample: its name, made unambiguous when two symbols share it.
+
+    A ``Dummy("x")`` beside ``Symbol("x")`` is ``_x``; ``Symbol("x", positive=True)`` beside
+    ``Symbol("x", real=True)`` is ``x (x > 0)``: no coordinate of a point hides another.
+    """
+    by_name: dict[str, list[sp.Symbol]] = {}
+    for s in symbols:
+        by_name.setdefault(s.name, []).append(s)
+    keys: dict[sp.Symbol, str] = {}
+    for name, group in by_name.items():
+        plain = [s for s in group if not isinstance(s, sp.Dummy)]
+        for s in group:
+            if len(group) == 1 or (len(plain) == 1 and s is plain[0]):
+                keys[s] = name
+            elif isinstance(s, sp.Dummy):
+                keys[s] = f"_{name}" if sum(isinstance(t, sp.Dummy) for t in group) == 1 else f"_{name}{s.dummy_index}"
+            else:
+                keys[s] = f"{name} ({', '.join(_assumption_text(s)) or name + ' real'})"
+    return keys
+
+
 def _assumption_text(s: sp.Symbol) -> list[str]:
     names = {"positive": "> 0", "negative": "< 0", "nonnegative": ">= 0", "nonpositive": "<= 0", "nonzero": "!= 0"}
     out = [f"{s} {text}" for key, text in names.items() if s.assumptions0.get(key) is True][:1]
     if s.is_integer:
         out.append(f"{s} integer")
+    if s.is_real is None:  # a plain Symbol("z"): sympy allows complex values, the kernel decides over the reals
+        out.append(f"{s} read as real")
     return out
 
 
@@ -244,13 +305,25 @@ def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any]
         Forms of the goal that are equal to it (from sympy's rewriting); tried for a proof only: a
         counterexample is always re-checked against ``goal`` itself.
     """
+    # a hypothesis sympy already evaluated to True (k >= 1 for a positive integer k) holds everywhere: it restricts nothing
+    hypotheses = [h for h in hypotheses if not (h is True or h is sp.true)]
     for h in (goal, *hypotheses, *rewrites):
         for s in getattr(h, "free_symbols", ()):
             check_real_symbol(s)
         if isinstance(h, (bool, sp.logic.boolalg.BooleanAtom)):
             return Decision(Verdict.UNDECIDED, "none", f"a relation already evaluated to {h} (by sympy) is not a statement "
                             "the kernel can check; build it with evaluate=False")
-    return _decide_cached(goal, tuple(hypotheses), tuple(rewrites))
+    return dataclasses.replace(_decide_cached(goal, tuple(hypotheses), tuple(rewrites)), claim=claim_text(goal))
+
+
+def claim_text(goal: Any) -> str:
+    """The statement decided, with the domain it covers: ``z**2 >= 0 for all real z``.
+
+    The kernel decides over the reals; the symbols' assumptions and the hypotheses are listed beside it, in
+    :attr:`Decision.hypotheses`.
+    """
+    names = sorted(s.name for s in getattr(goal, "free_symbols", ()))
+    return f"{goal} for all real {', '.join(names)}" if names else str(goal)
 
 
 _C1_EVERYWHERE = (sp.exp, sp.sin, sp.cos, sp.tanh, sp.atan, sp.erf, sp.erfc, sp.sinh, sp.cosh, sp.asinh)

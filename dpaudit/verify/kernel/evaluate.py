@@ -237,6 +237,8 @@ def branch_and_bound(goal: Any, hypotheses: Sequence[Any], box: Mapping[sp.Symbo
             mid = {s: (lo + hi) / 2 for s, (lo, hi) in piece.items()}
             if all(truth(h, mid) is True for h in hypotheses) and truth(goal, mid) is False:
                 return False, mid
+            if not piece:  # no symbol to split (a closed-form goal Z3 could not read): nothing more to try
+                return None, None
             widest = max(piece, key=lambda s: piece[s][1] - piece[s][0])
             lo, hi = piece[widest]
             if hi - lo < MIN_WIDTH * max(1, abs(lo), abs(hi)):  # below arb's resolution: give up

@@ -98,7 +98,8 @@ class Translation:
     def __init__(self, enclose: Any) -> None:
         self.ctx = z3.Context()  # a fresh context per decision: no state shared between decisions (determinism)
         self.enclose = enclose  # closed-form constant -> (Fraction lo, Fraction hi) or None
-        self.vars: dict[sp.Symbol, z3.ArithRef] = {}
+        self.vars: dict[sp.Symbol, z3.ArithRef] = {}   # the Z3 constant of each symbol (Int for an integer symbol)
+        self._reals: dict[sp.Symbol, z3.ArithRef] = {}  # its real-sorted term (ToReal of an Int)
         self.side: list[z3.BoolRef] = []      # true facts about auxiliary variables
         self.defined: list[z3.BoolRef] = []   # where the formulas are defined
         self.assumptions: list[str] = []      # symbol assumptions, in words
@@ -118,17 +119,20 @@ class Translation:
 
     # -- symbols -------------------------------------------------------------------------------
     def symbol(self, s: sp.Symbol) -> z3.ArithRef:
-        """The Z3 variable of a sympy symbol, created on first use.
+        """The real-sorted term of ``s``, created on first use.
 
         The symbol must be real; its sign assumption (positive, negative, ...) and integrality become
-        side conditions and are recorded in words in ``assumptions``.
+        side conditions and are recorded in words in ``assumptions``. An integer symbol is a Z3 ``Int`` (its
+        model value is read off :attr:`vars`) used through ``ToReal``: Z3 divides two ``Int`` terms as
+        integers (``1/m = 0`` for ``m >= 2``), so every term of a formula must be real-sorted.
         """
-        if s in self.vars:
-            return self.vars[s]
+        if s in self._reals:
+            return self._reals[s]
         check_real_symbol(s)
         name = f"{s.name}_{len(self.vars)}"
         v = z3.Int(name, self.ctx) if s.is_integer else z3.Real(name, self.ctx)
         self.vars[s] = v
+        self._reals[s] = z3.ToReal(v) if s.is_integer else v
         facts = [("positive", v > 0, "> 0"), ("negative", v < 0, "< 0"), ("nonnegative", v >= 0, ">= 0"),
                  ("nonpositive", v <= 0, "<= 0"), ("nonzero", v != 0, "!= 0")]
         for attr, cond, text in facts:
@@ -138,7 +142,9 @@ class Translation:
                 break
         if s.is_integer:
             self.assumptions.append(f"{s} integer")
-        return v
+        if s.is_real is None:  # sympy reads a plain Symbol("z") as possibly complex: deciding over the reals is a premise
+            self.assumptions.append(f"{s} read as real")
+        return self._reals[s]
 
     # -- terms ---------------------------------------------------------------------------------
     def term(self, e: Any) -> z3.ArithRef:
@@ -209,7 +215,7 @@ class Translation:
             if n < 0:
                 if not surely_positive(base):  # a base proved positive syntactically needs no definedness query
                     self.defined.append(b != 0)
-                return 1 / out
+                return self._reciprocal(out)
             return out
         if exp.is_Rational and not e.free_symbols:
             return self._abstract(e)  # a closed-form constant such as sqrt(2): enclosed below
@@ -233,7 +239,12 @@ class Translation:
         out = t
         for _ in range(abs(p) - 1):
             out = out * t
-        return 1 / out if p < 0 else out
+        return self._reciprocal(out) if p < 0 else out
+
+    def _reciprocal(self, d: z3.ArithRef) -> z3.ArithRef:
+        if not d.is_real():  # Z3 divides Int terms as integers (1/m = 0 for m >= 2): every division must be real
+            raise UnsupportedFormula(f"an integer-sorted denominator reached Z3: {d}")
+        return 1 / d
 
     def _piecewise(self, e: sp.Piecewise) -> z3.ArithRef:
         pieces = [(self.term(v), self.formula(c)) for v, c in e.args]

@@ -25,6 +25,7 @@ from dpaudit.bounds.rates import RateError, _directions
 from dpaudit.bounds.symbols import RATE_VARIABLES
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import CheckResult, Verdict
+from dpaudit.verify.verdict import _amend
 
 __all__ = ["check_rate"]
 
@@ -135,7 +136,7 @@ def check_rate(
     reading = f"rate engine (evidence, not a decision): {engine.verdict.name}: {engine.details}"
     if engine.verdict is not Verdict.UNDECIDED and kernel.verdict is not Verdict.UNDECIDED and engine.verdict is not kernel.verdict:
         reading += " [the engine's reading disagrees with the kernel: investigate]"
-    return dataclasses.replace(kernel, claim=claim, source=source, method="kernel+rates",
+    return _amend(kernel, claim=claim, source=source, method="kernel+rates",
                                assumptions=(*assumptions, *kernel.assumptions), cases=kernel.cases + engine.cases,
                                details=f"{kernel.details}; {reading}",
                                reason=(f"{kernel.reason}; {reading}" if kernel.verdict is Verdict.UNDECIDED else kernel.reason))

@@ -30,7 +30,6 @@ statement that counts logs) is UNDECIDED, with the reason.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
 from fractions import Fraction
@@ -42,7 +41,7 @@ from dpaudit.bounds.rates import Monomial, RateError, _merge, _Tropical
 from dpaudit.bounds.symbols import SYMBOLS
 from dpaudit.verify.decide import decision
 from dpaudit.verify.proof import Proof
-from dpaudit.verify.verdict import CheckResult, Verdict
+from dpaudit.verify.verdict import CheckResult, Verdict, _amend
 
 __all__ = ["kernel_rate_check"]
 
@@ -211,7 +210,7 @@ def kernel_rate_check(
     constant = sp.Add(*(c * lg for c, _, lg in a_split)) * sp.Add(*(1 / c for c, _, _ in b_split))
     result = proof.result()
     if result.verdict is Verdict.PROVED:
-        result = dataclasses.replace(result, details=f"derived <= K * claimed on the whole domain, K = {constant}; "
+        result = _amend(result, details=f"derived <= K * claimed on the whole domain, K = {constant}; "
                                      + result.details)
     return result
 
@@ -238,4 +237,4 @@ def _refute(proof: Proof, derived: sp.Expr, claimed: sp.Expr, split: tuple[sp.Ex
     proof.refute(f"the derived term {mono} grows faster than the stated rate along the log-direction ({direction})",
                  {"log-direction y": direction, "derived term": str(c * mono * lg), "stated rate": str(claimed),
                   "exponent margin": str(-margin)}, margin, conditions=conditions)
-    return dataclasses.replace(proof.result(), residual=mono)  # the offending term (the verdict and certificate unchanged)
+    return _amend(proof.result(), residual=mono)  # the offending term (the verdict and certificate unchanged)

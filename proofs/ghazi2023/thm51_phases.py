@@ -17,10 +17,9 @@ polylog factors" printed beside it.
 
 from __future__ import annotations
 
-import dataclasses
-
 from dpaudit.bounds import ghazi2023 as bounds
 from dpaudit.verify import CheckResult, LemmaCheck, Premise, Verdict, rng_for
+from dpaudit.verify.verdict import _amend
 
 LAMBDA_PRINTED = "ghazi2023/thm51_lambda_printed"
 LAMBDA_CORRECTED = "ghazi2023/thm51_lambda_corrected"
@@ -32,7 +31,7 @@ def _wrap(name: str, run) -> CheckResult:
     result = run(rng=rng_for(name))
     reading = Premise("assumed", "reading", "sigma_i from Thm 3.1 with 2G and lambda_i; Lemma 5.2 read with the "
                       "empirical minimiser and N = items (E8(a))")
-    return dataclasses.replace(result, premises=(*result.premises, reading))
+    return _amend(result, premises=(*result.premises, reading))
 
 
 CHECKS = (

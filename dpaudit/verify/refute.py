@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from sympy.core.evalf import PrecisionExhausted
 
 from dpaudit.verify.cells import cell_points
 from dpaudit.verify.decide import approx, exact_sign, plain
@@ -61,8 +62,11 @@ def _try_pair(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[
               p: float, xv: Sequence[sp.Expr], yv: Sequence[sp.Expr], pv: Mapping[sp.Symbol, sp.Expr], pair_domain: list[Any],
               how: str, labels: tuple[str, str] = ("x", "y")) -> bool:
     L = sp.sympify(L).xreplace(dict(pv))  # a symbolic constant takes the parameters' values
-    margin, fx, fy = _margin(exprs, xs, params, L, p, xv, yv, pv)
-    sign = exact_sign(margin) if not margin.free_symbols else None
+    try:
+        margin, fx, fy = _margin(exprs, xs, params, L, p, xv, yv, pv)
+        sign = exact_sign(margin) if not margin.free_symbols else None
+    except PrecisionExhausted:  # sympy's own evaluation gave up on this point: drop the candidate (a search only refutes)
+        return False
     if sign is None or sign >= 0:
         return False
     at = {**dict(zip(xs, xv, strict=True)), **dict(zip(ys, yv, strict=True)), **pv}

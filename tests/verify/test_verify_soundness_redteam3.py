@@ -411,3 +411,22 @@ def test_an_integer_sorted_term_never_reaches_a_decision(monkeypatch):
         assert mixed.verdict is not Verdict.PROVED and "integer-sorted" in mixed.note
     finally:
         core._decide_cached.cache_clear()
+
+
+def test_a_candidate_sympy_cannot_evaluate_is_dropped_not_a_crash(monkeypatch):
+    """The 10^4 fuzz crashed when sympy's evalf raised PrecisionExhausted on a refutation candidate.
+
+    A search only refutes, so such a candidate is dropped: the verdict stays what the kernel decides.
+    """
+    from sympy.core.evalf import PrecisionExhausted
+
+    from dpaudit.verify import lipschitz as lipschitz_check
+    from dpaudit.verify import refute
+
+    def exhausted(*args, **kwargs):
+        raise PrecisionExhausted("sympy gave up")
+
+    monkeypatch.setattr(refute, "_margin", exhausted)
+    x = sp.Symbol("x", real=True)
+    result = lipschitz_check(2 * x, 1, variables=[x])
+    assert result.verdict is not Verdict.PROVED

@@ -37,14 +37,14 @@ def _run() -> CheckResult:
         proof.monotone_nonneg(f"printed sigma >= needed sigma, {label}, L >= 7", residual.subs(big_l, 7 + lam), lam, 0)
     rng = proof.rng
     eps = rng.uniform(0.05, 4.0, 400)
-    n = np.exp(rng.uniform(np.log(10 * np.e**4), np.log(1e9), 400))
+    n = np.exp(rng.uniform(np.log(10 * math.e**4), np.log(1e9), 400))
     delta = np.exp(rng.uniform(np.log(1e-30), np.log(0.5), 400))
     keep = np.log(n / delta) >= 7
     need, printed = [], []
-    for e, nn, d in zip(eps[keep], n[keep], delta[keep], strict=True):
-        sens = note_coupling_sensitivity(1.0, 100, d / (10 * math.exp(e)))  # tau = 1, C = 100: both sides scale alike
-        need.append(sens * math.sqrt(2 * math.log(2 * nn / d)) / (e / 4))
-        printed.append(100 * math.log(nn / d) ** 2 / (e * 100))
+    for eps_i, nn, d in zip(eps[keep], n[keep], delta[keep], strict=True):
+        sens = note_coupling_sensitivity(1.0, 100, d / (10 * math.exp(eps_i)))  # tau = 1, C = 100: both sides scale alike
+        need.append(sens * math.sqrt(2 * math.log(2 * nn / d)) / (eps_i / 4))
+        printed.append(100 * math.log(nn / d) ** 2 / (eps_i * 100))
     proof.numeric_le("needed <= printed at seeded (eps, n, delta) with the implementation's note constant", np.array(need),
                      np.array(printed), {"epsilon": eps[keep], "n": n[keep], "delta": delta[keep]})
     return proof.result()

@@ -118,7 +118,7 @@ def check_int(owner: str, name: str, value: Any, *, minimum: int | None = None, 
     return out
 
 
-def check_count(owner: str, name: str, value: Any, *, minimum: int | None = None) -> int:
+def check_count(owner: str, name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """Return a count (trials, bytes) as an int; integral floats such as ``1e6`` are accepted.
 
     Counts are often written in scientific notation (``trials=1e6``); a float is taken when it is
@@ -129,7 +129,7 @@ def check_count(owner: str, name: str, value: Any, *, minimum: int | None = None
         if not (math.isfinite(as_float) and as_float.is_integer()):
             raise argument_error(owner, name, "a whole number" + (f" >= {minimum}" if minimum is not None else ""), value)
         value = int(as_float)
-    return check_int(owner, name, value, minimum=minimum)
+    return check_int(owner, name, value, minimum=minimum, maximum=maximum)
 
 
 def check_one_of(owner: str, name: str, value: Any, allowed: tuple[Any, ...]) -> Any:

@@ -73,9 +73,11 @@ from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
 from dpaudit.auditor.independence import check_row_independence
 from dpaudit.auditor.options import (
+    DEFAULT_CONFIDENCE,
     DEFAULT_FIRST_TRIALS,
     DEFAULT_MAX_TRIALS,
     AdaptiveTrials,
+    AttackOptions,
 )
 from dpaudit.auditor.ranking import Candidate, predicted_bounds
 from dpaudit.auditor.result import AuditResult, EventEvidence, StageRecord
@@ -327,7 +329,8 @@ def run_stages(
     return _result(sampler, source, notes, done, plan, reason, started=started, epsilon=epsilon, delta=delta,
                    confidence=confidence,
                    max_trials=max_trials, max_seconds=max_seconds, first_trials=first_trials, spot_check=spot_check,
-                   looked=looked)
+                   looked=looked, attack=AttackOptions(selection_fraction=selection_fraction, candidates=candidates,
+                                                       float_bits=float_bits, spot_check=spot_check))
 
 
 def _stop_before(prev: _Stage, s: int, epsilon: float, max_stages: int | None) -> str | None:
@@ -470,7 +473,7 @@ def _run_stage(s: int, plan: StagePlan, store: list[NDArray[Any]], router: _Rows
 
 def _result(sampler: Any, source: BlockSource, notes: list[str], done: list[_Stage], plan: StagePlan, reason: str, *,
             started: float, epsilon: float, delta: float, confidence: float, max_trials: int, max_seconds: float | None,
-            first_trials: int, spot_check: int, looked: float) -> AuditResult:
+            first_trials: int, spot_check: int, looked: float, attack: AttackOptions) -> AuditResult:
     """The result: the largest stage bound (valid by the union bound over the stages), and every stage."""
     records = []
     for st in done:
@@ -493,8 +496,10 @@ def _result(sampler: Any, source: BlockSource, notes: list[str], done: list[_Sta
                      "depends on this machine's speed; the verdict is valid all the same (each stage's spending is "
                      "fixed in advance); to reproduce it exactly, rerun with the arguments under `reproduce`")
     schedule = AdaptiveTrials(first_trials=first_trials, max_trials=max_trials, max_stages=done[-1].s)
-    reproduce = (f"seed={source.streams.entropy}, trials={schedule!r}, "
-                 f"execution=ExecutionOptions(block_size={source.streams.block_size})")
+    reproduce = (f"seed={source.streams.entropy}, trials={schedule!r}"
+                 + (f", confidence={confidence!r}" if confidence != DEFAULT_CONFIDENCE else "")
+                 + (f", attack={attack!r}" if attack != AttackOptions() else "")
+                 + f", execution=ExecutionOptions(block_size={source.streams.block_size})")
     stage_selection = sum(st.selection_seconds for st in done)
     selection_seconds = stage_selection + looked  # with the selections that decided whether to go on
     total = time.perf_counter() - started

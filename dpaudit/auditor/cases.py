@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dpaudit._validation import argument_error
+from dpaudit._validation import argument_error, check_positive
 from dpaudit.auditor.options import (
     KEYWORDS,
     AdaptiveTrials,
@@ -56,8 +56,8 @@ class AuditCase:
     options : mapping
         Further :func:`audit` arguments the case is audited with: option objects
         (``{"attack": AttackOptions(float_bits=True)}``) or their fields (``{"float_bits": True}``);
-        arguments given to :meth:`audit` take precedence (a field over the same field, an object
-        over its whole group).
+        arguments given to :meth:`audit` take precedence field by field (an object's fields that
+        differ from the defaults, and keywords, over the same fields; the case's others stay).
     """
 
     name: str
@@ -86,10 +86,19 @@ class AuditCase:
     def audit(self, *, seed: Any, scale: float = 1.0, **kwargs: Any) -> AuditResult:
         """Audit the case.
 
-        ``scale`` multiplies its trial count, ``trials=`` replaces it; other arguments go to
-        :func:`audit`, over the case's ``options``.
+        ``scale`` multiplies its fixed trial count; ``trials=`` replaces it (then ``scale`` must be 1, as it must
+        for a case audited in stages). Other arguments go to :func:`audit`, over the case's ``options``, field
+        by field: the fields an :class:`AttackOptions` or :class:`ExecutionOptions` sets (those that differ from
+        the defaults) and the keywords override the case's same fields and keep its others (a bit-level case
+        keeps ``float_bits=True`` under ``attack=AttackOptions(candidates=3)``); to set a field back to its
+        default, pass it as a keyword. A schedule (``trials=AdaptiveTrials(...)``) replaces the case's.
+        One field given twice, by an object and a keyword of the same mapping, is refused.
         """
+        scale = check_positive("AuditCase.audit", "scale", scale)
         case, given = _grouped(self.options), _grouped(kwargs)
+        if scale != 1.0 and ("trials" in given.get(None, {}) or isinstance(self.trials, str | AdaptiveTrials)):
+            raise argument_error("AuditCase.audit", "scale", "1 when the trials are given or the case is audited in stages "
+                                 "(it multiplies a fixed trial count)", scale)
         merged = {key: {**case.get(key, {}), **fields} if key not in _replaced(kwargs) else dict(fields)
                   for key, fields in {**case, **given}.items()}
         common = merged.pop(None, {})
@@ -106,19 +115,27 @@ class AuditCase:
 
 
 def _grouped(options: Mapping[str, Any]) -> dict[Any, dict[str, Any]]:
-    """``options`` by the object that holds them (``None``: the common keywords); objects become fields."""
+    """``options`` by the object that holds them (``None``: the common keywords); objects become their set fields."""
     owner = {name: cls for cls, names in KEYWORDS.items() for name in names}
     out: dict[Any, dict[str, Any]] = {}
+    from_objects: set[str] = set()
     for key, value in options.items():
         if key in ("attack", "execution") and value is not None:
             wanted = AttackOptions if key == "attack" else ExecutionOptions
             if not isinstance(value, wanted):
                 raise argument_error("AuditCase.audit", key, f"an {wanted.__name__} (or None)", value)
-            out.setdefault(wanted, {}).update(_fields(value))
+            fields = _fields(value)
+            from_objects.update(fields)
+            out.setdefault(wanted, {}).update(fields)
         elif key == "trials" and isinstance(value, AdaptiveTrials):
             out.setdefault(None, {})["trials"] = "auto"
             out.setdefault(AdaptiveTrials, {}).update(_fields(value))
-        elif key in owner:
+    for key, value in options.items():
+        if (key in ("attack", "execution") and value is not None) or (key == "trials" and isinstance(value, AdaptiveTrials)):
+            continue
+        if key in owner:
+            if key in from_objects:
+                raise argument_error("AuditCase.audit", key, "given once (it is also set by an options object)", value)
             out.setdefault(owner[key], {})[key] = value
         else:
             out.setdefault(None, {})[key] = value
@@ -126,12 +143,12 @@ def _grouped(options: Mapping[str, Any]) -> dict[Any, dict[str, Any]]:
 
 
 def _fields(value: Any) -> dict[str, Any]:
-    return {name: getattr(value, name) for name in KEYWORDS.get(type(value), ())}
+    """The fields of an options object that differ from its class's defaults (the ones it sets)."""
+    default = type(value)()
+    return {name: getattr(value, name) for name in KEYWORDS.get(type(value), ())
+            if getattr(value, name) != getattr(default, name)}
 
 
 def _replaced(options: Mapping[str, Any]) -> set[Any]:
-    """The groups ``options`` gives as whole objects (they replace the case's group)."""
-    out: set[Any] = {type(options[key]) for key in ("attack", "execution") if options.get(key) is not None}
-    if isinstance(options.get("trials"), AdaptiveTrials):
-        out.add(AdaptiveTrials)
-    return out
+    """The groups ``options`` gives whole: a schedule (``trials=AdaptiveTrials(...)``) replaces the case's."""
+    return {AdaptiveTrials} if isinstance(options.get("trials"), AdaptiveTrials) else set()

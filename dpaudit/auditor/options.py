@@ -55,8 +55,13 @@ __all__ = [
 DEFAULT_FIRST_TRIALS = 100_000
 #: The default budget of ``trials="auto"`` (trials per dataset).
 DEFAULT_MAX_TRIALS = 10_000_000
+#: The default confidence of an audit's lower bound.
+DEFAULT_CONFIDENCE = 0.95
 #: The fewest trials per dataset an audit (or a stage) may use.
 MIN_TRIALS = 100
+#: The largest trial count per dataset accepted (2**53, the integers a float holds exactly): far beyond any
+#: feasible audit, and small enough for every index and array size on the way.
+LARGEST_TRIALS = 2**53
 
 
 def _check_bool(owner: str, name: str, value: Any) -> bool:
@@ -271,7 +276,7 @@ class AdaptiveTrials(_Options):
     def _checked(owner: str, v: dict[str, Any]) -> dict[str, Any]:
         for name in ("first_trials", "max_trials"):
             if name in v:
-                v[name] = check_count(owner, name, v[name], minimum=MIN_TRIALS)
+                v[name] = check_count(owner, name, v[name], minimum=MIN_TRIALS, maximum=LARGEST_TRIALS)
         if v.get("max_seconds") is not None:
             seconds = check_positive(owner, "max_seconds", v["max_seconds"], allow_inf=True)
             v["max_seconds"] = None if math.isinf(seconds) else seconds
@@ -341,7 +346,7 @@ def resolve_options(
                              budget[name], fix="pass trials='auto' (or trials=AdaptiveTrials(...)) to audit in stages.")
     if isinstance(trials, str):
         raise argument_error(owner, "trials", f"an integer >= {MIN_TRIALS} or 'auto' (or an AdaptiveTrials)", trials)
-    return check_count(owner, "trials", trials, minimum=MIN_TRIALS), objects[AttackOptions], objects[ExecutionOptions]
+    return check_count(owner, "trials", trials, minimum=MIN_TRIALS, maximum=LARGEST_TRIALS), objects[AttackOptions], objects[ExecutionOptions]
 
 
 def _refuse_both(owner: str, cls: type[_Options], given: Mapping[str, Any]) -> None:

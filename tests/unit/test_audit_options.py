@@ -134,8 +134,62 @@ def test_a_case_merges_its_options_with_the_callers():
     assert case.audit(seed=0, candidates=1).evidence == \
         dpaudit.audit(case.mechanism, 0.0, 1.0, epsilon=1.0, trials=2000, seed=0,
                       attack=AttackOptions(float_bits=True), execution=ExecutionOptions(block_size=1024)).evidence
-    # an object replaces the case's whole group
-    assert case.audit(seed=0, attack=AttackOptions()).evidence == \
-        dpaudit.audit(case.mechanism, 0.0, 1.0, epsilon=1.0, trials=2000, seed=0, block_size=1024).evidence
+    # an object sets the fields it changes and keeps the case's others (a bit-level case stays bit-level)
+    assert case.audit(seed=0, attack=AttackOptions(candidates=3)).evidence == \
+        dpaudit.audit(case.mechanism, 0.0, 1.0, epsilon=1.0, trials=2000, seed=0,
+                      attack=AttackOptions(float_bits=True, candidates=3), execution=ExecutionOptions(block_size=1024)).evidence
+    assert case.audit(seed=0, execution=ExecutionOptions(batch_size=4096)).evidence == \
+        dpaudit.audit(case.mechanism, 0.0, 1.0, epsilon=1.0, trials=2000, seed=0, attack=AttackOptions(float_bits=True, candidates=2),
+                      execution=ExecutionOptions(block_size=1024, batch_size=4096)).evidence
+    # a keyword sets a field back to its default
+    assert case.audit(seed=0, float_bits=False).evidence == \
+        dpaudit.audit(case.mechanism, 0.0, 1.0, epsilon=1.0, trials=2000, seed=0, candidates=2, block_size=1024).evidence
     with pytest.raises(InvalidArgument, match=r"`AuditCase\.audit`: `attack` must be an AttackOptions"):
         case.audit(seed=0, attack={"candidates": 1})
+
+
+def test_a_case_refuses_one_field_given_twice_in_its_options():
+    """A red team's finding: the object's ``candidates=2`` was silently dropped for the keyword's 3."""
+    case = AuditCase("laplace", LaplaceMechanism(1.0), 0.0, 1.0, 1.0, None, 2000, broken=False,
+                     options={"attack": AttackOptions(candidates=2), "candidates": 3})
+    with pytest.raises(InvalidArgument, match="candidates"):
+        case.audit(seed=0)
+
+
+@pytest.mark.parametrize("scale", [0, -1, float("nan"), float("inf"), "2", True])
+def test_a_case_refuses_a_scale_that_is_not_a_positive_real(scale):
+    case = AuditCase("laplace", LaplaceMechanism(1.0), 0.0, 1.0, 1.0, None, 2000, broken=False)
+    with pytest.raises(InvalidArgument, match="scale"):
+        case.audit(seed=0, scale=scale)
+
+
+def test_a_case_refuses_a_scale_that_has_no_effect():
+    fixed = AuditCase("laplace", LaplaceMechanism(1.0), 0.0, 1.0, 1.0, None, 2000, broken=False)
+    with pytest.raises(InvalidArgument, match="scale"):
+        fixed.audit(seed=0, scale=0.2, trials=20_000)
+    staged = AuditCase("laplace", LaplaceMechanism(1.0), 0.0, 1.0, 1.0, None, AdaptiveTrials(max_trials=10**5), broken=False)
+    with pytest.raises(InvalidArgument, match="scale"):
+        staged.audit(seed=0, scale=2)
+
+
+@pytest.mark.parametrize("trials", [AdaptiveTrials, "fixed"])
+def test_trial_counts_beyond_any_index_are_refused_up_front(trials):
+    """A red team's finding: ``max_trials=10**30`` crashed with an OverflowError deep in the sampler."""
+    with pytest.raises(InvalidArgument, match="trials"):
+        if trials == "fixed":
+            dpaudit.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=10**30, seed=0)
+        else:
+            AdaptiveTrials(first_trials=2000, max_trials=10**30)
+
+
+def test_the_reproduce_line_carries_the_attack_options_and_the_confidence():
+    """A red team's finding: pasting ``reproduce`` dropped ``float_bits`` and turned a violation into none."""
+    mech = LaplaceMechanism(1.0)
+    result = dpaudit.audit(mech, 0.0, 1.0, epsilon=1.0, seed=5, confidence=0.9,
+                           trials=AdaptiveTrials(first_trials=2000, max_trials=20000, max_stages=2),
+                           attack=AttackOptions(float_bits=True, candidates=2))
+    assert "attack=AttackOptions(" in result.reproduce and "confidence=0.9" in result.reproduce
+    again = eval(f"dict({result.reproduce})", {"AdaptiveTrials": AdaptiveTrials, "AttackOptions": AttackOptions,
+                                              "ExecutionOptions": ExecutionOptions})
+    pasted = dpaudit.audit(mech, 0.0, 1.0, epsilon=1.0, **again)
+    assert (pasted.epsilon_lower_bound, pasted.violation) == (result.epsilon_lower_bound, result.violation)

@@ -129,7 +129,10 @@ def check_count(owner: str, name: str, value: Any, *, minimum: int | None = None
         if not (math.isfinite(as_float) and as_float.is_integer()):
             raise argument_error(owner, name, "a whole number" + (f" >= {minimum}" if minimum is not None else ""), value)
         value = int(as_float)
-    return check_int(owner, name, value, minimum=minimum, maximum=maximum)
+    out = check_int(owner, name, value, minimum=minimum)
+    if maximum is not None and out > maximum:
+        raise argument_error(owner, name, f"a count <= {maximum:.3g}", value)
+    return out
 
 
 def check_one_of(owner: str, name: str, value: Any, allowed: tuple[Any, ...]) -> Any:

@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit._validation import argument_error
+from dpaudit._validation import argument_error, check_finite_array, check_positive
 from dpaudit.exact import (
     Adaptive,
     GaussianStep,
@@ -109,9 +109,13 @@ def range_then_laplace_profile(counts0: Sequence[int], counts1: Sequence[int], e
     from dpaudit.exact.enclosure import arb_of, precision
     from dpaudit.exact.profile import EXACT
 
-    if not len(counts0) == len(counts1) == len(loc0) == len(loc1):
-        raise argument_error("range_then_laplace_profile", "counts0, counts1, loc0, loc1", "one entry per bin each",
+    owner = "range_then_laplace_profile"
+    if not len(counts0) == len(counts1) == len(loc0) == len(loc1) or len(counts0) == 0:
+        raise argument_error(owner, "counts0, counts1, loc0, loc1", "one entry per bin each (at least one bin)",
                              (len(counts0), len(counts1), len(loc0), len(loc1)))
+    epsilon, scale = check_positive(owner, "epsilon", epsilon), check_positive(owner, "scale", scale)
+    for name, values in (("counts0", counts0), ("counts1", counts1), ("loc0", loc0), ("loc1", loc1)):
+        check_finite_array(owner, name, np.asarray(values, dtype=float))
     with precision():
         laws = []
         for counts in (counts0, counts1):

@@ -265,3 +265,16 @@ def test_a_variants_outcome_needs_the_pairs_own_law_to_certify_a_violation(flagg
 
     got = variant_outcome(1.0, flagged, bracket)
     assert got == want and got in VARIANT_OUTCOMES
+
+
+@pytest.mark.parametrize("bad", [
+    {"epsilon": 0.0}, {"epsilon": float("nan")}, {"scale": -1.0}, {"loc0": [0.0, float("inf")]},
+    {"counts0": [], "counts1": [], "loc0": [], "loc1": []}, {"counts1": [1]},
+])
+def test_range_then_laplace_refuses_bad_input_naming_the_parameter(bad):
+    from dpaudit.errors import InvalidArgument
+    from dpaudit.userlevel.transcript_profile import range_then_laplace_profile
+
+    args = {"counts0": [3, 1], "counts1": [2, 1], "epsilon": 1.0, "loc0": [0.0, 1.0], "loc1": [0.5, 1.0], "scale": 1.0, **bad}
+    with pytest.raises(InvalidArgument, match="range_then_laplace_profile"):
+        range_then_laplace_profile(**args)

@@ -135,7 +135,7 @@ def check_lemma312_rate(*, rng: np.random.Generator, claim: Bound | None = None,
     eta2 = ETA_2_LITERAL if literal else ETA_2
     first = (BETA_MAX + 1 / ETA_1 + 1 / eta2) * D**2 * d * 2 * B / n
     second = ETA_1 * G**2 * d / (2 * B * m)
-    derived = sp.expand((first + second).subs(B, BATCH))
+    derived = (first + second).subs(B, BATCH)
     reading = "sqrt(m eps) (Thm 3.1 as typeset)" if literal else "sqrt(m) eps (Lemma 3.12)"
     return check_rate(derived, bound, claim=f"Lemma 3.12 rate from eta, B, beta with eta_2 using {reading}",
                       source=str(_cite("proof of Lemma 3.12")), rng=rng)

@@ -20,12 +20,27 @@ statement a derived term may carry log factors ``Lambda_i >= 0`` (proved): ``K``
 **DISPROVED** needs the kernel's counterexample to an exponent obligation: a rational log-direction ``y*`` inside the
 regime (every ``y*_v > 0``, so side conditions such as ``n >= log(1/delta) log(m)/eps`` hold far along it) where
 ``<alpha_i, y*> > max_j <beta_j, y*>``, re-checked exactly, with (kernel, as supporting facts)
-``derived >= c_i m_i``, ``c_i > 0`` and ``claimed <= sum_j k_j b_j``. Along ``v = e^{t direction_v y*_v}`` the ratio
-``derived/claimed`` is then at least ``c_i/(sum_j k_j) e^{t margin}``, larger than any constant times any power of
-``log t``: that last, elementary step is printed as a premise ("polynomial growth beats polylog factors").
+``derived >= c_i m_i Lambda_i``, ``c_i > 0`` and ``claimed <= sum_j k_j b_j Lambda_j``. Along ``v = e^{t direction_v y*_v}``
+the ratio ``derived/claimed`` is then at least ``c_i/(sum_j k_j) e^{t margin}`` up to polylog factors, larger than any
+constant: that last, elementary step is printed as a premise ("polynomial growth beats polylog factors").
 
-What the kernel route does not cover (log factors of rate variables in the stated rate, or in a derived term of a
-statement that counts logs) is UNDECIDED, with the reason.
+**Log factors of the rate variables** (in the stated rate, or in a derived term of an O statement, which counts
+them) are handled through their log-linear forms (:mod:`.rate_logs`: ``log(2 d^4 m^3 n^4) = log 2 + 4 log d + 3 log m +
+4 log n``, an identity the kernel checks):
+
+* along a log-direction, a log-linear factor grows like ``t`` (slope ``<a, direction * y*> > 0``) or stays between
+  positive constants (no log of a rate variable, a remainder the kernel proves positive); a term is then
+  ``Theta(e^{t E} t^P)`` and the derived term refutes the statement when ``(E_i, P_i)`` exceeds every ``(E_j, P_j)``
+  lexicographically (checked exactly; the premise covers it): ``log(nmd)`` against ``sqrt(log(nmd))`` with equal
+  monomials is DISPROVED for an O statement;
+* for PROVED, each derived term is compared with a stated term of the same monomial in log space (``log v`` replaced by
+  an independent ``l_v >= 1``, a generalisation): ``Q (k_j Lambda_j)^r >= (c_i Lambda_i)^r`` decided by the kernel for
+  a candidate ``Q`` free of the rate variables (untrusted; the kernel decides). The bound ``derived <= K claimed`` then
+  holds where every log of a rate variable is at least 1 (``n, m, d >= e``, ``eps <= 1/e``; printed), with
+  ``K = sum_i Q_i^(1/r)``.
+
+What this does not cover (a log factor that is not log-linear, a derived term of an O statement whose monomial no
+stated term has, log factors in the stated rate of an O~ statement) is UNDECIDED, with the reason.
 """
 
 from __future__ import annotations
@@ -48,9 +63,11 @@ from dpaudit.verify.verdict import CheckResult, Verdict, _amend
 
 __all__ = ["kernel_rate_check"]
 
-_GROWTH_PREMISE = ("along v = exp(t direction_v y_v), with every y_v > 0, a ratio at least a e^{t margin} with a > 0, margin > 0 "
-                   "exceeds every constant times every power of t (every polylog factor of the rates) for t large, and side "
-                   "conditions v >= polylog(...) of the regime hold there: the O~-statement fails")
+_GROWTH_PREMISE = ("along v = exp(t direction_v y_v), with every y_v > 0, a term c e^{t E} t^P (its log factors log-linear, "
+                   "each growing like t or staying between positive constants) outgrows every term c' e^{t E'} t^P' with "
+                   "(E, P) > (E', P') lexicographically, c, c' > 0: the ratio exceeds every constant for t large (polynomial "
+                   "growth beats polylog factors; a higher log power beats a lower one), and side conditions v >= "
+                   "polylog(...) of the regime hold there: the statement fails")
 
 
 def _domain(symbols: Sequence[sp.Symbol], variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[Any]:
@@ -437,13 +454,17 @@ def _prove_with_logs(ctx: _Context, derived_is_lower_bound: bool) -> CheckResult
                 "(a generalisation: the inequality proved covers every point of the domain)")
     a_sum = sp.Add(*(c * mono * lg for c, mono, lg in ctx.a_split))
     b_sum = sp.Add(*(k * b * lg for k, b, lg in ctx.b_split))
-    proof.nonneg(f"the derived bound is at most the sum of its terms {a_sum}", _minus(a_sum, ctx.derived), hypotheses=ctx.domain)
-    proof.nonneg(f"the stated rate is at least the sum of its terms {b_sum}", _minus(ctx.claimed, b_sum), hypotheses=ctx.domain)
+    logged = {v for factors in [*ctx.a_logs, *ctx.b_logs] for f in factors for v, _ in f.coefficients}
+    dirs = dict(zip(ctx.variables, ctx.directions, strict=True))
+    domain = [*ctx.domain, *(sp.Ge(v, sp.E, evaluate=False) if dirs[v] > 0 else sp.Le(v, 1 / sp.E, evaluate=False)
+                             for v in sorted(logged, key=lambda s: s.name))]
+    proof.nonneg(f"the derived bound is at most the sum of its terms {a_sum}", _minus(a_sum, ctx.derived), hypotheses=domain)
+    proof.nonneg(f"the stated rate is at least the sum of its terms {b_sum}", _minus(ctx.claimed, b_sum), hypotheses=domain)
     for factors in [*ctx.a_logs, *ctx.b_logs]:
         for f in factors:
             proof.zero(f"log({f.arg}) = {f.linear()}", f.identity())
     for k, b, lg in ctx.b_split:
-        proof.positive(f"coefficient of {b} in the stated rate is positive", k, hypotheses=ctx.domain)
+        proof.positive(f"coefficient of {b} in the stated rate is positive", k, hypotheses=domain)
     constants = []
     for i, (c, mono, lg) in enumerate(ctx.a_split):
         partners = [j for j, t in enumerate(ctx.b_terms) if t.exponents == ctx.a_terms[i].exponents]

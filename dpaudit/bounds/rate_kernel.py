@@ -343,8 +343,9 @@ def _refute(ctx: _Context, index: int, point: Mapping[sp.Symbol, Fraction], *, t
     conditions: dict[str, Any] = {str(h): h.func(h.lhs.subs(point), h.rhs.subs(point)) for h in ctx.interior}
     flats: list[LogFactor] = []
     powers_i = _growth(ctx, ctx.a_logs[index], point, conditions, flats)
-    powers_j = [_growth(ctx, f, point, conditions, flats) for f in ctx.b_logs]
-    if powers_i is None or any(p is None for p in powers_j):
+    growth_j = [_growth(ctx, f, point, conditions, flats) for f in ctx.b_logs]
+    powers_j = [p for p in growth_j if p is not None]
+    if powers_i is None or len(powers_j) != len(growth_j):
         return None
     ys_point = {y: sp.Rational(point[y].numerator, point[y].denominator) for y in ctx.ys}
     e_i = _exponent_form(ctx.a_terms[index], ctx.variables, ctx.directions, ctx.ys).subs(ys_point)
@@ -381,8 +382,11 @@ def _refute(ctx: _Context, index: int, point: Mapping[sp.Symbol, Fraction], *, t
 
 
 def _addends(expr: sp.Expr) -> list[sp.Expr]:
-    """``expr`` as a sum, distributing products over sums none of whose terms carries a minus sign (so each addend of a
-    sum of positive terms stays positive; ``(1 - 2^-q)`` is kept whole)."""
+    """``expr`` as a sum of addends.
+
+    Products are distributed over sums none of whose terms carries a minus sign (so each addend of a sum of positive
+    terms stays positive; ``(1 - 2^-q)`` is kept whole).
+    """
     if isinstance(expr, sp.Add):
         return [x for a in expr.args for x in _addends(a)]
     if isinstance(expr, sp.Mul):
@@ -445,25 +449,27 @@ def _prove_with_logs(ctx: _Context, derived_is_lower_bound: bool) -> CheckResult
     claimed`` for ``log v >= 1``, with ``K = sum_i Q_i^(1/r_i)``.
     """
     proof = ctx.proof
+    parsed: list[list[LogFactor]] = []
     for factors in [*ctx.a_logs, *ctx.b_logs]:
         if isinstance(factors, str):
             proof.unproved("log factors", factors)
             return proof.result()
+        parsed.append(factors)
     proof.given("the domain covered: every rate variable with a log factor is >= e (growing) or <= 1/e (shrinking)",
                 "log v is replaced by an independent variable l_v >= 1 and log s of a constant s in (0, 1) by -lambda_s < 0 "
                 "(a generalisation: the inequality proved covers every point of the domain)")
     a_sum = sp.Add(*(c * mono * lg for c, mono, lg in ctx.a_split))
     b_sum = sp.Add(*(k * b * lg for k, b, lg in ctx.b_split))
-    logged = {v for factors in [*ctx.a_logs, *ctx.b_logs] for f in factors for v, _ in f.coefficients}
+    logged = {v for factors in parsed for f in factors for v, _ in f.coefficients}
     dirs = dict(zip(ctx.variables, ctx.directions, strict=True))
     domain = [*ctx.domain, *(sp.Ge(v, sp.E, evaluate=False) if dirs[v] > 0 else sp.Le(v, 1 / sp.E, evaluate=False)
                              for v in sorted(logged, key=lambda s: s.name))]
     proof.nonneg(f"the derived bound is at most the sum of its terms {a_sum}", _minus(a_sum, ctx.derived), hypotheses=domain)
     proof.nonneg(f"the stated rate is at least the sum of its terms {b_sum}", _minus(ctx.claimed, b_sum), hypotheses=domain)
-    for factors in [*ctx.a_logs, *ctx.b_logs]:
+    for factors in parsed:
         for f in factors:
             proof.zero(f"log({f.arg}) = {f.linear()}", f.identity())
-    for k, b, lg in ctx.b_split:
+    for k, b, _ in ctx.b_split:
         proof.positive(f"coefficient of {b} in the stated rate is positive", k, hypotheses=domain)
     constants = []
     for i, (c, mono, lg) in enumerate(ctx.a_split):
@@ -477,7 +483,7 @@ def _prove_with_logs(ctx: _Context, derived_is_lower_bound: bool) -> CheckResult
         if bound is None:
             return proof.result()
         constants.append(bound)
-    for k, b, lg in ctx.b_split:
+    for _, b, lg in ctx.b_split:
         if lg != 1:
             space, _ = log_space(lg, ctx.variables, ctx.directions)
             proof.nonneg(f"log factor {lg} of {b} is >= 0", space, hypotheses=log_space_domain(space, ctx.variables, ctx.directions))

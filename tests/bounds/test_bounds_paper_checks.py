@@ -55,7 +55,7 @@ EXPECTED: dict[str, set[Verdict]] = {
     "lowy2024.good_event_f1": {D_},  # F1
     "lowy2024.good_event_f1_fixed": {P},
     "lowy2024.final_combination_f4": {D_},  # F4
-    "lowy2024.gaussian_a6": {U},  # eps/4 up to 2.5 is outside the classical proof, no violation seen
+    "lowy2024.gaussian_a6": {P},  # eps/4 up to 2.5: outside the classical proof, decided through [BW18, Thm 8]
     "ghazi2025.lemma312_rate": {P},
     "ghazi2025.lemma312_rate_literal": {P},
     "ghazi2025.final_noise_term": {D_},

@@ -99,3 +99,12 @@ def test_log_factors_that_are_not_log_linear_are_left_undecided():
     assert "log-linear" in res.details
     forms = log_factors(((2 * d**4 * m**3 * n**4, sp.Rational(1, 2)),), VARS, DIRS)
     assert [(v, str(a)) for v, a in forms[0].coefficients] == [(n, "4"), (m, "3"), (d, "4")]
+
+
+def test_lemma_a6_gaussian_is_proved_through_the_exact_criterion(rng):
+    res = lowy2024.check_gaussian_lemma_a6(rng=rng)
+    assert res.verdict is P and certified(res)
+    assert {p.key for p in res.premises} == {"[BW18] Thm 8", "Mills' ratio"}
+    # the tail step fails for a range the argument does not cover (e^(eps/2) outgrows the linear bound): not PROVED
+    wide = lowy2024.check_gaussian_lemma_a6(rng=rng, max_epsilon=5.0)
+    assert wide.verdict is U and "the tail c >= 8/5" in wide.reason

@@ -384,7 +384,7 @@ def _gaussian_a6_kernel(sensitivity: sp.Symbol, max_epsilon: sp.Rational) -> Che
     (one variable on ``[0, max_epsilon]``: arb branch and bound).
     """
     proof = Proof("lowy2024.gaussian_a6")
-    eps, c, x = sp.Symbol("epsilon", positive=True), sp.Symbol("c", positive=True), sp.Symbol("x", positive=True)
+    eps, c = sp.Symbol("epsilon", positive=True), sp.Symbol("c", positive=True)
     c0 = sp.Rational(8, 5)
 
     def phi_cdf(u: sp.Expr) -> sp.Expr:

@@ -364,10 +364,12 @@ def _refute(ctx: _Context, index: int, point: Mapping[sp.Symbol, Fraction], *, t
         upper = proof.nonneg(f"the stated rate is at most the sum of its terms {b_sum}", _minus(b_sum, ctx.claimed),
                              hypotheses=ctx.domain)
         coefs = [proof.positive(f"coefficient {k} of the stated rate is positive", k, hypotheses=ctx.domain) for k, _, _ in ctx.b_split]
-    proof.assume("polynomial growth beats polylog factors", _GROWTH_PREMISE)
     conditions.update({"derived >= the term (kernel)": lower is Verdict.PROVED, "the term's coefficient > 0 (kernel)": pos is Verdict.PROVED,
                        "stated rate <= its terms (kernel)": upper is Verdict.PROVED,
                        "the stated rate's coefficients > 0 (kernel)": all(v is Verdict.PROVED for v in coefs)})
+    if not all(bool(v) for v in conditions.values()):
+        return None  # a supporting fact is not established: no refutation, and no premise on the verdict
+    proof.assume("polynomial growth beats polylog factors", _GROWTH_PREMISE)
     direction = ", ".join(f"{v}: {ys_point[y]}" for v, y in zip(ctx.variables, ctx.ys, strict=True) if ys_point[y] != 0) or "0"
     margin = -sp.Min(*gaps) if len(gaps) > 1 else -gaps[0]
     shown = {"log-direction y": direction, "derived term": str(c * mono * lg), "stated rate": str(ctx.claimed),

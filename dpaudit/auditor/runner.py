@@ -147,9 +147,9 @@ def _neighbor_relation(check_neighbors: Any, sampler: Any, claim: Any) -> tuple[
         return declared, ""
     whose = "a plain callable declares no neighbour relation" if sampler.kind != "mechanism" \
         else "the mechanism's claim names no neighbour relation"
-    return None, (f"the pair (d0, d1) was NOT checked to be neighbours: {whose}, so a violation means a leak only if "
-                  "they are neighbours under the relation the claim is stated for; pass check_neighbors="
-                  "QueryDistance(1.0) (or another dpaudit.neighbors relation) to check it")
+    return None, (f"the pair (d0, d1) was NOT checked to be neighbours ({whose}): a violation is a leak only if "
+                  "they are neighbours under the claim's relation; pass check_neighbors=QueryDistance(1.0) (any "
+                  "dpaudit.neighbors relation), or set fn.neighbor_relation, to check it")
 
 
 def _resolve_claim(sampler: Any, epsilon: Any, delta: Any) -> tuple[float, float, Any]:

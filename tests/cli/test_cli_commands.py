@@ -99,7 +99,8 @@ BAD_INPUTS = [
     (["audit", "dpaudit.mechanisms:LaplaceMechanism"], "needs a pair: give --d0 FILE --d1 FILE or --pair NAME"),
     (["audit", "numpy:pi", "--pair", "query-l1"], "is a float object, not a mechanism"),
     # not neighbours under the mechanism's relation: the auditor's own message, on one line
-    (["audit", "Laplace", "--pair", "query-l2", "--shape", "2"], "the datasets are not neighbours under l1 query distance <= 1: l1 distance 1.414213562373095 exceeds"),
+    (["audit", "Laplace", "--pair", "query-l2", "--shape", "2"],
+     "the datasets are not neighbours under l1 query distance <= 1: l1 distance 1.414213562373095 exceeds"),
 ]
 
 

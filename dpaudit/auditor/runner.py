@@ -42,13 +42,13 @@ from dpaudit._validation import (
     check_in_range,
     check_nonnegative,
     check_probability,
-    nonfinite_entries,
 )
 from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.adaptive import Budget, run_stages
 from dpaudit.auditor.checkpoint import Checkpoint, audit_fingerprint, recorded_seed
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
 from dpaudit.auditor.independence import check_row_independence, flagged_violation, spot_check_size
+from dpaudit.auditor.inputs import as_dataset, neighbor_relation, same_data
 from dpaudit.auditor.options import (
     MIN_TRIALS,
     AdaptiveTrials,
@@ -63,7 +63,6 @@ from dpaudit.auditor.sampling import (
     as_sampler,
     blocks_in_flight,
     draw_block,
-    own_dataset,
 )
 from dpaudit.auditor.selection import (
     LEARNED_FRACTION,
@@ -88,68 +87,6 @@ from dpaudit.neighbors.relations import NeighborRelation
 __all__ = ["MIN_TRIALS", "audit"]
 
 OWNER = "audit"
-
-
-def _as_dataset(value: Any, name: str, target: Any) -> Any:
-    """The audit's own copy of dataset ``name``, refused up front if it has NaN or infinite entries.
-
-    Infinities are accepted only where the mechanism declares ``allows_infinite_data = True``
-    (a declared domain that holds them); NaN never is.
-    """
-    try:
-        arr = np.asarray(value)
-    except Exception as exc:  # pragma: no cover - numpy accepts nearly anything
-        raise argument_error(OWNER, name, "array-like", value) from exc
-    if arr.dtype.kind in "fc" and getattr(target, "allows_infinite_data", False) is True:
-        arr = np.where(np.isinf(arr), 0, arr)  # only NaN is refused
-    found = nonfinite_entries(arr, name)
-    if found is not None:
-        raise argument_error(OWNER, name, f"finite ({found})", value,
-                             fix="remove or clamp those entries into the data's domain; a mechanism whose domain holds "
-                                 "infinities declares allows_infinite_data = True.")
-    # the audit's own snapshot: every call then gets a copy of it (see dpaudit.auditor.sampling), so
-    # the caller's object is never handed to the mechanism and is unchanged by the audit
-    try:
-        return own_dataset(value)
-    except Exception as exc:
-        raise argument_error(OWNER, name, "copyable with copy.deepcopy (each call of the mechanism gets its own copy)",
-                             value) from exc
-
-
-def _same_data(a: Any, b: Any) -> bool:
-    try:
-        x, y = np.asarray(a), np.asarray(b)
-    except Exception:  # pragma: no cover
-        return False
-    return x.shape == y.shape and x.dtype.kind not in "OSUV" and bool(np.array_equal(x, y))
-
-
-def _neighbor_relation(check_neighbors: Any, sampler: Any, claim: Any) -> tuple[NeighborRelation | None, str]:
-    """The relation ``(d0, d1)`` is checked under, or None and the note saying why it is not checked.
-
-    A relation passed as ``check_neighbors`` is used; else, with ``check_neighbors=True``, the
-    claim's own relation (a dpaudit mechanism) or the one a plain callable declares as its
-    ``neighbor_relation`` attribute.
-    """
-    if isinstance(check_neighbors, NeighborRelation):
-        return check_neighbors, ""
-    if not isinstance(check_neighbors, bool):
-        raise argument_error(OWNER, "check_neighbors", "True, False or a neighbour relation (dpaudit.neighbors)",
-                             check_neighbors)
-    if not check_neighbors:
-        return None, "the pair (d0, d1) was not checked to be neighbours (check_neighbors=False)"
-    if claim is not None and claim.relation is not None:
-        return claim.relation, ""
-    declared = getattr(sampler.target, "neighbor_relation", None) if sampler.kind != "mechanism" else None
-    if declared is not None:
-        if not isinstance(declared, NeighborRelation):
-            raise argument_error(OWNER, "mechanism.neighbor_relation", "a neighbour relation (dpaudit.neighbors)", declared)
-        return declared, ""
-    whose = "a plain callable declares no neighbour relation" if sampler.kind != "mechanism" \
-        else "the mechanism's claim names no neighbour relation"
-    return None, (f"the pair (d0, d1) was NOT checked to be neighbours ({whose}): a violation is a leak only if "
-                  "they are neighbours under the claim's relation; pass check_neighbors=QueryDistance(1.0) (any "
-                  "dpaudit.neighbors relation), or set fn.neighbor_relation, to check it")
 
 
 def _resolve_claim(sampler: Any, epsilon: Any, delta: Any) -> tuple[float, float, Any]:
@@ -330,17 +267,16 @@ def audit(
     block_size, batch_size, executor = execution.block_size, execution.batch_size, execution.executor
     checkpoint, memory_limit = execution.checkpoint, execution.memory_limit
     epsilon, delta, claim = _resolve_claim(sampler, epsilon, delta)
-    d0, d1 = _as_dataset(d0, "d0", sampler.target), _as_dataset(d1, "d1", sampler.target)
+    d0, d1 = as_dataset(d0, "d0", sampler.target), as_dataset(d1, "d1", sampler.target)
+    relation, unchecked = neighbor_relation(check_neighbors, sampler, claim)
     notes: list[str] = []
-    if _same_data(d0, d1):
+    if same_data(d0, d1):
         warnings.warn("`audit`: d0 and d1 are identical, so no privacy loss can be observed.", NothingToLearnWarning, stacklevel=2)
         notes.append("d0 and d1 are identical: nothing can be learned")
-    else:
-        relation, unchecked = _neighbor_relation(check_neighbors, sampler, claim)
-        if relation is not None:
-            relation.check_neighbors(d0, d1, owner=OWNER)
-        elif unchecked:
-            notes.append(unchecked)
+    elif relation is not None:
+        relation.check_neighbors(d0, d1, owner=OWNER)
+    elif unchecked:
+        notes.append(unchecked)
     if getattr(sampler.target, "ignores_rng", False):
         notes.append("the mechanism ignores the rng it is given (its own random source), so the seed entropy "
                      "above does not reproduce these outputs; the bound is valid all the same")

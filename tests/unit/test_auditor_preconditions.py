@@ -141,8 +141,11 @@ def test_a_plain_callables_unchecked_pair_says_so_in_the_result():
     assert "was NOT checked to be neighbours" in res.to_text()
     off = dpaudit.audit(LaplaceMechanism(1.0), 0.0, 2.0, trials=1000, seed=0, check_neighbors=False)
     assert "not checked to be neighbours (check_neighbors=False)" in off.to_text()
-    with pytest.raises(InvalidArgument, match=re.escape("`audit`: `check_neighbors` must be True, False or a neighbour relation")):
-        dpaudit.audit(laplace_one, 0.0, 1.0, epsilon=1.0, trials=1000, check_neighbors="l1")
+    numpy_false = dpaudit.audit(laplace_one, 0.0, 2.0, epsilon=1.0, trials=1000, seed=0, check_neighbors=np.False_)
+    assert "not checked to be neighbours (check_neighbors=False)" in numpy_false.to_text()
+    for same in (False, True):  # refused before anything, also on identical data
+        with pytest.raises(InvalidArgument, match=re.escape("`audit`: `check_neighbors` must be True, False or a neighbour relation")):
+            dpaudit.audit(laplace_one, 0.0, 0.0 if same else 1.0, epsilon=1.0, trials=1000, check_neighbors="l1")
 
 
 # -- a value just outside a domain is printed with every digit -----------------------------------

@@ -316,7 +316,8 @@ def _translated(problem: ERMProblem, groups: GroupedData, spec: SCParameters, ce
                 kr, cr, states = _reference(problem, groups, spec, zero, ref_balls, max_states)
                 moved = ok
                 k[ok] = kr[0]
-                out[ok] = cr[0] + (spec.reg / (a + spec.reg)) * centre[ok]
+                # k = -1 (⊥ for every R1): no centre, 0 as the typed search leaves it
+                out[ok] = cr[0] + (spec.reg / (a + spec.reg)) * centre[ok] if kr[0] >= 0 else 0.0
     rest = np.flatnonzero(~moved)
     if rest.size:
         kr, cr, s2 = _typed(problem, groups, spec, centre[rest], balls.take(rest), max_states)

@@ -61,8 +61,11 @@ search reaches, so ``k = `` the number of outliers in every phase, whatever ``th
   (pitfall P23). ``T``, ``eps' = eps/T``, ``delta' = delta/T``, ``lambda_i = lambda 4^i`` are the
   paper's.
 * **Algorithm 5** first runs SCOutputPert at ``(eps/2, delta/2)`` on all users, then Phased-ERM at
-  ``(eps/2, delta/2)`` on ``K' = K ∩ B(theta_0, R')``: the same construction puts the canary at the
-  boundary of the first stage and of every phase (``kappa`` per stage; :func:`alg5_worst_pair`).
+  ``(eps/2, delta/2)`` on ``K' = K ∩ B(theta_0, R')``. :func:`alg5_worst_pair` puts the canary at the
+  boundary of every phase (``m = 10^4``: ``n = 5370``, ``T = 18``, ``kappa' = 671``); the first stage's
+  ``kappa`` (27) is far below, so with ``kappa' + 1`` outliers it answers ⊥ on both datasets (``k``
+  beyond ``2 kappa``) and the phases run on ``K' = K`` (the ⊥ branch) only. Each phase spends
+  ``eps/(4T)``: the pair's epsilon is a quarter of the claim's at most.
 
 At ``m = 1`` (the previous, feasible-size pair: :func:`alg3_move_pair`) no deletion crosses Delta
 (``k = 0``) and the only channel is the Gaussian, far below its calibration: no power. The printed
@@ -154,7 +157,8 @@ def alg6_worst_pair(cls: type[StronglyConvexSCO] = StronglyConvexSCO, outliers: 
 
     ``outliers`` as for :func:`alg4_worst_pair` (default ``kappa + 1``).
     """
-    mech = _quiet(cls, golden_problem(), 1.0, 1e-5, **{"beta": _BETA, "threshold": "printed", **kw})
+    engine = {"engine": "translate"} if cls is StronglyConvexSCO else {}  # the variants keep their own engine
+    mech = _quiet(cls, golden_problem(), 1.0, 1e-5, **{"beta": _BETA, "threshold": "printed", **engine, **kw})
     n = 884
     kappa = mech.first_stage(n, _M_ITEMS).parameters(n, _M_ITEMS, 1).alg1.kappa
     d0, d1 = _golden_pair(n, kappa + 1 if outliers is None else outliers)
@@ -304,15 +308,47 @@ def start_dim(outer: Balls) -> int:
     return int(outer.centres.shape[-1])
 
 
+def _released_branch(mech: Any, d0: Any, d1: Any, r0: Any, r1: Any, spec: Any, n: int, m: int,
+                     d: int) -> list[Any] | None:
+    """Algorithms 5-6: the second stage's calls after a released ``theta_0``, when that branch can occur.
+
+    ``[]`` when the first stage answers ⊥ for every ``R1`` on both datasets (only the ⊥ branch runs);
+    None when the released branch's ``K' = K ∩ B(theta_0, R')`` may cut ``K`` (``R' < 2R``: the records
+    do not cover it). Its phases' lambda comes from ``R'`` [Alg 5-6, line 4].
+    """
+    if int(r0.k[0]) < 0 and int(r1.k[0]) < 0:
+        return []
+    pr = mech.problem
+    radius = mech._radius(spec.alg1.sigma, n, m, d, mech._beta(n, m))
+    if not radius >= 2.0 * pr.unit_radius:
+        return None
+    lam = pr.lipschitz() * np.sqrt(d) / (radius * n * np.sqrt(m))
+    return list(mech.second_stage().calls(n, m, d, unit_lambda=lam, epsilon=mech.epsilon / 2, delta=mech.delta / 2,
+                                          beta=mech._beta(n, m)))
+
+
 def _call_records(mech: Any, d0: Any, d1: Any, calls: list[Any], col: int, label: str, start: NDArray[np.float64],
-                  outer: Balls, adaptive_from: int) -> tuple[list[TranscriptStep], int]:
+                  outer: Balls, adaptive_from: int, other: list[Any] | None = None,
+                  covered: bool = True) -> tuple[list[TranscriptStep], int]:
+    """The records of the calls; ``other`` (Algorithms 5-6) the same phases on the other branch of the first stage.
+
+    A later phase is non-adaptive when it is start-free (:func:`_start_free`) on its branch and, with
+    ``other``, on the other branch too with the same ``k`` on each side (so the flag's law does not
+    depend on the first stage's answer either, and the centres' shift is 0 on both branches);
+    ``covered=False`` (a branch the records cannot describe) leaves every later phase adaptive.
+    """
     out: list[TranscriptStep] = []
     cache: dict[Any, Any] = {}
     for i, call in enumerate(calls, start=1):
         a = call.spec.alg1
         states = tuple(_call_state(mech, d, call, start, outer, cache) for d in (d0, d1))
         (k0, c0, _), (k1, c1, _) = states
-        adaptive = i >= adaptive_from and not _start_free(mech, d0, d1, call, outer, cache, states)  # type: ignore[arg-type]
+        adaptive = i >= adaptive_from and not (covered and _start_free(mech, d0, d1, call, outer, cache, states))  # type: ignore[arg-type]
+        if i >= adaptive_from and not adaptive and other:
+            alt = other[i - 1]
+            alt_states = tuple(_call_state(mech, d, alt, start, outer, cache) for d in (d0, d1))
+            adaptive = not (_start_free(mech, d0, d1, alt, outer, cache, alt_states)  # type: ignore[arg-type]
+                            and (alt_states[0][0], alt_states[1][0]) == (k0, k1))
         note = "shown at the phase's start theta = 0 (later phases start at an earlier release)" if adaptive else (
             "the same at every start in K (translate engine, interior minimisers)" if i >= adaptive_from else "")
         out.append(TranscriptStep(
@@ -358,7 +394,9 @@ def transcript_steps(mech: Any, d0: Any, d1: Any) -> tuple[TranscriptStep, ...]:
         lam = pr.lipschitz() * np.sqrt(d) / (radius * n * np.sqrt(m))
         calls = mech.second_stage().calls(n, m, d, unit_lambda=lam, epsilon=mech.epsilon / 2, delta=mech.delta / 2,
                                           beta=mech._beta(n, m))
-        more, col = _call_records(mech, d0, d1, calls, col, "second stage, phase", start, outer, 1)
+        other = _released_branch(mech, d0, d1, r0, r1, spec, n, m, d)
+        more, col = _call_records(mech, d0, d1, calls, col, "second stage, phase", start, outer, 1, other or [],
+                                  covered=other is not None)
     elif isinstance(mech, _PhasedBase):
         more, col = _call_records(mech, d0, d1, mech.calls(n, m, d), col, "phase", start, outer, 2)
     else:

@@ -25,7 +25,10 @@ centre where ``P[⊥]`` changes by ``e^{eps_bar}``.
 * **Algorithm 6** (Strongly-Convex-SCO, ``(1, 1e-5)``): ``n = 884``; the first stage (SCOutputPert at
   ``(1/2, 5e-6)``, ``kappa = 55``, all users) and the second stage's only phase (users
   ``[442, 884)``, ``kappa = 55``) both hold 56 outliers in ``d0``: each ⊥ channel spends its share,
-  ``eps/4`` each, and the two compose.
+  ``eps/4`` each, and the two compose. The pair runs the ``"translate"`` engine (see Algorithms 3
+  and 5 below), so the second stage's records are certified start-free on both branches of the
+  first stage (the ⊥ branch's ``K' = K``; the released branch's ``R'`` exceeds ``K``'s diameter)
+  with the same ``k``: the transcript's exact law is the two flags', 0.49997 at ``delta = 1e-5``.
 * **What no such pair realises.** The stable centres coincide (the inliers' minimiser), so the
   Gaussian half of each call's budget is slack on this pair; the centres of one user's neighbours
   differ by at most ``Delta``-sized moves here, far below the calibration ``8 kappa Delta``.

@@ -224,7 +224,8 @@ def test_an_audit_of_the_wrapper_reports_the_pair_bracket():
 @pytest.mark.parametrize(("name", "covered"), [("Levy Alg 3, 4 steps", True), ("Ghazi 2023 Alg 4", True),
                                                ("Ghazi 2025 Alg 5", True), ("Lowy Alg 2, 4 steps", True),
                                                ("Lowy Alg 1", False), ("Ghazi 2023 Alg 6", True),
-                                               pytest.param("Ghazi 2023 Alg 3", True, marks=pytest.mark.slow)])
+                                               pytest.param("Ghazi 2023 Alg 3", True, marks=pytest.mark.slow),
+                                               pytest.param("Ghazi 2023 Alg 5", True, marks=pytest.mark.slow)])
 def test_which_full_algorithms_have_a_certified_pair(name, covered):
     bracket, why = pair_bracket(_alg(name))
     assert (bracket is not None) is covered, why

@@ -4,24 +4,28 @@ An *event* is ``{score > t}`` (``upper``) or ``{score <= t}`` for a fitted score
 dataset 0 or 1 on the numerator. Candidates are ranked by the bound they are *predicted* to give
 on the estimation split. Two predictors are used, both on selection data only:
 
-* **counts**: the selection frequencies, each first moved :func:`selection_shrink` standard
-  errors towards the unfavourable side (against the winner's curse of an argmax over thousands of
+* **counts**: the selection frequencies, each first moved :func:`selection_shrink` ``/ sqrt(2)``
+  standard errors towards the unfavourable side (so their log ratio moves at most
+  :func:`selection_shrink` of its own errors) (against the winner's curse of an argmax over thousands of
   thresholds, compared across scores: the shrink grows with the number of scores, from
   ``SELECTION_Z``), then scaled to the estimation size with Wilson limits as a fast stand-in for
   Clopper-Pearson;
 * **tail fit** (scores marked ``smooth``: a scalar output when nothing is fitted, a released value
-  within one atom pattern): if the counts point to an event beyond the pooled ``TAIL_TRIGGER``
-  quantile, where counts are few and their argmax is noisy, a threshold is also proposed from
-  smooth fits, and the one with the larger prediction is kept. Both sides' log-survival functions
+  within one atom pattern, the transcript's all-Gaussian log-ratio): a threshold is also proposed
+  from smooth fits of the tails, where counts are few and their argmax is noisy, and the one with
+  the larger prediction is kept. Both sides' log-survival functions
   are fitted jointly, quadratics in ``t`` sharing their curvature (two shifts of one distribution
   bend alike, so the fitted log ratio is a line and cannot bend apart in the far tail), by
   weighted least squares over the widest of the pooled extreme ``TAIL_FIT_FRACTIONS`` of the
   selection scores on which both pass a lack-of-fit test (Pearson's chi-square of the counts
-  between grid points, at ``LACK_OF_FIT_P``); each fitted rate is moved ``TAIL_FIT_Z`` of *its
-  own* standard errors to the unfavourable side (the delta method on the fit's Fisher information:
-  small where the fit pools many counts, growing towards the far end), and the fit is evaluated
-  only where both sides still have ``MIN_TAIL_COUNT`` selection counts (interpolation, never
-  extrapolation).
+  between grid points, at ``LACK_OF_FIT_P``). The shrink is **fit-aware**: the fitted log ratio
+  at each threshold is moved to the unfavourable side by as many of *its own* standard errors as
+  the counts' frequencies are moved of theirs (:func:`selection_shrink`), its standard error from
+  the delta method on the fit's Fisher information (small where the fit pools many counts, growing
+  towards the far end) inflated by the fit's quasi-likelihood dispersion (a fit that misses its
+  counts is trusted less). A rare event thus wins on a fit only where the fit is surer of it than
+  the counts are, never because the curve flatters it. The fit is evaluated only where both sides
+  still have ``MIN_TAIL_COUNT`` selection counts (interpolation, never extrapolation).
 
 NaN scores belong to no event, in ranking and in evaluation alike (``Candidate.event`` is
 false for NaN on both sides, and :func:`event_counts` leaves NaN out of both counts).
@@ -42,8 +46,8 @@ from dpaudit.auditor.score import Score
 __all__ = ["Candidate", "event_counts", "predicted_bounds", "predicted_gdp", "rank_candidates"]
 
 MAX_THRESHOLDS = 4000
-# Selection-side shrinkage: each frequency is first moved this many standard errors towards the
-# unfavourable side before the argmax over thresholds.
+# Selection-side shrinkage: each event's log ratio is first moved up to this many of its standard
+# errors towards the unfavourable side before the argmax over thresholds (see _conservative_rates).
 SELECTION_Z = 2.0
 SHRINK_EVENTS = 4.0
 TAIL_FIT_FRACTIONS = (0.3, 0.1, 0.03, 0.005)
@@ -52,8 +56,6 @@ LACK_OF_FIT_P = 0.01
 MIN_TAIL_POINTS = 50
 MIN_TAIL_COUNT = 10
 TAIL_GRID = 400
-TAIL_TRIGGER = 0.95
-TAIL_FIT_Z = 0.5
 
 
 @dataclass(frozen=True)
@@ -113,8 +115,16 @@ def _bound_from_rates(p_num: NDArray[np.float64], p_den: NDArray[np.float64], n_
 
 def _conservative_rates(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int,
                         shrink: float = SELECTION_Z) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    p_num, _ = _wilson(c_num / n_sel, n_sel, shrink)
-    _, p_den = _wilson(c_den / n_sel, n_sel, shrink)
+    """Both frequencies moved ``shrink / sqrt(2)`` Wilson errors to the unfavourable side.
+
+    The two counts are independent, so moving each by ``shrink / sqrt(2)`` of its own error moves
+    their log ratio by ``shrink / sqrt(2) (a + b) <= shrink sqrt(a^2 + b^2)``, at most ``shrink``
+    of the log ratio's error (``a``, ``b`` the relative errors): the same yardstick as the tail
+    fits' shrink of their fitted log ratio.
+    """
+    per_side = shrink / math.sqrt(2.0)
+    p_num, _ = _wilson(c_num / n_sel, n_sel, per_side)
+    _, p_den = _wilson(c_den / n_sel, n_sel, per_side)
     return p_num, p_den
 
 
@@ -137,7 +147,7 @@ def selection_shrink(n_scores: int) -> float:
 
 def predicted_gdp(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int, n_est: int, z: float) -> NDArray[np.float64]:
     """mu lower bound each event would give on ``n_est`` fresh samples (see ``gdp_mu_lower_bound_from_counts``)."""
-    p_num, p_den = _conservative_rates(c_num, c_den, n_sel)
+    p_num, p_den = _conservative_rates(c_num, c_den, n_sel, SELECTION_Z * math.sqrt(2.0))  # SELECTION_Z per side
     lo, _ = _wilson(p_num, n_est, z)
     _, hi = _wilson(p_den, n_est, z)
     fpr = np.clip(hi, 1e-300, 1 - 1e-16)
@@ -162,8 +172,10 @@ def _threshold_grid(s0: NDArray[np.float64], s1: NDArray[np.float64]) -> NDArray
 
 def _fit_log_survival(
     n: int, t: NDArray[np.float64], c0: NDArray[np.int64], c1: NDArray[np.int64]
-) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None:
-    """``(log P[score > t], its standard error)`` on each side, from a joint fit of ``log(count / n)``.
+) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]] | None:
+    """``(log P[score > t], its standard error)`` on each side and the standard error of their difference.
+
+    From a joint fit of ``log(count / n)``.
 
     Both sides share the quadratic term (``a_j + b_j u + c u^2``, ``u`` the standardised ``t``): two
     shifts of one distribution have log-survival functions of the same curvature, so their log
@@ -173,7 +185,9 @@ def _fit_log_survival(
     ``sqrt(x(t)' I^{-1} x(t))``, with ``I`` the Fisher information of the fitted curves for the
     *independent* counts between consecutive grid points (a Poisson count per bin and one beyond the
     last point; the cumulative counts are nested, so weighting them as if independent would
-    understate the error many times over). ``n`` is the number of rows the counts are of.
+    understate the error many times over). ``n`` is the number of rows the counts are of. The
+    difference's error ``sqrt((x_0 - x_1)' I^{-1} (x_0 - x_1))`` is the fitted log ratio's: the shared
+    curvature cancels in it, so it stays small where both sides' levels are uncertain alike.
     """
     use0, use1 = c0 >= 3, c1 >= 3
     if min(np.count_nonzero(use0), np.count_nonzero(use1)) < 5:
@@ -210,7 +224,9 @@ def _fit_log_survival(
         if not np.all(np.isfinite(se)):
             return None
         out.append((log_surv, se))
-    return out[0], out[1]
+    diff = x0 - x1
+    se_ratio = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", diff, cov, diff), 0.0))
+    return out[0], out[1], se_ratio
 
 
 def _pooled_top(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: float) -> float:
@@ -223,12 +239,11 @@ def _pooled_top(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: floa
     return float(top[-m])
 
 
-def _fits_well(log_surv: NDArray[np.float64], counts: NDArray[np.int64], n: int) -> bool:
-    """No lack of fit: Pearson's chi-square of the counts in ``LACK_OF_FIT_GROUPS`` groups of grid bins.
+def _lack_of_fit(log_surv: NDArray[np.float64], counts: NDArray[np.int64], n: int) -> float:
+    """Pearson's chi-square of the counts in ``LACK_OF_FIT_GROUPS`` groups of grid bins (inf if a group has no mass).
 
     The counts between consecutive grid points (and beyond the last) are multinomial; the fitted
-    curve gives their expectations. The fit is accepted unless chi-square rejects it at
-    ``LACK_OF_FIT_P`` (three parameters fitted).
+    curve gives their expectations.
     """
     surv = np.exp(log_surv)
     observed = np.append(counts[:-1] - counts[1:], counts[-1]).astype(float)
@@ -236,9 +251,22 @@ def _fits_well(log_surv: NDArray[np.float64], counts: NDArray[np.int64], n: int)
     edges = np.linspace(0, len(observed), LACK_OF_FIT_GROUPS + 1).astype(int)
     obs, exp = np.add.reduceat(observed, edges[:-1]), np.add.reduceat(expected, edges[:-1])
     if np.any(exp <= 0):
-        return False
-    chi2 = float(((obs - exp) ** 2 / exp).sum())
+        return math.inf
+    return float(((obs - exp) ** 2 / exp).sum())
+
+
+def _fits_well(chi2: float) -> bool:
+    """No lack of fit: the fit is accepted unless chi-square rejects it at ``LACK_OF_FIT_P`` (three parameters fitted)."""
     return bool(stats.chi2.sf(chi2, LACK_OF_FIT_GROUPS - 3) > LACK_OF_FIT_P)
+
+
+def _dispersion(chi2_0: float, chi2_1: float) -> float:
+    """Quasi-likelihood dispersion of the joint fit: both sides' chi-square over their degrees of freedom, at least 1.
+
+    A fit that misses its counts by more than Poisson noise has standard errors too small by the
+    square root of this factor (McCullagh and Nelder, *Generalized Linear Models*, 2nd ed., Sec. 4.5).
+    """
+    return max(1.0, (chi2_0 + chi2_1) / (2 * (LACK_OF_FIT_GROUPS - 3)))
 
 
 def _pooled_bottom(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: float) -> float:
@@ -255,7 +283,7 @@ def _non_nan(sorted_scores: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _tail_fit_candidate(
     score: Score, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float,
-    n: int,
+    n: int, shrink: float = SELECTION_Z,
 ) -> Candidate | None:
     """The best ``upper``-tail (else, mirrored, lower-tail) event from smooth fits of both survival functions.
 
@@ -277,21 +305,24 @@ def _tail_fit_candidate(
         t = np.linspace(lo, hi, TAIL_GRID)
         c0 = (len(a0) - np.searchsorted(a0, t, side="right")).astype(np.int64)
         c1 = (len(a1) - np.searchsorted(a1, t, side="right")).astype(np.int64)
-        pair = _fit_log_survival(n, t, c0, c1)
-        if pair is None:
+        fit = _fit_log_survival(n, t, c0, c1)
+        if fit is None:
             continue
-        f0, f1 = pair
-        fitted = (t, c0, c1, f0, f1)
-        if _fits_well(f0[0], c0, n) and _fits_well(f1[0], c1, n):
+        f0, f1, se_ratio = fit
+        chi2 = (_lack_of_fit(f0[0], c0, n), _lack_of_fit(f1[0], c1, n))
+        fitted = (t, c0, c1, f0, f1, se_ratio, _dispersion(*chi2))
+        if _fits_well(chi2[0]) and _fits_well(chi2[1]):
             break
     if fitted is None:
         return None
-    t, c0, c1, f0, f1 = fitted
-    ((q_num, se_num), k_num), ((q_den, se_den), k_den) = ((f0, c0), (f1, c1)) if numerator == 0 else ((f1, c1), (f0, c0))
-    # each fitted rate is moved TAIL_FIT_Z of its own standard errors to the unfavourable side:
-    # little where the fit is well determined, more towards the far end where it rests on few counts
-    lo_num = np.exp(q_num - TAIL_FIT_Z * se_num)
-    hi_den = np.minimum(np.exp(q_den + TAIL_FIT_Z * se_den), 1.0)
+    t, c0, c1, f0, f1, se_ratio, dispersion = fitted
+    ((q_num, _), k_num), ((q_den, _), k_den) = ((f0, c0), (f1, c1)) if numerator == 0 else ((f1, c1), (f0, c0))
+    # the fitted log ratio is moved `shrink` of its own standard errors (inflated by the fit's lack of
+    # fit) to the unfavourable side, as the counts' frequencies are moved `shrink` of theirs: a fit
+    # wins only where it is surer than the counts, never for a rare event its curve merely flatters
+    margin = shrink * math.sqrt(dispersion) * se_ratio
+    lo_num = np.exp(q_num - margin)
+    hi_den = np.minimum(np.exp(q_den), 1.0)
     pred = np.where(np.minimum(c0, c1) >= MIN_TAIL_COUNT, _bound_from_rates(lo_num, hi_den, n_est, delta, z), -np.inf)
     i = int(np.argmax(pred))
     if not math.isfinite(float(pred[i])):
@@ -329,25 +360,23 @@ def rank_candidates(
         le0, gt0 = event_counts(s0, t)
         le1, gt1 = event_counts(s1, t)
         options = [(True, 0, gt0, gt1), (True, 1, gt1, gt0), (False, 0, le0, le1), (False, 1, le1, le0)]
-        trigger = None
-        if tail_fit and score.smooth:
-            f0, f1 = _non_nan(s0), _non_nan(s1)
-            if len(f0) and len(f1):
-                trigger = (_pooled_top(f0, f1, 1 - TAIL_TRIGGER), _pooled_bottom(f0, f1, 1 - TAIL_TRIGGER))
+        smooth = tail_fit and score.smooth
+        f0, f1 = _non_nan(s0), _non_nan(s1)
         for upper, numerator, c_num, c_den in options:
             fnum, fden = c_num.astype(float), c_den.astype(float)
             for objective, out in ((predicted_bounds(fnum, fden, n_sel, n_est, delta, z, shrink), by_epsilon),
                                    (predicted_gdp(fnum, fden, n_sel, n_est, z), by_gdp)):
                 i = int(np.argmax(objective))
-                if not math.isfinite(float(objective[i])):
-                    continue
-                cand = Candidate(score, float(t[i]), upper, numerator, float(objective[i]), (int(c_num[i]), int(c_den[i])))
-                if out is by_epsilon and trigger is not None and (t[i] >= trigger[0] if upper else t[i] <= trigger[1]):
-                    # the counts point to a far-tail event: try a threshold from smooth tail fits
-                    fitted = _tail_fit_candidate(score, f0, f1, upper, numerator, n_est, delta, z, n_sel)
-                    if fitted is not None and fitted.predicted > cand.predicted:
+                cand = None
+                if math.isfinite(float(objective[i])):
+                    cand = Candidate(score, float(t[i]), upper, numerator, float(objective[i]), (int(c_num[i]), int(c_den[i])))
+                if out is by_epsilon and smooth:
+                    # a threshold from smooth tail fits too; its fit-aware shrink keeps it honest against the counts'
+                    fitted = _tail_fit_candidate(score, f0, f1, upper, numerator, n_est, delta, z, n_sel, shrink)
+                    if fitted is not None and (cand is None or fitted.predicted > cand.predicted):
                         cand = fitted
-                out.append(cand)
+                if cand is not None:
+                    out.append(cand)
     by_epsilon.sort(key=lambda c: -c.predicted)
     by_gdp.sort(key=lambda c: -c.predicted)
     return by_epsilon, by_gdp

@@ -4,9 +4,8 @@ An *event* is ``{score > t}`` (``upper``) or ``{score <= t}`` for a fitted score
 dataset 0 or 1 on the numerator. Candidates are ranked by the bound they are *predicted* to give
 on the estimation split. Two predictors are used, both on selection data only:
 
-* **counts**: the selection frequencies, each first moved :func:`selection_shrink` ``/ sqrt(2)``
-  standard errors towards the unfavourable side (so their log ratio moves at most
-  :func:`selection_shrink` of its own errors) (against the winner's curse of an argmax over thousands of
+* **counts**: the selection frequencies, each first moved :func:`selection_shrink` standard
+  errors towards the unfavourable side (against the winner's curse of an argmax over thousands of
   thresholds, compared across scores: the shrink grows with the number of scores, from
   ``SELECTION_Z``), then scaled to the estimation size with Wilson limits as a fast stand-in for
   Clopper-Pearson;
@@ -20,7 +19,7 @@ on the estimation split. Two predictors are used, both on selection data only:
   selection scores on which both pass a lack-of-fit test (Pearson's chi-square of the counts
   between grid points, at ``LACK_OF_FIT_P``). The shrink is **fit-aware**: the fitted log ratio
   at each threshold is moved to the unfavourable side by as many of *its own* standard errors as
-  the counts' frequencies are moved of theirs (:func:`selection_shrink`), its standard error from
+  each of the counts' frequencies is moved of its own (:func:`selection_shrink`), its standard error from
   the delta method on the fit's Fisher information (small where the fit pools many counts, growing
   towards the far end) inflated by the fit's quasi-likelihood dispersion (a fit that misses its
   counts is trusted less). A rare event thus wins on a fit only where the fit is surer of it than
@@ -46,8 +45,8 @@ from dpaudit.auditor.score import Score
 __all__ = ["Candidate", "event_counts", "predicted_bounds", "predicted_gdp", "rank_candidates"]
 
 MAX_THRESHOLDS = 4000
-# Selection-side shrinkage: each event's log ratio is first moved up to this many of its standard
-# errors towards the unfavourable side before the argmax over thresholds (see _conservative_rates).
+# Selection-side shrinkage: each frequency is first moved this many standard errors towards the
+# unfavourable side before the argmax over thresholds.
 SELECTION_Z = 2.0
 SHRINK_EVENTS = 4.0
 TAIL_FIT_FRACTIONS = (0.3, 0.1, 0.03, 0.005)
@@ -115,16 +114,8 @@ def _bound_from_rates(p_num: NDArray[np.float64], p_den: NDArray[np.float64], n_
 
 def _conservative_rates(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int,
                         shrink: float = SELECTION_Z) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Both frequencies moved ``shrink / sqrt(2)`` Wilson errors to the unfavourable side.
-
-    The two counts are independent, so moving each by ``shrink / sqrt(2)`` of its own error moves
-    their log ratio by ``shrink / sqrt(2) (a + b) <= shrink sqrt(a^2 + b^2)``, at most ``shrink``
-    of the log ratio's error (``a``, ``b`` the relative errors): the same yardstick as the tail
-    fits' shrink of their fitted log ratio.
-    """
-    per_side = shrink / math.sqrt(2.0)
-    p_num, _ = _wilson(c_num / n_sel, n_sel, per_side)
-    _, p_den = _wilson(c_den / n_sel, n_sel, per_side)
+    p_num, _ = _wilson(c_num / n_sel, n_sel, shrink)
+    _, p_den = _wilson(c_den / n_sel, n_sel, shrink)
     return p_num, p_den
 
 
@@ -147,7 +138,7 @@ def selection_shrink(n_scores: int) -> float:
 
 def predicted_gdp(c_num: NDArray[np.float64], c_den: NDArray[np.float64], n_sel: int, n_est: int, z: float) -> NDArray[np.float64]:
     """mu lower bound each event would give on ``n_est`` fresh samples (see ``gdp_mu_lower_bound_from_counts``)."""
-    p_num, p_den = _conservative_rates(c_num, c_den, n_sel, SELECTION_Z * math.sqrt(2.0))  # SELECTION_Z per side
+    p_num, p_den = _conservative_rates(c_num, c_den, n_sel)
     lo, _ = _wilson(p_num, n_est, z)
     _, hi = _wilson(p_den, n_est, z)
     fpr = np.clip(hi, 1e-300, 1 - 1e-16)
@@ -310,6 +301,8 @@ def _tail_fit_candidate(
             continue
         f0, f1, se_ratio = fit
         chi2 = (_lack_of_fit(f0[0], c0, n), _lack_of_fit(f1[0], c1, n))
+        if not (math.isfinite(chi2[0]) and math.isfinite(chi2[1])):
+            continue  # the fit gives a group of counts no mass: no dispersion, no error to trust
         fitted = (t, c0, c1, f0, f1, se_ratio, _dispersion(*chi2))
         if _fits_well(chi2[0]) and _fits_well(chi2[1]):
             break

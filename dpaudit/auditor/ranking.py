@@ -18,13 +18,13 @@ on the estimation split. Two predictors are used, both on selection data only:
   weighted least squares over the widest of the pooled extreme ``TAIL_FIT_FRACTIONS`` of the
   selection scores on which both pass a lack-of-fit test (Pearson's chi-square of the counts
   between grid points, at ``LACK_OF_FIT_P``). The shrink is **fit-aware**: the fitted log ratio
-  at each threshold is moved to the unfavourable side by as many of *its own* standard errors as
-  each of the counts' frequencies is moved of its own (:func:`selection_shrink`), its standard error from
-  the delta method on the fit's Fisher information (small where the fit pools many counts, growing
-  towards the far end) inflated by the fit's quasi-likelihood dispersion (a fit that misses its
-  counts is trusted less). A rare event thus wins on a fit only where the fit is surer of it than
-  the counts are, never because the curve flatters it. The fit is evaluated only where both sides
-  still have ``MIN_TAIL_COUNT`` selection counts (interpolation, never extrapolation).
+  at each threshold is moved ``TAIL_FIT_Z`` of *its own* standard errors to the unfavourable side,
+  its standard error from the delta method on the fit's Fisher information (small where the fit
+  pools many counts, growing towards the far end; the shared curvature cancels in the ratio)
+  inflated by the fit's quasi-likelihood dispersion (a fit that misses its counts is trusted less).
+  A rare event thus wins on a fit only where the fit is sure of it, not because the curve flatters it
+  (``TAIL_FIT_Z = 2``, the counts' own shrink, was tried: it costs SVT34Parallel its flag at 10^6). 
+  The fit is evaluated only where both sides still have ``MIN_TAIL_COUNT`` selection counts (interpolation, never extrapolation).
 
 NaN scores belong to no event, in ranking and in evaluation alike (``Candidate.event`` is
 false for NaN on both sides, and :func:`event_counts` leaves NaN out of both counts).
@@ -54,6 +54,8 @@ LACK_OF_FIT_GROUPS = 20
 LACK_OF_FIT_P = 0.01
 MIN_TAIL_POINTS = 50
 MIN_TAIL_COUNT = 10
+# Standard errors of the fitted log ratio (times the fit's dispersion) a tail fit's prediction is moved.
+TAIL_FIT_Z = 1.0
 TAIL_GRID = 400
 
 
@@ -274,7 +276,7 @@ def _non_nan(sorted_scores: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _tail_fit_candidate(
     score: Score, s0: NDArray[np.float64], s1: NDArray[np.float64], upper: bool, numerator: int, n_est: int, delta: float, z: float,
-    n: int, shrink: float = SELECTION_Z,
+    n: int,
 ) -> Candidate | None:
     """The best ``upper``-tail (else, mirrored, lower-tail) event from smooth fits of both survival functions.
 
@@ -310,10 +312,9 @@ def _tail_fit_candidate(
         return None
     t, c0, c1, f0, f1, se_ratio, dispersion = fitted
     ((q_num, _), k_num), ((q_den, _), k_den) = ((f0, c0), (f1, c1)) if numerator == 0 else ((f1, c1), (f0, c0))
-    # the fitted log ratio is moved `shrink` of its own standard errors (inflated by the fit's lack of
-    # fit) to the unfavourable side, as the counts' frequencies are moved `shrink` of theirs: a fit
-    # wins only where it is surer than the counts, never for a rare event its curve merely flatters
-    margin = shrink * math.sqrt(dispersion) * se_ratio
+    # the fitted log ratio is moved TAIL_FIT_Z of its own standard errors (inflated by the fit's lack
+    # of fit) to the unfavourable side: a rare event wins on a fit only where the fit is sure of it
+    margin = TAIL_FIT_Z * math.sqrt(dispersion) * se_ratio
     lo_num = np.exp(q_num - margin)
     hi_den = np.minimum(np.exp(q_den), 1.0)
     pred = np.where(np.minimum(c0, c1) >= MIN_TAIL_COUNT, _bound_from_rates(lo_num, hi_den, n_est, delta, z), -np.inf)
@@ -365,7 +366,7 @@ def rank_candidates(
                     cand = Candidate(score, float(t[i]), upper, numerator, float(objective[i]), (int(c_num[i]), int(c_den[i])))
                 if out is by_epsilon and smooth:
                     # a threshold from smooth tail fits too; its fit-aware shrink keeps it honest against the counts'
-                    fitted = _tail_fit_candidate(score, f0, f1, upper, numerator, n_est, delta, z, n_sel, shrink)
+                    fitted = _tail_fit_candidate(score, f0, f1, upper, numerator, n_est, delta, z, n_sel)
                     if fitted is not None and (cand is None or fitted.predicted > cand.predicted):
                         cand = fitted
                 if cand is not None:

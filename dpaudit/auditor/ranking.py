@@ -23,8 +23,9 @@ on the estimation split. Two predictors are used, both on selection data only:
   pools many counts, growing towards the far end; the shared curvature cancels in the ratio)
   inflated by the fit's quasi-likelihood dispersion (a fit that misses its counts is trusted less).
   A rare event thus wins on a fit only where the fit is sure of it, not because the curve flatters it
-  (``TAIL_FIT_Z = 2``, the counts' own shrink, was tried: it costs SVT34Parallel its flag at 10^6). 
-  The fit is evaluated only where both sides still have ``MIN_TAIL_COUNT`` selection counts (interpolation, never extrapolation).
+  (``TAIL_FIT_Z = 2``, the counts' own shrink, was tried: it costs SVT34Parallel its flag at 10^6).
+  The fit is evaluated only where both sides still have ``MIN_TAIL_COUNT`` selection counts
+  (interpolation, never extrapolation).
 
 NaN scores belong to no event, in ranking and in evaluation alike (``Candidate.event`` is
 false for NaN on both sides, and :func:`event_counts` leaves NaN out of both counts).

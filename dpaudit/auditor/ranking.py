@@ -10,9 +10,11 @@ on the estimation split. Two predictors are used, both on selection data only:
   ``SELECTION_Z``), then scaled to the estimation size with Wilson limits as a fast stand-in for
   Clopper-Pearson;
 * **tail fit** (scores marked ``smooth``: a scalar output when nothing is fitted, a released value
-  within one atom pattern, the transcript's all-Gaussian log-ratio): a threshold is also proposed
-  from smooth fits of the tails, where counts are few and their argmax is noisy, and the one with
-  the larger prediction is kept. Both sides' log-survival functions
+  within one atom pattern, the transcript's all-Gaussian log-ratio): if the counts point to an
+  event beyond the pooled ``TAIL_TRIGGER`` quantile, where counts are few and their argmax is
+  noisy, a threshold is also proposed from smooth fits, and the one with the larger prediction is
+  kept (a tail fit on every smooth score was tried: it costs NoisyHist1 and Ghazi et al.'s golden
+  case, whose best event is an atom pattern, more than it gives SVT3). Both sides' log-survival functions
   are fitted jointly, quadratics in ``t`` sharing their curvature (two shifts of one distribution
   bend alike, so the fitted log ratio is a line and cannot bend apart in the far tail), by
   weighted least squares over the widest of the pooled extreme ``TAIL_FIT_FRACTIONS`` of the
@@ -55,6 +57,7 @@ LACK_OF_FIT_GROUPS = 20
 LACK_OF_FIT_P = 0.01
 MIN_TAIL_POINTS = 50
 MIN_TAIL_COUNT = 10
+TAIL_TRIGGER = 0.95
 # Standard errors of the fitted log ratio (times the fit's dispersion) a tail fit's prediction is moved.
 TAIL_FIT_Z = 1.0
 TAIL_GRID = 400
@@ -355,23 +358,24 @@ def rank_candidates(
         le0, gt0 = event_counts(s0, t)
         le1, gt1 = event_counts(s1, t)
         options = [(True, 0, gt0, gt1), (True, 1, gt1, gt0), (False, 0, le0, le1), (False, 1, le1, le0)]
-        smooth = tail_fit and score.smooth
         f0, f1 = _non_nan(s0), _non_nan(s1)
+        trigger = None
+        if tail_fit and score.smooth and len(f0) and len(f1):
+            trigger = (_pooled_top(f0, f1, 1 - TAIL_TRIGGER), _pooled_bottom(f0, f1, 1 - TAIL_TRIGGER))
         for upper, numerator, c_num, c_den in options:
             fnum, fden = c_num.astype(float), c_den.astype(float)
             for objective, out in ((predicted_bounds(fnum, fden, n_sel, n_est, delta, z, shrink), by_epsilon),
                                    (predicted_gdp(fnum, fden, n_sel, n_est, z), by_gdp)):
                 i = int(np.argmax(objective))
-                cand = None
-                if math.isfinite(float(objective[i])):
-                    cand = Candidate(score, float(t[i]), upper, numerator, float(objective[i]), (int(c_num[i]), int(c_den[i])))
-                if out is by_epsilon and smooth:
-                    # a threshold from smooth tail fits too; its fit-aware shrink keeps it honest against the counts'
+                if not math.isfinite(float(objective[i])):
+                    continue
+                cand = Candidate(score, float(t[i]), upper, numerator, float(objective[i]), (int(c_num[i]), int(c_den[i])))
+                if out is by_epsilon and trigger is not None and (t[i] >= trigger[0] if upper else t[i] <= trigger[1]):
+                    # the counts point to a far-tail event: try a threshold from smooth tail fits
                     fitted = _tail_fit_candidate(score, f0, f1, upper, numerator, n_est, delta, z, n_sel)
-                    if fitted is not None and (cand is None or fitted.predicted > cand.predicted):
+                    if fitted is not None and fitted.predicted > cand.predicted:
                         cand = fitted
-                if cand is not None:
-                    out.append(cand)
+                out.append(cand)
     by_epsilon.sort(key=lambda c: -c.predicted)
     by_gdp.sort(key=lambda c: -c.predicted)
     return by_epsilon, by_gdp

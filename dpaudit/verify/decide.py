@@ -32,7 +32,8 @@ from dpaudit.verify.kernel.core import satisfiable, vacuity_text
 from dpaudit.verify.kernel.translate import UnsupportedFormula
 from dpaudit.verify.verdict import Verdict
 
-__all__ = ["vacuity", "decide_nonneg", "decide_positive", "decide_zero", "decision", "exact_floats", "exact_negative", "exact_sign", "plain"]
+__all__ = ["decide_nonneg", "decide_positive", "decide_zero", "decision", "exact_floats", "exact_negative", "exact_sign", "plain",
+           "vacuity"]
 
 
 _BRANCHING = (sp.Piecewise, sp.Max, sp.Min, sp.Abs, sp.sign, sp.floor, sp.ceiling, sp.Heaviside)

@@ -318,8 +318,10 @@ class CheckResult:
         return text
 
     def line(self) -> str:
-        """One-line rendering: verdict, the claim decided (with its vacuity), the check's statement as a label, citation,
-        premises, the counterexample or why undecided."""
+        """One-line rendering: verdict, the claim decided (with its vacuity) and the check's statement as a label.
+
+        Then the citation, premises, the counterexample or why undecided.
+        """
         text = f"{self.verdict.name:<10} {self.claim}"
         if self.verdict is Verdict.PROVED and self.vacuity:
             text += f" ({self.vacuity})"

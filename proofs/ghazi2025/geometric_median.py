@@ -30,7 +30,8 @@ def _run() -> CheckResult:
     proof.nonneg("M(P) = (0, 0): 2^2 - ||unit vectors to (1, 0), (1, alpha)||^2 > 0", 4 - _unit_sum_sq(o, [e1, e1a]))
     proof.nonneg("M(P') = (1, 0): 2^2 - ||unit vectors to (0, 0), (0, alpha)||^2 > 0", 4 - _unit_sum_sq(e1, [o, ea]))
     gap = max(abs(t) for t in (o - e1))
-    proof.exact("||M(P) - M(P')||_inf = 1 > alpha", [sp.Eq(gap, 1, evaluate=False), sp.Lt(alpha, 1, evaluate=False)], counterexample=lambda: {"gap": gap, "alpha": alpha})
+    proof.exact("||M(P) - M(P')||_inf = 1 > alpha", [sp.Eq(gap, 1, evaluate=False), sp.Lt(alpha, 1, evaluate=False)],
+                counterexample=lambda: {"gap": gap, "alpha": alpha})
     rng = proof.rng
     cost = lambda x, ps: sum(np.linalg.norm(x - np.array(p, dtype=float).ravel()) for p in ps)  # noqa: E731
     grid = rng.uniform(-0.5, 1.5, size=(400, 2))

@@ -62,7 +62,6 @@ from dpaudit.verify.decide import (
 from dpaudit.verify.exact_conditions import (
     certified_nonneg,
     condition_holds,
-    exact_truth,
     monotone_nonneg_from,
     smooth_everywhere,
     trivial_residual,
@@ -100,10 +99,11 @@ def _kernel_truth(owner: str, relation: Any) -> bool:
                               f"{sorted(map(str, relation.free_symbols))} (use nonneg, zero or cases)")
     if relation.has(sp.Float):
         raise InvalidArgument(f"{owner}: {relation} holds a float, which is not exact; use sympy.Rational")
-    try:
-        return exact_truth(owner, relation)
-    except ArgumentTypeError as exc:
-        raise InvalidArgument(str(exc)) from exc
+    sign = exact_sign(sp.sympify(relation.lhs) - sp.sympify(relation.rhs))  # the kernel: rationals, or arb balls excluding 0
+    if sign is None:
+        raise InvalidArgument(f"{owner}: the kernel cannot certify the sign of {relation.lhs} - ({relation.rhs})")
+    return {sp.Equality: sign == 0, sp.Unequality: sign != 0, sp.LessThan: sign <= 0, sp.StrictLessThan: sign < 0,
+            sp.GreaterThan: sign >= 0, sp.StrictGreaterThan: sign > 0}[type(relation)]
 
 
 def _where(text: str, hypotheses: Sequence[Any]) -> str:

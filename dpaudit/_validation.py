@@ -31,6 +31,7 @@ __all__ = [
     "check_positive",
     "check_probability",
     "check_real",
+    "nonfinite_entries",
 ]
 
 
@@ -170,6 +171,24 @@ def check_array(
     if min_ndim is not None and arr.ndim < min_ndim:
         raise argument_error(owner, name, f"an array with at least {min_ndim} dimension(s) (shape {arr.shape})", value)
     return arr
+
+
+def nonfinite_entries(arr: NDArray[Any], name: str) -> str | None:
+    """None when every entry of ``arr`` is finite, else a phrase naming how many are not and the first.
+
+    For example ``"it has 2 NaN or infinite entries, the first d1[0, 3] = inf"`` (``"it is inf"`` for
+    a 0-d array); integer, boolean and non-numeric arrays have none.
+    """
+    if arr.dtype.kind not in "fc":
+        return None
+    bad = ~np.isfinite(arr)
+    if not bad.any():
+        return None
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    shown = repr(arr[first].item())
+    if not first:  # a 0-d array: the value itself
+        return f"it is {shown}"
+    return f"it has {int(np.count_nonzero(bad))} NaN or infinite entries, the first {name}[{', '.join(map(str, first))}] = {shown}"
 
 
 def check_finite_array(owner: str, name: str, value: Any, **kwargs: Any) -> NDArray[Any]:

@@ -123,8 +123,9 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
                      help="also attack the IEEE-754 bits of floating-point outputs (catches naive float samplers; "
                      "numpy's laplace and normal leak there too)")
     run.add_argument("--spot-check", type=_count, metavar="N",
-                     help="draw N more trials per dataset one call each and test that rows of one call are "
-                     "independent, as the bound assumes (default 0: no check)")
+                     help="draw N more trials per dataset one call each (and N/2 calls of two rows) and test that "
+                     "rows of one call are independent, as the bound assumes (default: 200 for a plain callable "
+                     "about to be reported as a violation, none otherwise; 0: no check)")
     run.add_argument("--candidates", type=int, metavar="K",
                      help="evaluate the K best events on fresh trials, paying for each (default 1)")
     run.add_argument("--selection-fraction", type=float, metavar="F",

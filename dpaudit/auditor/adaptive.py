@@ -71,7 +71,7 @@ from scipy import stats
 
 from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
-from dpaudit.auditor.independence import check_row_independence
+from dpaudit.auditor.independence import check_row_independence, flagged_violation, spot_check_size
 from dpaudit.auditor.options import (
     DEFAULT_CONFIDENCE,
     DEFAULT_FIRST_TRIALS,
@@ -258,7 +258,7 @@ class _Stage:
 def run_stages(
     sampler: Any, source: BlockSource, notes: list[str], *, started: float, epsilon: float, delta: float,
     confidence: float, first_trials: int, max_trials: int, max_seconds: float | None, max_stages: int | None,
-    candidates: int, selection_fraction: float | None, float_bits: bool, spot_check: int,
+    candidates: int, selection_fraction: float | None, float_bits: bool, spot_check: int | None,
     fits: Callable[[int], None], row_values: int, progress: Any = None,
 ) -> AuditResult:
     """The staged audit (see the module docstring) on the blocks ``source`` hands over.
@@ -473,7 +473,7 @@ def _run_stage(s: int, plan: StagePlan, store: list[NDArray[Any]], router: _Rows
 
 def _result(sampler: Any, source: BlockSource, notes: list[str], done: list[_Stage], plan: StagePlan, reason: str, *,
             started: float, epsilon: float, delta: float, confidence: float, max_trials: int, max_seconds: float | None,
-            first_trials: int, spot_check: int, looked: float, attack: AttackOptions) -> AuditResult:
+            first_trials: int, spot_check: int | None, looked: float, attack: AttackOptions) -> AuditResult:
     """The result: the largest stage bound (valid by the union bound over the stages), and every stage."""
     records = []
     for st in done:
@@ -486,9 +486,10 @@ def _result(sampler: Any, source: BlockSource, notes: list[str], done: list[_Sta
         ))
     best = max(done, key=lambda st: (st.evidence.value, st.s))
     lo, hi = plan.estimation(best.s)
-    if spot_check and best.chosen:
-        notes.extend(check_row_independence(sampler, source.datasets, source.streams, spot_check, best.chosen[0],
-                                            best.counts, hi - lo))
+    n_spot = spot_check_size(spot_check, sampler, best.evidence.value > epsilon)
+    if n_spot and best.chosen:
+        notes.extend(check_row_independence(sampler, source.datasets, source.streams, n_spot, best.chosen[0],
+                                            best.counts, hi - lo, flagged=flagged_violation(best.evidence.value, epsilon, delta)))
     with_gdp = [st for st in done if st.gdp_mu is not None]
     gdp = max(with_gdp, key=lambda st: (st.gdp_mu, st.s)) if with_gdp else None
     if reason == "time":

@@ -123,11 +123,18 @@ class AttackOptions(_Options):
         is private over the reals but sampled naively in floating point leaks there [Mironov
         2012]. Off by default: the textbook samplers (numpy's ``laplace``, ``normal``) all leak
         this way, including dpaudit's own, so it asks a different question from the default.
-    spot_check : int
-        If positive, this many further trials per dataset are drawn one call each and the chosen
-        event's frequency among them is compared with the estimation split's (Fisher's exact
-        test); a clear disagreement raises :class:`~dpaudit.errors.MechanismError` (rows not
-        independent). At least 0.
+    spot_check : int, optional
+        A check of the precondition that the rows of one call are independent draws
+        (:mod:`dpaudit.auditor.independence`): ``spot_check`` further trials per dataset are drawn
+        one call each, and ``spot_check // 2`` calls of two rows; the chosen event's frequency among
+        the single-call trials is compared with the estimation split's, and how often the two rows
+        of one call are identical with how often two single-call trials are (Fisher's exact tests).
+        A clear disagreement raises :class:`~dpaudit.errors.MechanismError` (rows not independent),
+        and no bound is reported. ``None`` (the default) is automatic: 200 for a plain callable
+        ``fn(data, rng, size=None)`` whose audit is about to report a violation, none otherwise (a
+        dpaudit mechanism declares how it batches; a callable without ``size`` is called once per
+        trial). ``0`` turns the check off; a positive count runs it on every audit. Draws of its own:
+        the bound is the same with or without it.
 
     Examples
     --------
@@ -140,7 +147,7 @@ class AttackOptions(_Options):
     selection_fraction: float | None = None
     candidates: int = 1
     float_bits: bool = False
-    spot_check: int = 0
+    spot_check: int | None = None
 
     @staticmethod
     def _checked(owner: str, v: dict[str, Any]) -> dict[str, Any]:
@@ -151,7 +158,7 @@ class AttackOptions(_Options):
             v["candidates"] = check_int(owner, "candidates", v["candidates"], minimum=1)
         if "float_bits" in v:
             v["float_bits"] = _check_bool(owner, "float_bits", v["float_bits"])
-        if "spot_check" in v:
+        if v.get("spot_check") is not None:
             v["spot_check"] = check_int(owner, "spot_check", v["spot_check"], minimum=0)
         return v
 

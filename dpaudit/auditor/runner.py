@@ -47,7 +47,8 @@ from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.auditor.adaptive import Budget, run_stages
 from dpaudit.auditor.checkpoint import Checkpoint, audit_fingerprint, recorded_seed
 from dpaudit.auditor.features import LAYOUT_ROWS, detect_layout, flatten_outputs
-from dpaudit.auditor.independence import check_row_independence
+from dpaudit.auditor.independence import check_row_independence, flagged_violation, spot_check_size
+from dpaudit.auditor.inputs import as_dataset, neighbor_relation, same_data
 from dpaudit.auditor.options import (
     MIN_TRIALS,
     AdaptiveTrials,
@@ -62,7 +63,6 @@ from dpaudit.auditor.sampling import (
     as_sampler,
     blocks_in_flight,
     draw_block,
-    own_dataset,
 )
 from dpaudit.auditor.selection import (
     LEARNED_FRACTION,
@@ -82,34 +82,11 @@ from dpaudit.auditor.streaming import (
 )
 from dpaudit.errors import MechanismError, NothingToLearnWarning
 from dpaudit.guarantees import GDP, ApproxDP
+from dpaudit.neighbors.relations import NeighborRelation
 
 __all__ = ["MIN_TRIALS", "audit"]
 
 OWNER = "audit"
-
-
-def _as_dataset(value: Any, name: str) -> Any:
-    try:
-        arr = np.asarray(value)
-    except Exception as exc:  # pragma: no cover - numpy accepts nearly anything
-        raise argument_error(OWNER, name, "array-like", value) from exc
-    if arr.dtype.kind in "fc" and np.isnan(arr).any():
-        raise argument_error(OWNER, name, "free of NaN", value)
-    # the audit's own snapshot: every call then gets a copy of it (see dpaudit.auditor.sampling), so
-    # the caller's object is never handed to the mechanism and is unchanged by the audit
-    try:
-        return own_dataset(value)
-    except Exception as exc:
-        raise argument_error(OWNER, name, "copyable with copy.deepcopy (each call of the mechanism gets its own copy)",
-                             value) from exc
-
-
-def _same_data(a: Any, b: Any) -> bool:
-    try:
-        x, y = np.asarray(a), np.asarray(b)
-    except Exception:  # pragma: no cover
-        return False
-    return x.shape == y.shape and x.dtype.kind not in "OSUV" and bool(np.array_equal(x, y))
 
 
 def _resolve_claim(sampler: Any, epsilon: Any, delta: Any) -> tuple[float, float, Any]:
@@ -177,7 +154,7 @@ def audit(
     trials: int | str | AdaptiveTrials = 100_000,
     confidence: float = 0.95,
     seed: Any = None,
-    check_neighbors: bool = True,
+    check_neighbors: bool | NeighborRelation = True,
     attack: AttackOptions | None = None,
     execution: ExecutionOptions | None = None,
     **options: Any,
@@ -197,8 +174,11 @@ def audit(
         callable ``fn(data, rng, size=None)`` in numpy's convention, or a callable ``fn(data, rng)``
         with no ``size`` (called once per trial: slow, but it works).
     d0, d1 : array_like
-        The two datasets; for dpaudit mechanisms they are checked to be neighbours under the
-        claim's relation (set ``check_neighbors=False`` to skip).
+        The two datasets, free of NaN and infinite entries (unless the mechanism declares
+        ``allows_infinite_data = True``); for dpaudit mechanisms they are checked to be neighbours
+        under the claim's relation (set ``check_neighbors=False`` to skip), for a plain callable
+        under the relation passed as ``check_neighbors`` or declared as its ``neighbor_relation``
+        attribute, and otherwise the result's notes say that the pair was not checked.
     epsilon : float, optional
         The claimed epsilon, in [0, inf). Defaults to the mechanism's claim at ``delta``.
     delta : float, optional
@@ -218,8 +198,11 @@ def audit(
     seed : None, int, SeedSequence or Generator
         Root of all randomness; the same seed gives the same result whatever the executor. With
         ``seed=None`` and an existing checkpoint, the seed recorded there is used.
-    check_neighbors : bool
-        Check ``d0``, ``d1`` against the claim's neighbour relation.
+    check_neighbors : bool or NeighborRelation
+        Check ``d0``, ``d1`` against the claim's neighbour relation (``True``), not at all
+        (``False``; the notes say so), or against the relation given (a
+        :mod:`dpaudit.neighbors` relation such as ``QueryDistance(1.0)``, for a plain callable
+        whose claim the audit cannot read).
     attack : AttackOptions, optional
         How the outputs are attacked: ``selection_fraction``, ``candidates``, ``float_bits``,
         ``spot_check`` (:class:`~dpaudit.auditor.options.AttackOptions` documents each).
@@ -284,13 +267,16 @@ def audit(
     block_size, batch_size, executor = execution.block_size, execution.batch_size, execution.executor
     checkpoint, memory_limit = execution.checkpoint, execution.memory_limit
     epsilon, delta, claim = _resolve_claim(sampler, epsilon, delta)
-    d0, d1 = _as_dataset(d0, "d0"), _as_dataset(d1, "d1")
+    d0, d1 = as_dataset(d0, "d0", sampler.target), as_dataset(d1, "d1", sampler.target)
+    relation, unchecked = neighbor_relation(check_neighbors, sampler, claim)
     notes: list[str] = []
-    if _same_data(d0, d1):
+    if same_data(d0, d1):
         warnings.warn("`audit`: d0 and d1 are identical, so no privacy loss can be observed.", NothingToLearnWarning, stacklevel=2)
         notes.append("d0 and d1 are identical: nothing can be learned")
-    elif check_neighbors and claim is not None and claim.relation is not None:
-        claim.relation.check_neighbors(d0, d1, owner=OWNER)
+    elif relation is not None:
+        relation.check_neighbors(d0, d1, owner=OWNER)
+    elif unchecked:
+        notes.append(unchecked)
     if getattr(sampler.target, "ignores_rng", False):
         notes.append("the mechanism ignores the rng it is given (its own random source), so the seed entropy "
                      "above does not reproduce these outputs; the bound is valid all the same")
@@ -362,7 +348,7 @@ def audit(
 def _select_and_estimate(
     sampler: Any, source: BlockSource, notes: list[str], *, started: float, epsilon: float, delta: float,
     confidence: float, trials: int, candidates: int, selection_fraction: float | None, float_bits: bool,
-    spot_check: int, fits: Callable[[int], None],
+    spot_check: int | None, fits: Callable[[int], None],
 ) -> AuditResult:
     """Steps 2 to 4 of the procedure (see the module docstring), on the blocks ``source`` hands over.
 
@@ -414,10 +400,12 @@ def _select_and_estimate(
         gdp_ev = event_evidence(gdp_cands[0], tally, len(chosen), delta, alpha)
         gdp_mu = gdp_mu_lower_bound_from_counts(gdp_ev.count_numerator, gdp_ev.count_denominator, n_est, alpha)
         gdp_eps = gdp_epsilon(gdp_mu, delta) if delta > 0 and math.isfinite(gdp_mu) else None
-    if spot_check and chosen:
+    n_spot = spot_check_size(spot_check, sampler, best.value > epsilon)
+    if n_spot and chosen:
         i = [ev.value for ev in evaluated].index(best.value)
-        notes.extend(check_row_independence(sampler, source.datasets, source.streams, spot_check, chosen[i],
-                                            (int(tally.counts[i, 0]), int(tally.counts[i, 1])), n_est))
+        notes.extend(check_row_independence(sampler, source.datasets, source.streams, n_spot, chosen[i],
+                                            (int(tally.counts[i, 0]), int(tally.counts[i, 1])), n_est,
+                                            flagged=flagged_violation(best.value, epsilon, delta)))
     estimation_seconds = time.perf_counter() - t_est - (source.seconds - drawn_before)
 
     return AuditResult(

@@ -28,7 +28,9 @@ from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality
 from dpaudit.bounds.rate_checks import check_rate
 from dpaudit.bounds.symbols import J, L, R, beta, d, delta, epsilon, eta, k, lam, m, mu, n, p, q
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
-from dpaudit.bounds.verdict import CheckResult, combine_verdicts
+from dpaudit.bounds.verdict import CheckResult, Verdict, combine_verdicts
+from dpaudit.verify.proof import Proof
+from dpaudit.verify.verdict import _amend
 
 __all__ = [
     "CHECKS",
@@ -206,7 +208,7 @@ def check_thm21_risk(*, rng: np.random.Generator, claim: Bound | None = None) ->
     third = L**2 * sp.sqrt(d) * eta_l * sp.sqrt(t_l)
     # the third term does not decay in m; the condition m <= n^J (which p = J + 3/2 is chosen for) gives
     # third <= third * sqrt(n^J/m)
-    derived = sp.expand(first + second + noise.subs(p, J + sp.Rational(3, 2)) + third * sp.sqrt(n**J / m))
+    derived = first + second + noise.subs(p, J + sp.Rational(3, 2)) + third * sp.sqrt(n**J / m)
     return check_rate(derived, bound, claim="Thm 2.1 rate from eta = R/(L sqrt(dmn eps)) and the phase schedule",
                       source=str(_cite("proof of Thm B.1")), rng=rng)
 
@@ -355,13 +357,64 @@ def check_gaussian_lemma_a6(*, rng: np.random.Generator, max_epsilon: float = 2.
     """Lemma A.6's Gaussian calibration ``sigma^2 = 2 Delta^2 log(2/delta)/eps^2`` is (eps, delta)-DP on eps <= ``max_epsilon``.
 
     Alg 1 applies it at eps/4 with eps <= 10, hence the default 2.5: the classical proof covers only
-    eps < 1 [LLA24, Lemma A.6; DR14, Thm A.1; BW18, Thm 8].
+    eps < 1 [LLA24, Lemma A.6; DR14, Thm A.1; BW18, Thm 8]. Beyond it the claim is decided by the kernel through the
+    exact criterion of [BW18, Thm 8] (:func:`_gaussian_a6_kernel`); the sampled exact-curve check is kept as evidence
+    (and refutes when it finds a violation).
     """
     delta_sym = sp.Symbol("Delta", positive=True)
-    return check_gaussian_noise(SIGMA_A6, sensitivity=delta_sym, eps_budget=epsilon, delta_budget=delta,
-                                claim=f"Lemma A.6 sigma is (eps, delta)-DP for eps <= {max_epsilon:g}",
-                                source=str(_cite("Lemma A.6")), rng=rng, region={epsilon: (1e-3, max_epsilon)},
-                                reparametrize={delta: 1 / (1 + sp.Symbol("u", positive=True))})
+    sampled = check_gaussian_noise(SIGMA_A6, sensitivity=delta_sym, eps_budget=epsilon, delta_budget=delta,
+                                   claim=f"Lemma A.6 sigma is (eps, delta)-DP for eps <= {max_epsilon:g}",
+                                   source=str(_cite("Lemma A.6")), rng=rng, region={epsilon: (1e-3, max_epsilon)},
+                                   reparametrize={delta: 1 / (1 + sp.Symbol("u", positive=True))})
+    if sampled.verdict is not Verdict.UNDECIDED:
+        return sampled
+    kernel = _gaussian_a6_kernel(delta_sym, sp.Rational(str(max_epsilon)))
+    return _amend(kernel, claim=sampled.claim, source=sampled.source, cases=kernel.cases + sampled.cases,
+                  details=f"{kernel.details}; sampled (evidence): {sampled.details}")
+
+
+def _gaussian_a6_kernel(sensitivity: sp.Symbol, max_epsilon: sp.Rational) -> CheckResult:
+    """Kernel proof of Lemma A.6's calibration for ``0 < eps <= max_epsilon`` through [BW18, Thm 8].
+
+    With ``c = sqrt(2 log(2/delta))`` (so ``delta = 2 e^{-c^2/2}``, ``c > 1`` for ``delta < 1``) and ``Delta/sigma = eps/c``,
+    [BW18, Thm 8] makes the claim ``f(eps, c) = Phi(eps/(2c) - c) - e^eps Phi(-eps/(2c) - c) <= 2 e^{-c^2/2}``. On the box
+    ``c in [1, 8/5]``, ``eps in [0, max_epsilon]``: arb branch and bound. For ``c >= 8/5``: ``f <= Phi(-x)`` with
+    ``x = c - eps/(2c) >= 8/5 - 5 eps/16 > 0``, Mills' ratio ``Phi(-x) <= phi(x)/x`` (cited) and ``x^2 >= c^2 - eps`` give
+    ``f <= e^{-c^2/2} e^{eps/2}/(sqrt(2 pi) x)``, at most ``2 e^{-c^2/2}`` when ``e^{eps/2} <= 2 sqrt(2 pi)(8/5 - 5 eps/16)``
+    (one variable on ``[0, max_epsilon]``: arb branch and bound).
+    """
+    proof = Proof("lowy2024.gaussian_a6")
+    eps, c = sp.Symbol("epsilon", positive=True), sp.Symbol("c", positive=True)
+    c0 = sp.Rational(8, 5)
+
+    def phi_cdf(u: sp.Expr) -> sp.Expr:
+        return sp.erfc(-u / sp.sqrt(2)) / 2
+
+    proof.given(f"0 < epsilon <= {max_epsilon}, 0 < delta < 1, Delta > 0; sigma = {SIGMA_A6}",
+                "c > 1 is covered by the box 1 <= c <= 8/5 and the tail c >= 8/5; in the tail f <= Phi(-x) <= phi(x)/x <= "
+                "e^{-(c^2 - eps)/2}/(sqrt(2 pi) x0) with x >= x0 = 8/5 - eps/(2 8/5) > 0, which is <= 2 e^{-c^2/2} by the last step")
+    proof.cite("[BW18] Thm 8", "N(0, sigma^2) on a query of l2-sensitivity Delta is (eps, delta)-DP iff "
+               "Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta) <= delta")
+    c_of_delta = sp.sqrt(2 * sp.log(2 / delta))
+    domain = [sp.Lt(delta, 1, evaluate=False), sp.Le(epsilon, max_epsilon, evaluate=False)]
+    proof.zero("Delta/sigma = eps/c with c = sqrt(2 log(2/delta))", sensitivity / SIGMA_A6 - epsilon / c_of_delta,
+               hypotheses=domain)
+    proof.zero("delta = 2 e^{-c^2/2}", delta - 2 * sp.exp(-c_of_delta**2 / 2), hypotheses=domain)
+    proof.positive("c > 1 when delta < 1", c_of_delta - 1, hypotheses=domain)
+    f = phi_cdf(eps / (2 * c) - c) - sp.exp(eps) * phi_cdf(-eps / (2 * c) - c)
+    box = [sp.Ge(eps, 0, evaluate=False), sp.Le(eps, max_epsilon, evaluate=False), sp.Ge(c, 1, evaluate=False),
+           sp.Le(c, c0, evaluate=False)]
+    proof.nonneg(f"[BW18] criterion on the box 1 <= c <= {c0}", 2 * sp.exp(-c**2 / 2) - f, hypotheses=box)
+    proof.cite("Mills' ratio", "Phi(-x) <= phi(x)/x for x > 0 (phi the standard normal density) [Gordon 1941]")
+    tail = [sp.Ge(c, c0, evaluate=False), sp.Le(eps, max_epsilon, evaluate=False)]
+    proof.nonneg("the subtracted term e^eps Phi(-eps/(2c) - c) is >= 0", sp.exp(eps) * phi_cdf(-eps / (2 * c) - c), hypotheses=tail)
+    proof.nonneg(f"x = c - eps/(2c) >= {c0} - eps/(2 {c0}) for c >= {c0}", (c - eps / (2 * c)) - (c0 - eps / (2 * c0)),
+                 hypotheses=tail)
+    proof.nonneg("x^2 >= c^2 - eps", (c - eps / (2 * c)) ** 2 - (c**2 - eps), hypotheses=tail)
+    proof.nonneg(f"e^(eps/2) <= 2 sqrt(2 pi) ({c0} - eps/(2 {c0})) on [0, {max_epsilon}]: the tail c >= {c0}",
+                 2 * sp.sqrt(2 * sp.pi) * (c0 - eps / (2 * c0)) - sp.exp(eps / 2),
+                 hypotheses=[sp.Ge(eps, 0, evaluate=False), sp.Le(eps, max_epsilon, evaluate=False)])
+    return proof.result()
 
 
 CHECKS: tuple[CheckSpec, ...] = (

@@ -86,10 +86,11 @@ def check_rate(
     ``details``); DISPROVED means a log-direction of the regime, re-checked exactly, along which a derived term
     outgrows the stated rate (the ratio then exceeds every constant times every polylog: a printed premise).
     The rate engine's reading (:func:`_engine_reading`: LP certificate or witness, numeric slopes) is evidence,
-    appended to ``details``; when it disagrees with the kernel, ``details`` says so. Where the kernel route does not
-    decide (log factors of the rate variables in the stated rate, or in an O statement; a bound not reduced to its
-    monomials), the engine's reading is returned without a kernel certificate (method
-    ``"rates+numeric (not kernel-certified)"``): :func:`dpaudit.verify.certified` is False for it.
+    appended to ``details``; when it disagrees with the kernel, ``details`` says so. Log factors of the rate variables
+    are decided by the kernel too (log-linear forms, :mod:`~dpaudit.bounds.rate_logs`). Where the kernel route does not
+    decide (a log factor that is not log-linear, a bound not reduced to its monomials), the engine's reading is
+    returned without a kernel certificate (method ``"rates+numeric (not kernel-certified)"``):
+    :func:`dpaudit.verify.certified` is False for it.
 
     Parameters
     ----------
@@ -128,7 +129,7 @@ def check_rate(
                                regime_vectors=regime_vectors(regime, rate_vars, directions),
                                derived_is_lower_bound=derived_is_lower_bound)
     if kernel.verdict is Verdict.UNDECIDED and engine.verdict is not Verdict.UNDECIDED:
-        # the kernel route does not cover this comparison yet (log factors of the rate variables, a bound it cannot
+        # the kernel route does not cover this comparison (a log factor that is not log-linear, a bound it cannot
         # reduce to its monomials): the engine's reading is returned as it was, without a kernel certificate, so
         # ``dpaudit prove`` reads it as UNDECIDED; ``details`` says why
         return dataclasses.replace(engine, method="rates+numeric (not kernel-certified)",

@@ -3,7 +3,8 @@
 Every cell is computed from a :class:`~dpaudit.bounds.theorem.Bound` of
 :mod:`dpaudit.bounds.registry`: the bound's expression is put in a common normalisation (stated per
 row), its leading rate is extracted with :func:`~dpaudit.bounds.rates.leading_rate`, compared with
-the relevant lower bound with :func:`~dpaudit.bounds.rate_comparison.compare_rates`, and printed with the
+the relevant lower bound (decided by the kernel, :func:`~dpaudit.bounds.rate_kernel.kernel_rate_check`; the
+offending term named by :func:`~dpaudit.bounds.rate_comparison.compare_rates`), and printed with the
 bound's citation. Nothing in the table is typed by hand.
 
 Normalisation (l2 rows): Lipschitz constant L = 1, diameter R = 1, strong convexity mu = 1, smoothness
@@ -26,8 +27,9 @@ from sympy.printing.str import StrPrinter
 
 from dpaudit._table import render, terminal_width
 from dpaudit.bounds import ghazi2023, ghazi2025, levy2021, lowy2024
-from dpaudit.bounds.rate_comparison import compare_rates
+from dpaudit.bounds.rate_comparison import compare_rates, regime_vectors
 from dpaudit.bounds.rate_format import format_monomial
+from dpaudit.bounds.rate_kernel import kernel_rate_check
 from dpaudit.bounds.rates import RateError, leading_rate
 from dpaudit.bounds.symbols import RATE_VARIABLES, D, G, L, R, beta, mu, sigma_sg
 from dpaudit.bounds.theorem import Bound, Kind, Paper, Quantity
@@ -181,7 +183,12 @@ _KIND_TEXT = {Kind.UPPER_O_TILDE: "Õ", Kind.UPPER_O: "O", Kind.LOWER_OMEGA: "Ω
 
 
 def versus_lower_text(entry: TableEntry) -> str:
-    """How the upper bound compares with the lower bound (computed with :func:`compare_rates`)."""
+    """How the upper bound compares with the lower bound: decided by the kernel in both directions.
+
+    :func:`~dpaudit.bounds.rate_kernel.kernel_rate_check` (O~: log factors ignored) decides "upper <= C lower" and
+    "lower <= C upper"; :func:`compare_rates` names the leading term not covered. A cell where the two disagree, or
+    the kernel does not decide, ends with ``[not kernel-certified: ...]``.
+    """
     if entry.lower is None:
         return "—"
     variables = _variables(entry.risk, entry.lower)
@@ -193,15 +200,24 @@ def versus_lower_text(entry: TableEntry) -> str:
         cmp = compare_rates(up, low, variables, ignore_logs=True, constraints=constraints)
     except RateError as exc:
         return f"not comparable ({exc})"
+    # the kernel decides both directions (kernel_rate_check); the rate engine's comparison only names the offending
+    # leading term. A cell whose reading the kernel does not confirm says so
+    directions = tuple(cmp.a.directions)
+    vectors = regime_vectors(constraints, variables, directions)
+    kernel = [kernel_rate_check(x, y, key=f"table: {entry.label} {name}", variables=variables, directions=directions,
+                                ignore_logs=True, regime=constraints, regime_vectors=vectors).verdict
+              for name, x, y in (("upper <= lower", up, low), ("lower <= upper", low, up))]
+    engine = [cmp.a_le_b.verdict, cmp.b_le_a.verdict]
+    note = "" if kernel == engine else f" [not kernel-certified: kernel {kernel[0].name}/{kernel[1].name}]"
     if cmp.a_le_b.verdict is Verdict.PROVED and cmp.b_le_a.verdict is Verdict.PROVED:
-        return "matches (up to logs)"
+        return "matches (up to logs)" + note
     if cmp.a_le_b.verdict is Verdict.DISPROVED and cmp.a_le_b.offending is not None:
         gap = cmp.a_le_b.offending
         below = "" if cmp.b_le_a.verdict is Verdict.PROVED else "; BELOW the lower bound somewhere"
-        return f"above: {format_monomial(gap, with_logs=False)} not covered{below}"
+        return f"above: {format_monomial(gap, with_logs=False)} not covered{below}" + note
     if cmp.b_le_a.verdict is Verdict.DISPROVED:
-        return "BELOW the lower bound somewhere (inconsistent)"
-    return f"undecided ({cmp.summary})"
+        return "BELOW the lower bound somewhere (inconsistent)" + note
+    return f"undecided ({cmp.summary})" + note
 
 
 def gradients_text(entry: TableEntry) -> str:

@@ -38,6 +38,16 @@ __all__ = [
 ]
 
 
+def _exact(x: float) -> str:
+    """``x`` with every digit its float holds (``repr``), without a trailing ``.0``.
+
+    A distance just above the sensitivity must not print as the sensitivity itself (``:g`` shows
+    ``1.0000001`` as ``1``).
+    """
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def _same(a: NDArray[Any], b: NDArray[Any]) -> bool:
     return a.shape == b.shape and bool(np.array_equal(a, b))
 
@@ -166,7 +176,9 @@ class QueryDistance(NeighborRelation):
 
     def distance(self, a: Any, b: Any) -> float:
         """``||a - b||`` in this relation's norm."""
-        diff = np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)).ravel()
+        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        with np.errstate(invalid="ignore"):  # equal infinities are no change (inf - inf would be NaN)
+            diff = np.abs(np.where(x == y, 0.0, x - y)).ravel()
         if diff.size == 0:
             return 0.0
         if self.norm == "l1":
@@ -182,7 +194,7 @@ class QueryDistance(NeighborRelation):
         # one part in 1e12 of slack: sensitivities are often computed in floating point
         if dist <= self.sensitivity * (1 + 1e-12):
             return None
-        return f"{self.norm} distance {dist:g} exceeds the sensitivity {self.sensitivity:g}"
+        return f"{self.norm} distance {_exact(dist)} exceeds the sensitivity {_exact(self.sensitivity)}"
 
     def __str__(self) -> str:
-        return f"{self.norm} query distance <= {self.sensitivity:g}"
+        return f"{self.norm} query distance <= {_exact(self.sensitivity)}"

@@ -69,11 +69,12 @@ def test_constants_and_negative_terms_are_decided_by_the_kernel():
 
 
 def test_log_factors_are_counted_or_left_undecided():
-    # O~: n log(n) <= K n log(n) with the log in the constant; as an O statement it is not reduced: UNDECIDED
+    # O~: n log(n) <= K n log(n) with the log in the constant; as an O statement the extra log power refutes it
     tilde = kernel_rate_check(n * sp.log(n), n, key="t5", variables=(n,), directions=(1,), ignore_logs=True)
     assert tilde.verdict is Verdict.PROVED
     plain = kernel_rate_check(n * sp.log(n), n, key="t6", variables=(n,), directions=(1,), ignore_logs=False)
-    assert plain.verdict is Verdict.UNDECIDED
+    assert plain.verdict is Verdict.DISPROVED and certified(plain)
+    assert plain.counterexample["log-power margin"] == "1"
     in_rate = kernel_rate_check(n, n * sp.log(n), key="t7", variables=(n,), directions=(1,), ignore_logs=True)
     assert in_rate.verdict is Verdict.UNDECIDED
 

@@ -86,3 +86,22 @@ def test_run_checks_validates_its_arguments():
             "`run_checks`: `only` must be a sequence of substrings (not a single string); got only='levy'.")):
         run_checks(only="levy")
     assert np.random.default_rng(0) is not None
+
+
+def test_the_versus_lower_column_is_decided_by_the_kernel(monkeypatch):
+    rows = {r.result: r for r in build_table() if r.entry.lower is not None}
+    # every cell is confirmed by the kernel: no "not kernel-certified" note today
+    assert all("not kernel-certified" not in r.versus_lower for r in rows.values())
+    entry = rows["Alg 1 (linear time)"].entry
+    assert tbl.versus_lower_text(entry).startswith("above:")
+    # a kernel that does not decide (or disagrees) shows in the cell instead of being hidden behind the engine's reading
+    real = tbl.kernel_rate_check
+
+    def undecided(*args, **kwargs):
+        import dataclasses
+
+        from dpaudit.bounds import Verdict
+        return dataclasses.replace(real(*args, **kwargs), verdict=Verdict.UNDECIDED)
+
+    monkeypatch.setattr(tbl, "kernel_rate_check", undecided)
+    assert tbl.versus_lower_text(entry).endswith("[not kernel-certified: kernel UNDECIDED/UNDECIDED]")

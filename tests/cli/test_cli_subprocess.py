@@ -152,3 +152,15 @@ def test_a_reader_that_leaves_early_does_not_hide_a_violation(project):
     assert proc.wait(timeout=300) == 1
     assert proc.stderr.read() == b""
     proc.stderr.close()
+
+
+def test_python_dash_m_dpaudit_is_the_same_command_line(project):
+    """``python -m dpaudit`` (where the script is not on PATH) runs the same command and exits the same way."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    for target, status in (("mymod:good", 0), ("mymod:leaky", 1)):
+        args = ["audit", target, "--d0", "d0.npy", "--d1", "d1.npy", "--epsilon", "1"]
+        module = subprocess.run([sys.executable, "-m", "dpaudit", *args], cwd=project, capture_output=True, text=True,
+                                env=env, timeout=300)
+        assert module.returncode == status, module.stderr
+        untimed = [line for line in module.stdout.splitlines() if not line.strip().startswith("time ")]
+        assert untimed == [line for line in run(project, *args).stdout.splitlines() if not line.strip().startswith("time ")]

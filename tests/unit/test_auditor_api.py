@@ -144,8 +144,37 @@ def test_callable_needs_an_epsilon_and_mechanism_must_be_callable():
 
 
 def test_nan_data_is_rejected():
-    with pytest.raises(InvalidArgument, match=re.escape("`audit`: `d1` must be free of NaN")):
+    with pytest.raises(InvalidArgument, match=re.escape("`audit`: `d1` must be finite (it is nan); got d1=nan.")):
         dpaudit.audit(LaplaceMechanism(1.0), 0.0, np.nan, trials=1000)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_non_finite_data_is_refused_up_front_naming_the_dataset_and_position(bad):
+    """Infinities were accepted where NaN was refused: a plain callable was audited on d1 = [1, inf]."""
+    def laplace_sum(data, rng, size=None):
+        return np.asarray(data, dtype=float)[:1].sum() + rng.laplace(0.0, 1.0, size=size)
+
+    calls = []
+    laplace_sum_counted = lambda data, rng, size=None: calls.append(size) or laplace_sum(data, rng, size)  # noqa: E731
+    d0, d1 = np.zeros((2, 3)), np.zeros((2, 3))
+    d1[0, 0], d1[1, 2] = 1.0, bad
+    message = f"`audit`: `d1` must be finite (it has 1 NaN or infinite entries, the first d1[1, 2] = {bad!r});"
+    with pytest.raises(InvalidArgument, match=re.escape(message)):
+        dpaudit.audit(laplace_sum_counted, d0, d1, epsilon=1.0, trials=1000, seed=0)
+    assert calls == []  # refused before any call
+    with pytest.raises(InvalidArgument, match=re.escape(f"`audit`: `d0` must be finite (it is {bad!r})")):
+        dpaudit.audit(LaplaceMechanism(1.0), bad, 0.0, trials=1000, seed=0)
+
+
+def test_a_mechanism_declaring_infinite_data_is_audited_on_it_but_never_on_nan():
+    def saturating(data, rng, size=None):
+        return np.tanh(np.asarray(data, dtype=float)) + rng.laplace(0.0, 4.0, size=size)
+
+    saturating.allows_infinite_data = True
+    res = dpaudit.audit(saturating, 0.0, np.inf, epsilon=1.0, trials=2000, seed=0)
+    assert res.epsilon_lower_bound <= 1.0
+    with pytest.raises(InvalidArgument, match=re.escape("`audit`: `d1` must be finite (it is nan)")):
+        dpaudit.audit(saturating, 0.0, np.nan, epsilon=1.0, trials=2000, seed=0)
 
 
 def test_misbehaving_mechanisms():

@@ -223,12 +223,29 @@ def test_an_audit_of_the_wrapper_reports_the_pair_bracket():
 
 @pytest.mark.parametrize(("name", "covered"), [("Levy Alg 3, 4 steps", True), ("Ghazi 2023 Alg 4", True),
                                                ("Ghazi 2025 Alg 5", True), ("Lowy Alg 2, 4 steps", True),
-                                               ("Lowy Alg 1", False), ("Ghazi 2023 Alg 3", False)])
+                                               ("Lowy Alg 1", False), ("Ghazi 2023 Alg 6", True),
+                                               pytest.param("Ghazi 2023 Alg 3", True, marks=pytest.mark.slow),
+                                               pytest.param("Ghazi 2023 Alg 5", True, marks=pytest.mark.slow)])
 def test_which_full_algorithms_have_a_certified_pair(name, covered):
     bracket, why = pair_bracket(_alg(name))
     assert (bracket is not None) is covered, why
     if covered:
         assert 0.0 < bracket.upper < _alg(name).epsilon  # the pair keeps the claim (the claim is a valid bound)
+
+
+def test_ghazi2023_later_phases_are_certified_only_when_start_free():
+    """Algorithm 6's pair: exact (two flags at the boundary, 0.49997 at 1e-5) on the translate engine; adaptive otherwise."""
+    from dpaudit.userlevel.ghazi2023.worst_pairs import alg6_worst_pair
+
+    wp = _alg("Ghazi 2023 Alg 6")
+    steps = wp.transcript_steps()
+    flags = [s for s in steps if s.law == "truncated discrete laplace test"]
+    assert [(f.on_d0["k"], f.on_d1["k"], f.adaptive) for f in flags] == [(56, 55, False), (56, 55, False)]
+    bracket, _ = pair_bracket(wp)
+    assert bracket is not None and bracket.exact and 0.4999 < bracket.lower <= bracket.upper < 0.5
+    auto = alg6_worst_pair(engine="auto")  # the search per start: the records cannot say the later phase is start-free
+    assert [s.adaptive for s in auto.transcript_steps() if s.law != "none"] == [False, False, True, True]
+    assert pair_bracket(auto)[0] is None
 
 
 # -- the outcome -----------------------------------------------------------------------------------

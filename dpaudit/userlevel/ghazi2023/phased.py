@@ -117,7 +117,8 @@ def run_phases(problem: ERMProblem, unit: UnitData, calls: list[PhaseCall], *, b
                start: NDArray[np.float64], outer: Balls, project_outputs: bool, engine: str,
                max_states: int | None, rng: np.random.Generator,
                releases: list[NDArray[np.float64]] | None = None,
-               draw_r1: R1Rule | None = None, certificate_only: bool = False) -> tuple[NDArray[np.float64], PhaseRecord]:
+               draw_r1: R1Rule | None = None, certificate_only: bool = False,
+               groups_cache: dict[Any, Any] | None = None) -> tuple[NDArray[np.float64], PhaseRecord]:
     """Run the phases for ``P`` trials at once (``start`` ``(P, d)``, unit coordinates).
 
     ``releases``, if given, receives per phase the ``(P, 1 + d)`` transcript columns: the ⊥ flag
@@ -133,7 +134,7 @@ def run_phases(problem: ERMProblem, unit: UnitData, calls: list[PhaseCall], *, b
     """
     p, d = start.shape
     theta = start.copy()
-    grouped: dict[Any, Any] = {}
+    grouped: dict[Any, Any] = {} if groups_cache is None else groups_cache
     bottoms, certs = [], []
     for call in calls:
         key = call.users if isinstance(call.users, tuple) else call.users.tobytes()
@@ -273,6 +274,7 @@ class _PhasedBase(MechanismBase):
         calls = self.calls(n, m, d)
         pr = self.problem
         outs, records = [], []
+        cache: dict[Any, Any] = {}  # the batches grouped once per dataset, not per chunk of trials
         for start in range(0, size, _TRIAL_CHUNK):
             c = min(_TRIAL_CHUNK, size - start)
             theta0 = np.zeros((c, d))  # theta_hat_0 = Pi_K(0), fixed and data-independent
@@ -281,7 +283,8 @@ class _PhasedBase(MechanismBase):
             theta, rec = run_phases(pr, unit, calls, base_reg=pr.unit_l2, start=theta0, outer=outer,
                                     project_outputs=self.preset == "corrected", engine=self.engine,
                                     max_states=self.max_states, rng=rng, releases=releases,
-                                    draw_r1=type(self)._r1_rule, certificate_only=self._certificate_only)
+                                    draw_r1=type(self)._r1_rule, certificate_only=self._certificate_only,
+                                    groups_cache=cache)
             outs.append(theta if releases is None else np.hstack([*releases, theta]))
             records.append(rec)
         return transcript_units(np.concatenate(outs), pr.scale, d, self.observe == "transcript"), records

@@ -20,6 +20,19 @@ type-canonical search:
 3. otherwise the exact type-canonical search (:func:`~.stability.typed_stability`) runs, with the
    same Delta. Never "⊥ when the certificate fails" (a deterministic test, note P4).
 
+``"translate"`` (the squared loss in ``d = 1`` with every item's feature of the same length):
+there every sub-dataset's minimiser over ``K`` is ``(b_w + mu c)/(a + mu)`` (``b_w`` its mean
+label-feature product, ``a`` the common squared feature length, ``c`` the regulariser's centre)
+whenever that point lies inside the constraint balls, so every deletion's move, and with it the
+whole typed search (``k`` and the chosen sub-dataset), is the same for every centre ``c`` for
+which *all* sub-datasets' points are inside (checked per problem from the extreme ``b`` over the
+types: a sub-dataset's ``b_w`` is a mean of the types' ``b``). For those problems the search runs
+once, at ``c = 0``, and the centre is translated by ``mu c/(a + mu)``; the others run step 3. In
+exact arithmetic this is the typed search's ``f``; in floats it is another deterministic ``f`` of
+the retained users (rounded differently), and Alg 1 is private for every deterministic ``f``
+[GKKMMZ23, Thm 3.3], so the claim is unchanged. It makes the phased algorithms' later phases
+(one regulariser centre per trial) cost one search per phase.
+
 ``"typed"`` always runs step 3; ``"exact"`` enumerates bitmasks over users (at most 20; the test
 reference). All three give the same distribution (tested statistically on ``n <= 12``). With the
 ``"certified"`` threshold (the default of the corrected preset) the certificate holds w.p.
@@ -90,7 +103,7 @@ from dpaudit.userlevel.ghazi2023.stability import (
 __all__ = ["SC_ENGINES", "SCOutputPert", "SCParameters", "StableCentres", "check_mechanism_fields", "default_threshold",
            "resolve_sc", "stable_centres"]
 
-SC_ENGINES: tuple[str, ...] = ("auto", "typed", "exact")
+SC_ENGINES: tuple[str, ...] = ("auto", "typed", "exact", "translate")
 _MIN_CONDITION = 1e-12
 _PROBLEM_STATES = 1 << 22  # problems x states x types per chunk of the typed search
 
@@ -194,6 +207,8 @@ class StableCentres:
     centre: NDArray[np.float64]
     certified: NDArray[np.bool_]
     states: int
+    #: per problem, whether the ``"translate"`` engine answered it from its search at ``c = 0`` (None: other engines)
+    translated: NDArray[np.bool_] | None = None
 
 
 def _typed_chunk(problem: ERMProblem, groups: GroupedData, spec: SCParameters, centre: NDArray[np.float64],
@@ -244,6 +259,73 @@ def _exact(problem: ERMProblem, unit: UnitData, spec: SCParameters, centre: NDAr
     return np.asarray(ks, dtype=np.int64), np.stack(cs), states
 
 
+def _interior(problem: ERMProblem, groups: GroupedData, spec: SCParameters, centre: NDArray[np.float64],
+              balls: Balls) -> tuple[NDArray[np.bool_], float] | None:
+    """Per problem, whether every sub-dataset's unconstrained minimiser is strictly inside the balls (see ``"translate"``).
+
+    None when the closed form does not apply (not the squared loss in ``d = 1``, or the types' squared
+    feature lengths differ). Also returns the common ``a``.
+    """
+    if not problem.is_squared or centre.shape[1] != 1 or groups.second_moment is None or groups.cross_moment is None:
+        return None
+    a_all = groups.second_moment[:, 0, 0]
+    if not np.all(a_all == a_all[0]):
+        return None
+    a, mu = float(a_all[0]), spec.reg
+    b = groups.cross_moment[:, 0]
+    lo = (float(b.min()) + mu * centre[:, 0]) / (a + mu)  # a sub-dataset's b_w is a mean of the types' b
+    hi = (float(b.max()) + mu * centre[:, 0]) / (a + mu)
+    margin = 1e-9 * (1.0 + np.abs(balls.radii))  # strictly inside, well beyond rounding
+    ok = np.all((np.abs(lo[:, None] - balls.centres[:, :, 0]) <= balls.radii - margin)
+                & (np.abs(hi[:, None] - balls.centres[:, :, 0]) <= balls.radii - margin), axis=1)
+    return ok, a
+
+
+_REFERENCES: dict[tuple[Any, ...], tuple[NDArray[np.int64], NDArray[np.float64], int]] = {}
+
+
+def _reference(problem: ERMProblem, groups: GroupedData, spec: SCParameters, zero: NDArray[np.float64], balls: Balls,
+               max_states: int | None) -> tuple[NDArray[np.int64], NDArray[np.float64], int]:
+    """The typed search at ``c = 0``, remembered by content (the phases of every chunk of trials share it)."""
+    assert groups.second_moment is not None and groups.cross_moment is not None  # checked by _interior
+    key = (repr(problem), repr(spec), max_states, groups.counts.tobytes(), groups.cross_moment.tobytes(),
+           groups.second_moment.tobytes(), balls.centres.tobytes(), balls.radii.tobytes())
+    if key not in _REFERENCES:
+        if len(_REFERENCES) >= 64:
+            _REFERENCES.clear()
+        _REFERENCES[key] = _typed(problem, groups, spec, zero, balls, max_states)
+    return _REFERENCES[key]
+
+
+def _translated(problem: ERMProblem, groups: GroupedData, spec: SCParameters, centre: NDArray[np.float64],
+                balls: Balls, max_states: int | None) -> StableCentres:
+    """The ``"translate"`` engine (module docstring): one typed search at ``c = 0`` for every interior problem."""
+    p = centre.shape[0]
+    k = np.zeros(p, dtype=np.int64)
+    out = np.zeros_like(centre)
+    checked = _interior(problem, groups, spec, centre, balls)
+    moved = np.zeros(p, dtype=bool)
+    states = 0
+    if checked is not None:
+        ok, a = checked
+        zero = np.zeros((1, 1))
+        if ok.any():
+            ref_balls = balls.take(np.flatnonzero(ok)[:1])
+            ref_ok, _ = _interior(problem, groups, spec, zero, ref_balls)  # type: ignore[misc]
+            if ref_ok[0]:
+                kr, cr, states = _reference(problem, groups, spec, zero, ref_balls, max_states)
+                moved = ok
+                k[ok] = kr[0]
+                # k = -1 (⊥ for every R1): no centre, 0 as the typed search leaves it
+                out[ok] = cr[0] + (spec.reg / (a + spec.reg)) * centre[ok] if kr[0] >= 0 else 0.0
+    rest = np.flatnonzero(~moved)
+    if rest.size:
+        kr, cr, s2 = _typed(problem, groups, spec, centre[rest], balls.take(rest), max_states)
+        k[rest], out[rest] = kr, cr
+        states = max(states, s2)
+    return StableCentres(k, out, np.zeros(p, dtype=bool), states, moved)
+
+
 def stable_centres(problem: ERMProblem, unit: UnitData, groups: GroupedData, spec: SCParameters, *,
                    centre: NDArray[np.float64], balls: Balls, engine: str, max_states: int | None) -> StableCentres:
     """``(k, f(x_{-S*}))`` of ``P`` SCOutputPert problems on the same users.
@@ -258,13 +340,16 @@ def stable_centres(problem: ERMProblem, unit: UnitData, groups: GroupedData, spe
         sub = _stable_centres(problem, unit, groups, spec, centre=centre[first], balls=balls.take(first),
                               engine=engine, max_states=max_states)
         inv = inverse.reshape(-1)
-        return StableCentres(sub.k[inv], sub.centre[inv], sub.certified[inv], sub.states)
+        moved = None if sub.translated is None else sub.translated[inv]
+        return StableCentres(sub.k[inv], sub.centre[inv], sub.certified[inv], sub.states, moved)
     return _stable_centres(problem, unit, groups, spec, centre=centre, balls=balls, engine=engine, max_states=max_states)
 
 
 def _stable_centres(problem: ERMProblem, unit: UnitData, groups: GroupedData, spec: SCParameters, *,
                     centre: NDArray[np.float64], balls: Balls, engine: str, max_states: int | None) -> StableCentres:
     p = centre.shape[0]
+    if engine == "translate":
+        return _translated(problem, groups, spec, centre, balls, max_states)
     if engine == "exact":
         k, c, states = _exact(problem, unit, spec, centre, balls)
         return StableCentres(k, c, np.zeros(p, dtype=bool), states)
@@ -304,7 +389,7 @@ class SCOutputPert(MechanismBase):
         under the paper preset.
     preset : {"corrected", "paper"}
         ``"paper"`` warns :class:`~dpaudit.errors.UnsoundMechanismWarning`.
-    engine : {"auto", "typed", "exact"}
+    engine : {"auto", "typed", "exact", "translate"}
         The stability search (module docstring).
     kappa : int, optional
         Override of ``kappa`` for structure tests at tiny ``n`` (the claimed delta grows).

@@ -147,6 +147,7 @@ class _StronglyConvexBase(MechanismBase):
             first_cols = np.column_stack([(~released).astype(float), np.where(released[:, None], theta0, 0.0)])
         inner = self.second_stage()
         g = pr.lipschitz()
+        cache: dict[Any, Any] = {}  # the users grouped once for both branches
         for keep in (released, ~released):
             idx = np.flatnonzero(keep)
             if idx.size == 0:
@@ -167,7 +168,7 @@ class _StronglyConvexBase(MechanismBase):
             theta, _ = run_phases(pr, unit, calls, base_reg=pr.unit_l2, start=start, outer=outer,
                                   project_outputs=self.preset == "corrected", engine=self.engine,
                                   max_states=self.max_states, rng=rng, releases=releases,
-                                  draw_r1=rule, certificate_only=self._certificate_only)
+                                  draw_r1=rule, certificate_only=self._certificate_only, groups_cache=cache)
             out[idx] = theta
             if releases is not None:
                 phase_cols = np.hstack(releases)

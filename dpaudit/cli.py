@@ -193,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run your own checks (modules under DIR defining CHECK or CHECKS); repeatable")
     prove.add_argument("--no-builtin", action="store_true", help="skip the built-in checks of the four papers")
     prove.add_argument("--premises", action="store_true", help="list every premise taken on trust, once")
+    prove.add_argument("--claims", action="store_true",
+                       help="print what the kernel decided for every check (always done for the checks under --path)")
     prove.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-check time limit (default 120)")
 
     sub.add_parser("bounds", help="print the comparison table of the four papers' rates")
@@ -236,7 +238,7 @@ def _prove_argv(args: argparse.Namespace) -> list[str]:
     argv = ["--only", args.only] if args.only else []
     for path in args.path:
         argv += ["--path", path]
-    argv += ["--no-builtin"] * args.no_builtin + ["--premises"] * args.premises
+    argv += ["--no-builtin"] * args.no_builtin + ["--premises"] * args.premises + ["--claims"] * args.claims
     return argv + (["--timeout", str(args.timeout)] if args.timeout is not None else [])
 
 

@@ -35,7 +35,7 @@ from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
 from dpaudit.verify._record import _assumption_text, rng_for
-from dpaudit.verify.decide import decision, exact_floats
+from dpaudit.verify.decide import decision, exact_floats, vacuity
 from dpaudit.verify.kernel import Decision, KernelError, point_keys, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
@@ -336,7 +336,8 @@ def check_identity(
     verdict, details, point = _combine(symbolic, counterexample, evaluated, dec)
     shown = None if point is None else exact_counterexample(point, _sides(f_l, f_r, syms, point))
     return _issue(CheckResult(verdict, claim, source, "sympy+numeric", residual, _hypotheses(syms, assumptions), shown,
-                              1 + evaluated, details, domain=tuple(map(str, where))))
+                              1 + evaluated, details, domain=tuple(map(str, where)),
+                              vacuity=vacuity(where) if verdict is Verdict.PROVED else ""))
 
 
 def _by_cases(residual: sp.Expr, where: Sequence[Any], claim: str) -> tuple[bool | None, str]:
@@ -464,7 +465,8 @@ def check_inequality(
         details += f"; max lhs/rhs = {float(worst):.6g}"
     reason = details if verdict is Verdict.UNDECIDED else ""
     return _issue(CheckResult(verdict, claim, source, method, residual, _hypotheses(syms, assumptions), shown,
-                              1 + evaluated, details, premises=premises, reason=reason, domain=tuple(map(str, where))))
+                              1 + evaluated, details, premises=premises, reason=reason, domain=tuple(map(str, where)),
+                              vacuity=vacuity(where) if verdict is Verdict.PROVED else ""))
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,9 @@ class Step:
     trivial : bool
         The step's residual was already 0 (or a non-negative literal) when the step received it:
         nothing was decided, so it does not count towards PROVED.
+    claim : str
+        What the step decided, as formulas (``x**2 + 1 >= 0 where x > 0``), not the author's label: the pieces of
+        the certified claim of :meth:`~dpaudit.verify.Proof.result`.
     """
 
     kind: str
@@ -70,6 +73,7 @@ class Step:
     cases: int
     note: str = ""
     trivial: bool = False
+    claim: str = ""
 
     def describe(self) -> str:
         """``[method] label: outcome, n case(s) (note)``."""
@@ -109,6 +113,7 @@ class _Record:
         self._support_depth = 0
         self._symbols: dict[str, str] = {}
         self._domain: list[str] = []
+        self._domain_relations: list[Any] = []  # the same restrictions, for the vacuity check of a PROVED
         #: Exact counterexample points the kernel found on a Lipschitz check's pair residuals (re-checked by
         #: :func:`dpaudit.verify.refute.refute_lipschitz`).
         self.kernel_points: list[dict[str, Any]] = []
@@ -120,6 +125,7 @@ class _Record:
                 continue  # a hypothesis sympy already found true under the symbols' assumptions restricts nothing
             if str(r) not in self._domain:
                 self._domain.append(str(r))
+                self._domain_relations.append(r)
 
     @property
     def steps(self) -> tuple[Step, ...]:

@@ -26,11 +26,14 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from dpaudit.errors import ArgumentTypeError
+from dpaudit.errors import ArgumentTypeError, InvalidArgument
 from dpaudit.verify.kernel import Decision, decide, number_sign
+from dpaudit.verify.kernel.core import satisfiable, vacuity_text
+from dpaudit.verify.kernel.translate import UnsupportedFormula
 from dpaudit.verify.verdict import Verdict
 
-__all__ = ["decide_nonneg", "decide_positive", "decide_zero", "decision", "exact_floats", "exact_negative", "exact_sign", "plain"]
+__all__ = ["decide_nonneg", "decide_positive", "decide_zero", "decision", "exact_floats", "exact_negative", "exact_sign", "plain",
+           "vacuity"]
 
 
 _BRANCHING = (sp.Piecewise, sp.Max, sp.Min, sp.Abs, sp.sign, sp.floor, sp.ceiling, sp.Heaviside)
@@ -74,6 +77,8 @@ def decision(expr: Any, kind: str = ">=", hypotheses: Sequence[Any] = ()) -> Dec
     >>> print(d)
     PROVED: z**2 >= 0 for all real z [hypotheses: z read as real]
     """
+    if kind not in (">=", ">", "=="):
+        raise InvalidArgument(f"decision: kind must be '>=', '>' or '==', got {kind!r} (pass the hypotheses as hypotheses=)")
     expr, floats = exact_floats(expr)
     converted = [exact_floats(h) for h in hypotheses]
     hypotheses = [h for h, _ in converted]
@@ -92,9 +97,36 @@ def decision(expr: Any, kind: str = ">=", hypotheses: Sequence[Any] = ()) -> Dec
         return Decision(Verdict.PROVED if holds else Verdict.DISPROVED, "interval", f"sign {sign} certified",
                         None if holds else {}, claim=str(build(expr)))
     first = decide(build(expr), hypotheses)
-    if first.verdict is not Verdict.UNDECIDED:
-        return first
+    if first.verdict is not Verdict.UNDECIDED or first.note.startswith("time limit"):
+        return first  # out of time: sympy's rewrites would only spend more
     return decide(build(expr), hypotheses, rewrites=_forms(expr, build))
+
+
+def vacuity(hypotheses: Sequence[Any]) -> str:
+    """What a PROVED on ``hypotheses`` must say about them: ``""`` when they are shown to have a common solution.
+
+    ``"vacuous: the hypotheses ... have no common solution"`` when the kernel shows they have none
+    (:func:`~dpaudit.verify.kernel.satisfiable`: the statement then holds and says nothing), ``"hypotheses not shown
+    satisfiable: ..."`` when that is undecided. A float is read at its exact value (:func:`exact_floats`).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> z = sp.Symbol("z", positive=True)
+    >>> vacuity([z > 2, z < 1])
+    'vacuous: the hypotheses z > 2; z < 1 (with z > 0) have no common solution'
+    >>> vacuity([z > 2, z < 3])
+    ''
+    """
+    relations = [exact_floats(h)[0] for h in hypotheses if not (h is True or h is sp.true)]
+    relations = [h for h in relations if not (h is True or h is sp.true)]
+    if not relations:
+        return ""
+    try:
+        answer = satisfiable(relations)
+    except UnsupportedFormula:
+        answer = None
+    return vacuity_text(relations, answer)
 
 
 def exact_floats(expr: Any) -> tuple[Any, list[str]]:

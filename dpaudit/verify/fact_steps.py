@@ -74,7 +74,8 @@ class FactSteps(_Record):
         residual = sp.sympify(hi - lo).subs(subs, simultaneous=True)
         verdict = decide_zero(residual) if kind == "eq" else decide_nonneg(residual)
         trivial = trivial_residual(residual, kind == "eq")
-        self._add(Step("proof", "sympy", label, verdict, 1, f"{relation}", trivial=trivial), residual)
+        self._add(Step("proof", "sympy", label, verdict, 1, f"{relation}", trivial=trivial,
+                       claim=f"{residual} {'==' if kind == 'eq' else '>='} 0"), residual)
         # what was shown is the relation with where= applied: the named quantities are not free to take other values
         return LocalFact(label, substitute(relation, subs), verdict)
 
@@ -100,7 +101,9 @@ class FactSteps(_Record):
         if verdict is Verdict.PROVED:  # exactly what was proved: the relation as instantiated by where=, under hypotheses
             self._established.append(EstablishedFact(name, relation, substitute(relation, where),
                                                      tuple(hypotheses), tuple(where)))
-        self._add(Step("proof", "kernel", f"establishes Fact {name!r}: {relation}", verdict, 1), residual)
+        hyps = f" where {', '.join(map(str, hypotheses))}" if hypotheses else ""
+        self._add(Step("proof", "kernel", f"establishes Fact {name!r}: {relation}", verdict, 1,
+                       claim=f"{residual} {'==' if kind == 'eq' else '>='} 0{hyps}"), residual)
         return verdict
 
     def given_fact(self, text: str, relation: Any) -> LocalFact:
@@ -190,7 +193,8 @@ class FactSteps(_Record):
             if establishes is not None and verdict is Verdict.PROVED:
                 self._established.append(EstablishedFact(establishes, goal, goal, conditions))
             note = f"from {names} ({direct.method})" + ("; " + "; ".join(notes) if notes else "")
-            return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), hi - lo)
+            return self._add(Step("proof", "lemmas", label, verdict, len(premises), note,
+                                  claim=f"{goal} (from {names})"), hi - lo)
         region, ok, why = _slack_form(label, relations)
         residual: Any = None
         if region is None or not ok:
@@ -208,7 +212,8 @@ class FactSteps(_Record):
         if establishes is not None and verdict is Verdict.PROVED:
             self._established.append(EstablishedFact(establishes, goal, goal, conditions))
         note = f"from {names}" + ("; " + "; ".join(notes) if notes else "")
-        return self._add(Step("proof", "lemmas", label, verdict, len(premises), note), residual)
+        return self._add(Step("proof", "lemmas", label, verdict, len(premises), note,
+                              claim=f"{goal} (from {names})"), residual)
 
 
 def _premise_name(premise: FactInstance | LocalFact) -> str:

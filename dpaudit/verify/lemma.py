@@ -173,7 +173,9 @@ class LemmaCheck:
     source : str
         Citation: where the statement comes from (paper and number, or the user's own reference).
     statement : str
-        The exact statement checked, with its quantifiers and hypotheses.
+        The statement, with its quantifiers and hypotheses, as a label: :meth:`run` keeps the claim the kernel
+        decided (``CheckResult.claim``) and records this text apart (``CheckResult.statement``); ``dpaudit prove``
+        prints both.
     expected : Verdict
         The verdict recorded by the last review (a regression snapshot): the runner reports a
         different verdict as a mismatch, except UNDECIDED -> PROVED, which it reports as an improvement.
@@ -267,7 +269,9 @@ class LemmaCheck:
                    "check_identity, or combine_results of such results")
             result = dataclasses.replace(result, verdict=Verdict.UNDECIDED, reason=why, counterexample=None,
                                          certificate=None)
-        claim = self.statement
-        if result.domain:  # the steps were decided on a restricted domain: the claim says so
+        # the claim is what the kernel decided (a Proof's steps as formulas, lipschitz's inequality, ...); the statement
+        # is the author's text, a label only: a statement that says one thing beside a proof of another is not bound
+        claim = result.claim or self.statement
+        if result.domain and "[decided on the domain:" not in claim:  # a restricted domain: the claim says so
             claim += f" [decided on the domain: {'; '.join(result.domain)}]"
-        return _amend(result, claim=claim, source=self.source)
+        return _amend(result, claim=claim, source=self.source, statement=self.statement)

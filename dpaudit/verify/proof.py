@@ -20,7 +20,8 @@ They are printed beside the verdict: "PROVED given [DR14] Thm A.1".
 
 The verdict (:meth:`Proof.result`): **DISPROVED** iff a counterexample was recorded (exactly re-checked);
 **PROVED** iff there is at least one proof step that needed deciding (not 0 at construction) and every proof
-step is PROVED; **UNDECIDED** otherwise, with the reason. Every proof step PROVED together with a counterexample
+step is PROVED (marked vacuous when the domain restrictions of its steps, taken together, have no common solution:
+see :func:`~dpaudit.verify.decide.vacuity`); **UNDECIDED** otherwise, with the reason. Every proof step PROVED together with a counterexample
 raises :class:`~dpaudit.verify.kernel.KernelError`. Facts of dependencies that their own proof did not establish
 (:meth:`Proof.establish`) become "unproved Fact" premises, printed beside the verdict.
 
@@ -56,11 +57,11 @@ from dpaudit.verify.decide import (
     decision,
     exact_sign,
     plain,
+    vacuity,
 )
 from dpaudit.verify.exact_conditions import (
     certified_nonneg,
     condition_holds,
-    exact_truth,
     monotone_nonneg_from,
     smooth_everywhere,
     trivial_residual,
@@ -79,6 +80,35 @@ from dpaudit.verify.verdict import (
 )
 
 __all__ = ["LocalFact", "Proof", "dependency_result"]
+
+
+def _kernel_truth(owner: str, relation: Any) -> bool:
+    """A relation between exact closed-form numbers, decided by the kernel (And / Or / Not of them recursively)."""
+    if isinstance(relation, (sp.And, sp.Or)):
+        parts = [_kernel_truth(owner, a) for a in relation.args]
+        return all(parts) if isinstance(relation, sp.And) else any(parts)
+    if isinstance(relation, sp.Not):
+        return not _kernel_truth(owner, relation.args[0])
+    if not isinstance(relation, sp.core.relational.Relational):
+        raise InvalidArgument(f"{owner}: an exact step takes the relation the kernel decides (e.g. sp.Le(a, b, evaluate=False) "
+                              f"of exact numbers, or sp.Eq(sp.Integer(number_of_failures), 0, evaluate=False) for an "
+                              f"enumeration), not a truth value computed elsewhere; got {relation!r} "
+                              f"({type(relation).__name__})")
+    if relation.free_symbols:
+        raise InvalidArgument(f"{owner}: an exact step is about numbers; {relation} has the free symbols "
+                              f"{sorted(map(str, relation.free_symbols))} (use nonneg, zero or cases)")
+    if relation.has(sp.Float):
+        raise InvalidArgument(f"{owner}: {relation} holds a float, which is not exact; use sympy.Rational")
+    sign = exact_sign(sp.sympify(relation.lhs) - sp.sympify(relation.rhs))  # the kernel: rationals, or arb balls excluding 0
+    if sign is None:
+        raise InvalidArgument(f"{owner}: the kernel cannot certify the sign of {relation.lhs} - ({relation.rhs})")
+    return {sp.Equality: sign == 0, sp.Unequality: sign != 0, sp.LessThan: sign <= 0, sp.StrictLessThan: sign < 0,
+            sp.GreaterThan: sign >= 0, sp.StrictGreaterThan: sign > 0}[type(relation)]
+
+
+def _where(text: str, hypotheses: Sequence[Any]) -> str:
+    shown = [str(h) for h in hypotheses if not (h is True or h is sp.true)]
+    return f"{text} where {', '.join(shown)}" if shown else text
 
 
 class Proof(FactSteps, CrossChecks):
@@ -121,7 +151,7 @@ class Proof(FactSteps, CrossChecks):
         note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
         self._note_domain(hypotheses)
         return self._add(Step("proof", "kernel", label, decide_nonneg(expr, hypotheses), 1, note,
-                              trivial=trivial_residual(expr, False)), expr)
+                              trivial=trivial_residual(expr, False), claim=_where(f"{expr} >= 0", hypotheses)), expr)
 
     def positive(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
         """Proof step: ``expr > 0`` under the symbols' assumptions and ``hypotheses`` (decided by the kernel)."""
@@ -129,7 +159,7 @@ class Proof(FactSteps, CrossChecks):
         note = ("where " + ", ".join(map(str, hypotheses))) if hypotheses else ""
         self._note_domain(hypotheses)
         return self._add(Step("proof", "kernel", label, decide_positive(expr, hypotheses), 1, note,
-                              trivial=trivial_residual(expr, False)), expr)
+                              trivial=trivial_residual(expr, False), claim=_where(f"{expr} > 0", hypotheses)), expr)
 
     def zero(self, label: str, expr: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
         """Proof step: ``expr`` is identically zero (an identity ``lhs - rhs``) under ``hypotheses``.
@@ -138,7 +168,8 @@ class Proof(FactSteps, CrossChecks):
         """
         expr = sp.sympify(expr)
         self._note_domain(hypotheses)
-        return self._add(Step("proof", "sympy", label, decide_zero(expr, hypotheses), 1, trivial=trivial_residual(expr, True)), expr)
+        return self._add(Step("proof", "sympy", label, decide_zero(expr, hypotheses), 1, trivial=trivial_residual(expr, True),
+                              claim=_where(f"{expr} == 0", hypotheses)), expr)
 
     def zeros(self, label: str, exprs: Sequence[Any], *, hypotheses: Sequence[Any] = ()) -> Verdict:
         """Proof step: every expression in ``exprs`` is identically zero (one case each), under ``hypotheses``."""
@@ -146,7 +177,8 @@ class Proof(FactSteps, CrossChecks):
         self._note_domain(hypotheses)
         verdict = combine_verdicts(*(decide_zero(e, hypotheses) for e in exprs))
         trivial = all(trivial_residual(e, True) for e in exprs)
-        return self._add(Step("proof", "sympy", label, verdict, len(exprs), trivial=trivial), tuple(exprs))
+        claim = _where(" and ".join(f"{e} == 0" for e in exprs), hypotheses)
+        return self._add(Step("proof", "sympy", label, verdict, len(exprs), trivial=trivial, claim=claim), tuple(exprs))
 
     def equal(self, label: str, lhs: Any, rhs: Any, *, hypotheses: Sequence[Any] = ()) -> Verdict:
         """Proof step: the identity ``lhs == rhs`` between two separately computed expressions, under ``hypotheses``.
@@ -161,8 +193,8 @@ class Proof(FactSteps, CrossChecks):
         residual = sp.Add(left, sp.Mul(-1, right, evaluate=False), evaluate=False)
         trivial = left.is_Number and right.is_Number
         self._note_domain(hypotheses)
-        return self._add(Step("proof", "sympy", label, decide_zero(residual, hypotheses), 1, trivial=bool(trivial)),
-                         left - right)
+        return self._add(Step("proof", "sympy", label, decide_zero(residual, hypotheses), 1, trivial=bool(trivial),
+                              claim=_where(f"{left} == {right}", hypotheses)), left - right)
 
     def certificate(self, label: str, residual: Any, certificate: Any) -> Verdict:
         """Proof step: ``residual >= 0`` because it equals a manifestly non-negative ``certificate``.
@@ -171,7 +203,8 @@ class Proof(FactSteps, CrossChecks):
         """
         residual, certificate = sp.sympify(residual), sp.sympify(certificate)
         verdict = certified_nonneg(residual, certificate)
-        step = Step("proof", "sympy", label, verdict, 1, f"certificate {certificate}", trivial=trivial_residual(residual, False))
+        step = Step("proof", "sympy", label, verdict, 1, f"certificate {certificate}", trivial=trivial_residual(residual, False),
+                    claim=f"{residual} >= 0")
         return self._add(step, residual)
 
     def monotone_nonneg(self, label: str, expr: Any, var: sp.Symbol, lower: Any, depth: int = 3) -> Verdict:
@@ -183,7 +216,8 @@ class Proof(FactSteps, CrossChecks):
         expr = sp.sympify(expr)
         self._note_domain([sp.Le(sp.sympify(lower), var, evaluate=False)])  # the step covers var >= lower only
         verdict = monotone_nonneg_from(expr, var, sp.sympify(lower), depth)
-        return self._add(Step("proof", "sympy", label, verdict, 1, f"{var} >= {lower}", trivial=trivial_residual(expr, False)), expr)
+        return self._add(Step("proof", "sympy", label, verdict, 1, f"{var} >= {lower}", trivial=trivial_residual(expr, False),
+                              claim=f"{expr} >= 0 where {var} >= {lower}"), expr)
 
     def concave_nonneg(self, label: str, expr: Any, var: sp.Symbol, lo: Any, hi: Any) -> Verdict:
         """Proof step: ``expr(var) >= 0`` on ``[lo, hi]``, by concavity.
@@ -197,7 +231,8 @@ class Proof(FactSteps, CrossChecks):
         moved = expr.subs(var, free)
         curvature = decide_nonneg(-sp.diff(moved, free, 2)) if smooth_everywhere(moved, free, order=2) else Verdict.UNDECIDED
         verdict = Verdict.PROVED if all(p is Verdict.PROVED for p in (*ends, curvature)) else Verdict.UNDECIDED
-        return self._add(Step("proof", "sympy", label, verdict, 3, f"{var} in [{lo}, {hi}]"), expr)
+        return self._add(Step("proof", "sympy", label, verdict, 3, f"{var} in [{lo}, {hi}]",
+                              claim=f"{expr} >= 0 where {lo} <= {var} <= {hi}"), expr)
 
     def cases(self, label: str, residual: Any, regions: Sequence[Region], *, domain: Sequence[Any] = (),
               certificates: Mapping[str, Any] | None = None) -> Verdict:
@@ -226,7 +261,8 @@ class Proof(FactSteps, CrossChecks):
         self._note_symbols(sp.sympify(residual))
         self._note_domain(domain)
         covered, cover_note, orderings_seen = coverage(regions, domain)
-        self._add(Step("proof", "coverage", f"coverage: {label}", covered, orderings_seen, cover_note))
+        self._add(Step("proof", "coverage", f"coverage: {label}", covered, orderings_seen, cover_note,
+                       claim=_where(f"the {len(regions)} regions of the case split cover the domain", domain)))
         verdicts, bad, shown = [], [], []
         for region in regions:
             ok, why = region.verify()
@@ -248,15 +284,19 @@ class Proof(FactSteps, CrossChecks):
                 bad.append(f"{region.name} ({v})")
         verdict = combine_verdicts(*verdicts) if verdicts else Verdict.UNDECIDED
         note = ("not proved in: " + "; ".join(bad)) if bad else ""
-        self._add(Step("proof", "sympy", label, verdict, len(regions), note), tuple(shown))
+        self._add(Step("proof", "sympy", label, verdict, len(regions), note,
+                       claim=_where(f"{residual} >= 0 (in each region)", domain)), tuple(shown))
         return verdict if covered is Verdict.PROVED or verdict is Verdict.DISPROVED else Verdict.UNDECIDED
     # -- exact steps ----------------------------------------------------------------------------
 
-    def exact(self, label: str, holds: bool, *, counterexample: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
+    def exact(self, label: str, holds: Any, *, counterexample: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
               cases: int = 1, note: str = "") -> Verdict:
-        """Proof step decided by exact computation, about the *whole* statement.
+        """Proof step decided by the kernel's exact arithmetic, about the *whole* statement.
 
-        E.g. a finite statement enumerated completely, or an identity in rational arithmetic.
+        E.g. a finite statement enumerated completely (``Eq(number_of_failures, 0)``), or an identity between
+        rationals. ``holds`` is the relation itself, never its truth value: the kernel decides it
+        (exact rationals, or arb balls that exclude 0 for closed forms), so a PROVED exact step is a kernel
+        decision. A bare ``True``/``False`` (a Python, numpy or sympy boolean computed elsewhere) is refused.
 
         A failing exact step is a counterexample to the statement, so it must say where: the
         check becomes DISPROVED. Finitely many instances of an infinite statement are not an
@@ -264,19 +304,24 @@ class Proof(FactSteps, CrossChecks):
 
         Parameters
         ----------
-        holds : bool
-            A Python or sympy boolean computed exactly (numpy booleans are refused).
+        holds : sympy relation, or a sequence of them (all must hold)
+            Between exact closed-form numbers (no free symbol, no float), built unevaluated
+            (``sp.Le(a, b, evaluate=False)``); ``And``/``Or``/``Not`` of such relations too.
         counterexample : mapping or callable
             Where the statement fails; required when ``holds`` is False.
 
         Raises
         ------
-        TypeError
-            If ``holds`` is not an exact boolean.
-        ValueError
-            If ``holds`` is False and no counterexample is given.
+        InvalidArgument
+            If ``holds`` is a bare truth value, has free symbols, or the kernel cannot decide it; if it fails
+            and no counterexample is given.
         """
-        truth = exact_truth(f"Proof.exact({label!r})", holds)
+        owner = f"Proof.exact({label!r})"
+        relations = list(holds) if isinstance(holds, (list, tuple)) else [holds]
+        if not relations:
+            raise InvalidArgument(f"{owner}: no relation to decide")
+        truth = all(_kernel_truth(owner, r) for r in relations)
+        claim = " and ".join(map(str, relations))
         if not truth:
             if counterexample is None:
                 raise InvalidArgument(f"Proof.exact({label!r}) failed: an exact step that fails must name its "
@@ -286,8 +331,8 @@ class Proof(FactSteps, CrossChecks):
                 raise ArgumentTypeError(f"Proof.exact({label!r}) failed at a point given with floats ({dict(shown)}): a float "
                                 "comparison is not exact; give the point in rationals, or use a cross-check")
             self._record_counterexample(f"exact: {label}", shown)
-            return self._add(Step("proof", "exact", label, Verdict.DISPROVED, cases, note or "fails"))
-        return self._add(Step("proof", "exact", label, Verdict.PROVED, cases, note))
+            return self._add(Step("proof", "exact", label, Verdict.DISPROVED, cases, note or "fails", claim=claim))
+        return self._add(Step("proof", "exact", label, Verdict.PROVED, cases, note, claim=claim))
 
     def unproved(self, label: str, reason: str) -> Verdict:
         """Record a step of the argument that could not be carried out (UNDECIDED, with the reason).
@@ -337,6 +382,11 @@ class Proof(FactSteps, CrossChecks):
 
     # -- result ---------------------------------------------------------------------------------
 
+    def claim(self) -> str:
+        """What the proof steps decided, as formulas (the certified claim of :meth:`result`; labels are not part of it)."""
+        parts = [s.claim or f"[{s.label}]" for s in self._steps if s.kind == "proof" and not s.trivial]
+        return "; ".join(dict.fromkeys(parts))
+
     def result(self) -> CheckResult:
         """Combine the steps (see the module docstring for the rule)."""
         proof_steps = [s for s in self._steps if s.kind == "proof"]
@@ -365,7 +415,7 @@ class Proof(FactSteps, CrossChecks):
             residual = tuple(self._residuals)
         return _issue(CheckResult(
             verdict=verdict,
-            claim="",
+            claim=self.claim(),
             method="+".join(methods) if methods else "none",
             residual=residual,
             assumptions=tuple(self._hypotheses) + ((("symbols: " + ", ".join(self._symbols[k] for k in sorted(self._symbols))),)
@@ -377,4 +427,5 @@ class Proof(FactSteps, CrossChecks):
             reason=reason,
             established=tuple(self._established) if verdict is Verdict.PROVED else (),
             domain=tuple(self._domain),
+            vacuity=vacuity(self._domain_relations) if verdict is Verdict.PROVED else "",
         ))

@@ -1,6 +1,9 @@
 """``dpaudit prove``: run checks (the built-in ones and/or a user's own) and print the table.
 
-Columns: lemma, source, method, cases, verdict, premises (what the verdict takes on trust), time.
+Columns: lemma, source, method, cases, verdict, premises (what the verdict takes on trust), time. A PROVED whose
+hypotheses have no common solution reads "proved (vacuous)". Below the table, for the checks under ``--path`` (for
+every check with ``--claims``): the claim the kernel certified beside each verdict, and the check's statement as a
+label only (nothing binds an author's statement text to what the check's proof decided).
 Each check runs under a timeout; a timeout is UNDECIDED with the reason. The expected verdicts
 are a regression snapshot: a verdict equal to the expected one is ``ok``; UNDECIDED -> PROVED is
 reported as an *improvement* (update the snapshot); anything else is a mismatch, and so is a
@@ -46,7 +49,7 @@ from dpaudit.verify.discovery import checks_in_path, unique_checks
 from dpaudit.verify.lemma import LemmaCheck
 from dpaudit.verify.verdict import CheckResult, Verdict
 
-__all__ = ["COLUMNS", "DEFAULT_TIMEOUT", "CheckTimeout", "Row", "format_premises", "format_table", "main",
+__all__ = ["COLUMNS", "DEFAULT_TIMEOUT", "CheckTimeout", "Row", "format_claims", "format_premises", "format_table", "main",
            "run_check", "run_checks"]
 
 COLUMNS = ("lemma", "source", "method", "cases", "verdict", "premises", "time")
@@ -94,6 +97,8 @@ class Row:
         if self.result is None:
             return f"error !! expected {self.check.expected}"
         text = str(self.result.verdict)
+        if self.result.proved and self.result.vacuity:  # "vacuous" or "hypotheses not shown satisfiable"
+            text += f" ({self.result.vacuity.split(':')[0]})"
         if self.status == "improved":
             return f"{text} (improved from {self.check.expected})"
         return text if self.status == "ok" else f"{text} !! expected {self.check.expected}"
@@ -234,6 +239,26 @@ def format_table(rows: Sequence[Row], *, paper_order: Sequence[str] = (), width:
     return "\n".join(out)
 
 
+def format_claims(rows: Sequence[Row]) -> str:
+    """What the kernel decided for each check, beside its verdict; the check's statement below it, as a label only.
+
+    A check's ``statement`` is its author's text: nothing binds it to what the check's proof decided (a Lemma whose
+    statement says one thing while its steps prove another). The claim is what was certified: a :class:`Proof`'s
+    steps as formulas, a Lipschitz or inequality check's own claim, with the vacuity of its hypotheses.
+    """
+    out = ["what the kernel decided (the claim certified beside each verdict; the statement is the check's label, not checked):"]
+    for row in rows:
+        if row.result is None:
+            out.append(f"  {row.check.name}: {row.verdict_text}")
+            continue
+        claim = row.result.claim
+        if row.result.proved and row.result.vacuity:
+            claim += f" ({row.result.vacuity})"
+        out.append(f"  {row.check.name}: {row.verdict_text}: {claim}")
+        out.append(f"      statement (label): {row.check.statement}")
+    return "\n".join(out)
+
+
 def format_premises(rows: Sequence[Row]) -> str:
     """Every premise taken on trust, once, with its text and the checks resting on it."""
     entries: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
@@ -271,6 +296,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="also run the checks (modules defining CHECK or CHECKS) under DIR; repeatable")
     parser.add_argument("--no-builtin", action="store_true", help="do not run the built-in checks of the four papers")
     parser.add_argument("--premises", action="store_true", help="list every premise taken on trust, once")
+    parser.add_argument("--claims", action="store_true",
+                        help="print what the kernel decided for every check (always done for the checks under --path)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                         help=f"per-check time limit (default {DEFAULT_TIMEOUT:g}; a timeout is UNDECIDED)")
     return parser
@@ -288,6 +315,7 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
         print(f"dpaudit prove: --timeout must be a positive number of seconds; got {args.timeout}", file=out)
         return 2
     selected: list[LemmaCheck] = []
+    users: set[str] = set()  # the checks under --path: their claims are printed beside their verdicts
     paper_order: tuple[str, ...] = ()
     builtin_names: set[str] = set()
     if args.path and checks is None:  # a user's check may not take a built-in check's name, even with --no-builtin
@@ -318,6 +346,7 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
                   "their verdicts would be reported under the built-in names; rename them (e.g. mine/...)", file=out)
             return 2
         selected.extend(found)
+        users.update(c.name for c in found)
     try:
         selected = list(unique_checks(selected))
     except ValueError as exc:
@@ -333,6 +362,10 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
         return 2
     rows = run_checks(selected, timeout=args.timeout)
     print(format_table(rows, paper_order=paper_order, width=terminal_width(out)), file=out)
+    claimed = [row for row in rows if args.claims or row.check.name in users]
+    if claimed:
+        print("", file=out)
+        print(format_claims(claimed), file=out)
     if args.premises:
         print("", file=out)
         print(format_premises(rows), file=out)

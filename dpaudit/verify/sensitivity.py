@@ -93,7 +93,8 @@ class _Search:
         self.bound, self.norm, self.tol, self.budget = bound, norm, tol, budget
         q_base = self._call(base)
         if q_base is None:
-            raise argument_error("sensitivity", "query", "finite on the base dataset", query)
+            raise argument_error("sensitivity", "query", "finite (not NaN or infinite) on the base dataset given as dataset=",
+                                 query)
         self.q_base: NDArray[np.float64] = q_base
         self.best_base = base
         self.count = 0
@@ -270,6 +271,9 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     if result.verdict is Verdict.UNDECIDED:
         reason = (f"no neighbour farther than {float(b):g} in {search.count} searched (largest distance {search.best:.10g}); "
                   "a search can only refute, never prove")
+        if search.nonfinite:  # a NaN or infinite value is no counterexample: it is skipped, and said
+            reason += (f"; the query was NaN or infinite (or the distance overflowed) on {search.nonfinite} neighbour(s), "
+                       "skipped: not counterexamples")
     return _amend(result, claim=claim, source="dpaudit.verify.sensitivity", reason=reason, evidence=evidence)
 
 

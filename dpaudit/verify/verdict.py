@@ -68,8 +68,8 @@ _ISSUED: weakref.WeakSet[Certificate] = weakref.WeakSet()
 def certified_fields(result: CheckResult) -> str:
     """A SHA-256 digest of what a certificate binds.
 
-    The verdict, claim, domain, hypotheses (``assumptions``), premises and counterexample (exact values as text; a
-    float by its shortest round-trip form, so its exact value).
+    The verdict, claim, domain, hypotheses (``assumptions``), premises, counterexample (exact values as text; a
+    float by its shortest round-trip form, so its exact value) and vacuity.
     """
     payload = {
         "verdict": result.verdict.value,
@@ -78,6 +78,7 @@ def certified_fields(result: CheckResult) -> str:
         "assumptions": list(result.assumptions),
         "premises": [[p.kind, p.key, p.text] for p in result.premises],
         "counterexample": None if result.counterexample is None else _json_value(result.counterexample),
+        "vacuity": result.vacuity,
     }
     text = json.dumps(payload, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()
@@ -123,6 +124,8 @@ def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResu
     premises = unique_premises([*(q for p in parts for q in p.premises), *fields.pop("premises", ())])
     domain = tuple(dict.fromkeys([*(d for p in parts for d in p.domain), *fields.pop("domain", ())]))
     assumptions = tuple(dict.fromkeys([*(a for p in parts for a in p.assumptions), *fields.pop("assumptions", ())]))
+    if verdict is Verdict.PROVED:  # a part proved on hypotheses with no common solution says nothing: the whole says so
+        fields.setdefault("vacuity", "; ".join(dict.fromkeys(p.vacuity for p in parts if p.vacuity)))
     result = CheckResult(verdict, claim, premises=premises, domain=domain, assumptions=assumptions, **fields)
     decided = [p for p in parts if p.verdict is verdict] if verdict is Verdict.DISPROVED else list(parts)
     if verdict is not Verdict.UNDECIDED and decided and all(certified(p) for p in decided):
@@ -251,6 +254,14 @@ class CheckResult:
         ``hypotheses=``): printed beside the verdict and in the claim, since the statement holds only there.
     certificate : Certificate or None
         Set by the producers that decide through the kernel (see :class:`Certificate`); never by hand.
+    vacuity : str
+        PROVED only: ``""`` when the hypotheses the proof rests on (its domain, ``where=``) are shown to have a
+        common solution (or there are none); ``"vacuous: the hypotheses ... have no common solution"`` when the
+        kernel shows they have none (the statement holds and says nothing); ``"hypotheses not shown satisfiable:
+        ..."`` when that is undecided. Printed right after the claim, and beside the verdict.
+    statement : str
+        The statement of the :class:`~dpaudit.verify.LemmaCheck` that produced the result, as its author wrote it:
+        a label, not checked (``claim`` is what the kernel decided).
     """
 
     verdict: Verdict
@@ -268,6 +279,13 @@ class CheckResult:
     established: tuple[Any, ...] = field(default=(), compare=False)
     certificate: Certificate | None = field(default=None, compare=False, repr=False)
     domain: tuple[str, ...] = field(default=(), compare=False)
+    vacuity: str = field(default="", compare=False)
+    statement: str = field(default="", compare=False)
+
+    @property
+    def vacuous(self) -> bool:
+        """A PROVED whose hypotheses have no common solution: it holds and says nothing."""
+        return self.vacuity.startswith("vacuous")
 
     @property
     def proved(self) -> bool:
@@ -289,8 +307,10 @@ class CheckResult:
         return "; ".join(p.key for p in self.premises if kind is None or p.kind == kind)
 
     def verdict_text(self) -> str:
-        """``"PROVED given [DR14] Thm A.1"``, ``"DISPROVED"``, or ``"UNDECIDED (reason)"``."""
+        """``"PROVED given [DR14] Thm A.1"``, ``"PROVED (vacuous)"``, ``"DISPROVED"``, or ``"UNDECIDED (reason)"``."""
         text = self.verdict.name
+        if self.verdict is Verdict.PROVED and self.vacuity:
+            text += f" ({self.vacuity.split(':')[0]})"
         if self.verdict is Verdict.PROVED and self.premises:
             text += " given " + self.premises_text()
         if self.verdict is Verdict.UNDECIDED and self.reason:
@@ -298,8 +318,15 @@ class CheckResult:
         return text
 
     def line(self) -> str:
-        """One-line rendering: verdict (with premises), claim, citation, the counterexample or why undecided."""
+        """One-line rendering: verdict, the claim decided (with its vacuity) and the check's statement as a label.
+
+        Then the citation, premises, the counterexample or why undecided.
+        """
         text = f"{self.verdict.name:<10} {self.claim}"
+        if self.verdict is Verdict.PROVED and self.vacuity:
+            text += f" ({self.vacuity})"
+        if self.statement and self.statement != self.claim:
+            text += f"  [statement (label, not checked): {self.statement}]"
         if self.source:
             text += f"  {self.source}"
         if self.verdict is Verdict.PROVED and self.premises:
@@ -327,6 +354,8 @@ class CheckResult:
         return {
             "verdict": self.verdict.value,
             "claim": self.claim,
+            "vacuity": self.vacuity,
+            "statement": self.statement,
             "source": self.source,
             "method": self.method,
             "residual": None if self.residual is None else str(self.residual),

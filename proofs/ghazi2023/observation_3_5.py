@@ -12,11 +12,11 @@ six atoms, decided over all 64 assignments: so it holds for every ``U``, every `
 from __future__ import annotations
 
 import hashlib
+import itertools
 
 import numpy as np
 import sympy as sp
 from sympy.logic.boolalg import And, Equivalent, Implies, Not
-from sympy.logic.inference import satisfiable
 
 from dpaudit.userlevel.ghazi2023.stability import bitmask_stability
 from dpaudit.verify import CheckResult, LemmaCheck, Proof, Verdict, Violation, st
@@ -55,10 +55,12 @@ def _run() -> CheckResult:
     a, b, c, d, bad, bad_prime = sp.symbols("a b c d B Bp")  # per U: S' ⊆ U, i in U, |U| <= 4 kappa, S'∪{i} ⊆ U, bad_x, bad_x'
     premises = And(Equivalent(d, And(a, b)), Implies(b, Equivalent(bad, bad_prime)), Implies(And(a, c), Not(bad_prime)))
     claim = Implies(And(d, c), Not(bad))
-    counter = satisfiable(And(premises, Not(claim)))
+    atoms = (a, b, c, d, bad, bad_prime)
+    failing = [dict(zip(atoms, values, strict=True)) for values in itertools.product((True, False), repeat=len(atoms))
+               if And(premises, Not(claim)).subs(dict(zip(atoms, values, strict=True))) is sp.true]
     proof.exact("for every deletion set U: [S' stable for x' at U] and P2 imply [S' ∪ {i} stable for x at U] "
-                "(propositional, all 64 assignments of the six atoms)", counter is False,
-                counterexample=lambda: {"assignment": str(counter)}, cases=64, note="valid")
+                "(propositional, all 64 assignments of the six atoms)", sp.Eq(sp.Integer(len(failing)), 0, evaluate=False),
+                counterexample=lambda: {"assignment": str(failing[0])}, cases=64, note="valid")
     r1 = sp.Symbol("r_1", integer=True, nonnegative=True)
     slack = sp.Symbol("t", integer=True, nonnegative=True)
     proof.nonneg("|S' ∪ {i}| <= |S'| + 1 <= r_1 + 1 with |S'| = r_1 - t", (r1 + 1) - ((r1 - slack) + 1))

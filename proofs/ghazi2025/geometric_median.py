@@ -25,12 +25,13 @@ def _run() -> CheckResult:
     o, e1, e1a, ea = sp.Matrix([0, 0]), sp.Matrix([1, 0]), sp.Matrix([1, alpha]), sp.Matrix([0, alpha])
     pts, pts2 = [o, o, e1, e1a], [o, ea, e1, e1]
     moved = max(max(abs(t) for t in (a - b)) for a, b in zip(pts, [o, ea, e1, e1], strict=True))
-    proof.exact("P' is P with every point moved by <= alpha = 1/100 in l_inf", moved <= alpha, cases=4,
+    proof.exact("P' is P with every point moved by <= alpha = 1/100 in l_inf", sp.Le(moved, alpha, evaluate=False), cases=4,
                 counterexample=lambda: {"largest move": moved, "alpha": alpha})
     proof.nonneg("M(P) = (0, 0): 2^2 - ||unit vectors to (1, 0), (1, alpha)||^2 > 0", 4 - _unit_sum_sq(o, [e1, e1a]))
     proof.nonneg("M(P') = (1, 0): 2^2 - ||unit vectors to (0, 0), (0, alpha)||^2 > 0", 4 - _unit_sum_sq(e1, [o, ea]))
     gap = max(abs(t) for t in (o - e1))
-    proof.exact("||M(P) - M(P')||_inf = 1 > alpha", gap == 1 and alpha < 1, counterexample=lambda: {"gap": gap, "alpha": alpha})
+    proof.exact("||M(P) - M(P')||_inf = 1 > alpha", [sp.Eq(gap, 1, evaluate=False), sp.Lt(alpha, 1, evaluate=False)],
+                counterexample=lambda: {"gap": gap, "alpha": alpha})
     rng = proof.rng
     cost = lambda x, ps: sum(np.linalg.norm(x - np.array(p, dtype=float).ravel()) for p in ps)  # noqa: E731
     grid = rng.uniform(-0.5, 1.5, size=(400, 2))

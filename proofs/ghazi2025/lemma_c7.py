@@ -36,7 +36,7 @@ def _corrected() -> CheckResult:
     bad = [(sm, big_m) for sm, big_m in combos
            if sp.expand(big_m * sm * m0 - (m0 - 2 * m0 * (1 if sm != big_m else 0))) != 0]
     proof.exact("per coordinate M mu = |mu| - 2 |mu| 1(sign M != sign mu), for both signs of mu != 0 and both values of M",
-                not bad, counterexample=lambda: {"sign mu": bad[0][0], "M": bad[0][1]}, cases=4)
+                sp.Eq(sp.Integer(len(bad)), 0, evaluate=False), counterexample=lambda: {"sign mu": bad[0][0], "M": bad[0][1]}, cases=4)
     proof.equal("E|mu| = 1/2 for mu ~ U[-1, 1]", uniform_expectation(sp.Abs(mu), mu), sp.Rational(1, 2))
     proof.assume("linearity of expectation over coordinates", "E sum_k M_k mu_k = d/2 - 2 E sum_k |mu_k| 1(...) >= d/2 - 2 alpha")
     rng = proof.rng

@@ -29,7 +29,7 @@ def _run() -> CheckResult:
     proof.zeros("induction step: H_d H_d^T = d I implies H_{2d} H_{2d}^T = 2d I (each of the 4 blocks)",
                 [step[i][j] - target[i][j] for i in range(2) for j in range(2)])
     signs = (sp.Integer(-1), sp.Integer(1))
-    proof.exact("D^2 = I: omega^2 = 1 for both values omega in {-1, +1} (the whole domain)", all(s**2 == 1 for s in signs),
+    proof.exact("D^2 = I: omega^2 = 1 for both values omega in {-1, +1} (the whole domain)", [sp.Eq(s**2, 1, evaluate=False) for s in signs],
                 counterexample=lambda: {"omega": next(s for s in signs if s**2 != 1)}, cases=2)
     proof.assume("H H^T = d I implies H^T H = d I (square H)", "U^T U = D H^T H D / d = D (d I) D / d = I (H^T H = d I for the square H with H H^T = d I)")
     ok = all(np.array_equal(hadamard(2**k) @ hadamard(2**k).T, 2**k * np.eye(2**k, dtype=int)) for k in range(9))

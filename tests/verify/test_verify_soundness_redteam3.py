@@ -378,9 +378,9 @@ def test_high_degree_queries_get_the_short_z3_time_limit(monkeypatch):
     seen: list[int] = []
     original = core._check
 
-    def recording(ctx, *facts, timeout=core.TIMEOUT_MS):
+    def recording(tr, symbols, *facts, timeout=core.TIMEOUT_MS, **kwargs):
         seen.append(timeout)
-        return original(ctx, *facts, timeout=timeout)
+        return original(tr, symbols, *facts, timeout=timeout, **kwargs)
 
     monkeypatch.setattr(core, "_check", recording)
     assert core.degree(1 - 40000 * X**398) == 398 and core.degree((X * sp.Symbol("z")) ** 3 + sp.exp(X**2)) == 6

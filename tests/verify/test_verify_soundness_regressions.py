@@ -113,7 +113,7 @@ def test_a_float_cross_check_is_evidence_not_a_counterexample():
 def test_exact_refuses_a_float_comparison():
     # before: Proof.exact accepted the Python bool of a float comparison and recorded a "counterexample"
     proof = Proof("test/exact-float")
-    with pytest.raises(TypeError, match="float"):
+    with pytest.raises(ValueError, match="not a truth value"):
         proof.exact("0.1 + 0.2 <= 0.3", 0.1 + 0.2 <= 0.3, counterexample={"a": 0.1, "b": 0.2})
 
 

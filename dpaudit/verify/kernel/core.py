@@ -25,21 +25,24 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import multiprocessing
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import sympy as sp
 import z3
 from flint import ctx
 
-from dpaudit.errors import DPAuditError
+from dpaudit.errors import DPAuditError, InvalidArgument
 from dpaudit.verify.kernel.evaluate import branch_and_bound, enclose_constant, truth
 from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula, check_real_symbol
 from dpaudit.verify.verdict import Verdict
 
-__all__ = ["RLIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "claim_text", "decide", "point_keys", "recheck"]
+__all__ = ["RLIMIT", "TIME_LIMIT", "Decision", "KernelError", "NotSmooth", "c1_conditions", "claim_text", "decide", "point_keys",
+           "recheck", "satisfiable"]
 
 #: Z3's deterministic resource limit per query (a few seconds of nonlinear work at most), and the wall-clock safety net.
 RLIMIT = 300_000
@@ -54,6 +57,14 @@ ALGEBRAIC_DIGITS = 40
 #: nonlinear arithmetic can spend its whole limit on, e.g., ``1 - 40000 x**398 >= 0`` without counting its rlimit.
 MAX_DEGREE = 64
 HIGH_DEGREE_TIMEOUT_MS = 2_000
+
+#: Wall-clock budget of one decision, in seconds (:func:`decide`'s ``time_limit`` overrides it; set this module
+#: attribute to change the default): Z3's queries get at most what is left of it as their ``timeout``, the interval
+#: branch and bound stops when it is spent, and the decision is then UNDECIDED with the reason "time limit". A query
+#: on a polynomial of degree above :data:`MAX_DEGREE` runs in a forked process that is killed when the budget is spent:
+#: Z3's nonlinear arithmetic does not look at its timeout while it works on such a polynomial (``log(beta**1800 + 1)
+#: >= 0`` ran for 471 s under a 2 s timeout).
+TIME_LIMIT = 20.0
 
 
 class KernelError(DPAuditError, AssertionError):
@@ -80,6 +91,12 @@ class Decision:
     counterexample: Mapping[str, str] | None = None
     hypotheses: tuple[str, ...] = field(default=())
     claim: str = ""
+    vacuity: str = ""
+
+    @property
+    def vacuous(self) -> bool:
+        """A PROVED whose hypotheses have no common solution (Z3: unsatisfiable): true, and says nothing."""
+        return self.vacuity.startswith("vacuous")
 
     def __str__(self) -> str:
         text = f"{self.verdict.name}: {self.claim}" if self.claim else self.verdict.name
@@ -101,17 +118,23 @@ def _rational(v: z3.ExprRef) -> Fraction | None:
     return None
 
 
-def recheck(goal: Any, hypotheses: Sequence[Any], point: Mapping[sp.Symbol, Fraction]) -> bool:
-    """Is ``point`` a counterexample? The hypotheses certainly hold there and the goal certainly fails.
-
-    The symbols' assumptions count among the hypotheses; decided in rationals or in arb balls at
-    200, 400, then 1000 bits.
-    """
+def _assumptions_hold(point: Mapping[sp.Symbol, Fraction]) -> bool:
     for s, v in point.items():
         exact = sp.Rational(v.numerator, v.denominator)
         for key, wanted in s.assumptions0.items():  # every declared assumption (even, odd, prime, ...), on a rational
             if getattr(exact, f"is_{key}", None) is not wanted:
                 return False
+    return True
+
+
+def recheck(goal: Any, hypotheses: Sequence[Any], point: Mapping[sp.Symbol, Fraction]) -> bool:
+    """Is ``point`` a counterexample? The hypotheses certainly hold there and the goal certainly fails.
+
+    The symbols' assumptions count among the hypotheses; decided in rationals or in arb balls at
+    200, 400, then 1000 bits. ``goal=None``: do the hypotheses certainly hold at ``point``?
+    """
+    if not _assumptions_hold(point):
+        return False
     old = ctx.prec
     try:
         for bits in _RECHECK_BITS:
@@ -119,7 +142,7 @@ def recheck(goal: Any, hypotheses: Sequence[Any], point: Mapping[sp.Symbol, Frac
             hyps = [truth(h, point) for h in hypotheses]
             if False in hyps:
                 return False
-            g = truth(goal, point)
+            g = False if goal is None else truth(goal, point)
             if g is True:
                 return False
             if g is False and all(h is True for h in hyps):
@@ -157,15 +180,122 @@ def _solver(ctx: z3.Context, timeout: int = TIMEOUT_MS) -> z3.Solver:
     return solver
 
 
-def _check(ctx: z3.Context, *facts: z3.BoolRef, timeout: int = TIMEOUT_MS) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
-    solver = _solver(ctx, timeout)
+def _point(model: z3.ModelRef, tr: Translation, symbols: Sequence[sp.Symbol]) -> list[Fraction | None]:
+    return [_rational(model.eval(tr.vars[s], model_completion=True)) for s in symbols]
+
+
+def _solve(tr: Translation, symbols: Sequence[sp.Symbol], facts: Sequence[z3.BoolRef], timeout: int) -> tuple[int, list[Fraction | None] | None]:
+    solver = _solver(tr.ctx, timeout)
     solver.add(*facts)
     result = solver.check()
-    return result, (solver.model() if result == z3.sat else None)
+    return result.r, (_point(solver.model(), tr, symbols) if result == z3.sat else None)
+
+
+def _solve_forked(tr: Translation, symbols: Sequence[sp.Symbol], facts: Sequence[z3.BoolRef], timeout: int) -> tuple[int, list[Fraction | None] | None]:
+    """:func:`_solve` in a forked process, killed after ``timeout`` ms: the only way to stop Z3 on a high degree."""
+    fork = multiprocessing.get_context("fork")
+    reader, writer = fork.Pipe(duplex=False)
+    process = fork.Process(target=lambda: writer.send(_solve(tr, symbols, facts, timeout)), daemon=True)
+    process.start()
+    writer.close()
+    try:
+        if reader.poll(timeout / 1000):
+            return cast(tuple[int, list[Fraction | None] | None], reader.recv())
+        return z3.Z3_L_UNDEF, None
+    except EOFError:  # the process died without an answer
+        return z3.Z3_L_UNDEF, None
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join()
+        reader.close()
+
+
+def _check(tr: Translation, symbols: Sequence[sp.Symbol], *facts: z3.BoolRef, timeout: int = TIMEOUT_MS,
+           deadline: float | None = None, forked: bool = False) -> tuple[z3.CheckSatResult, dict[sp.Symbol, Fraction] | None]:
+    """Z3's answer on ``facts``, within ``timeout`` ms and the decision's ``deadline``; with ``sat``, the symbols' values.
+
+    The values are rationals read off the model (an algebraic value is rounded: a candidate only); a symbol
+    whose value is not read is left out.
+    """
+    if deadline is not None:
+        timeout = min(timeout, int((deadline - time.monotonic()) * 1000))
+        if timeout <= 0:
+            return z3.unknown, None
+    status, values = (_solve_forked if forked else _solve)(tr, symbols, facts, timeout)
+    point = None if values is None else {s: v for s, v in zip(symbols, values, strict=True) if v is not None}
+    return z3.CheckSatResult(status), point
+
+
+def _satisfiable(hypotheses: tuple[Any, ...], deadline: float) -> bool | None:
+    if any(h is False or h is sp.false for h in hypotheses):
+        return False
+    if not hypotheses:  # the symbols' assumptions alone (one sign and integrality each) always have a common solution
+        return True
+    symbols = sorted(set().union(*(h.free_symbols for h in hypotheses)), key=lambda s: s.name)
+    tr = Translation(enclose_constant)
+    try:
+        hz = [tr.formula(h) for h in hypotheses]
+        for s in symbols:
+            tr.symbol(s)
+    except UnsupportedFormula:
+        return None
+    defined = z3.And(*tr.defined) if tr.defined else z3.BoolVal(True, tr.ctx)
+    forked = max(degree(h) for h in hypotheses) > MAX_DEGREE
+    status, point = _check(tr, symbols, *tr.side, *hz, defined, deadline=deadline, forked=forked)
+    if status == z3.unsat:  # the side facts are true of the real functions: no real point satisfies the hypotheses
+        return False
+    if status == z3.sat and not tr.abstracted:  # an exact translation: Z3's model is a real solution
+        return True
+    if status == z3.sat and point is not None and len(point) == len(symbols) and recheck(None, hypotheses, point):
+        return True
+    return None
+
+
+def satisfiable(hypotheses: Sequence[Any], *, time_limit: float | None = None) -> bool | None:
+    """Do ``hypotheses`` (with their symbols' declared assumptions) have a common real solution?
+
+    True when Z3 finds one on the exact translation, or its candidate re-checks exactly (the translation
+    replaced a transcendental function by true facts about it); False when Z3 shows there is none (its
+    ``unsat``: the facts added about functions are true, so no real point satisfies them); None when
+    undecided (within ``time_limit`` seconds, default :data:`TIME_LIMIT`).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> satisfiable([x > 1, x < 0]), satisfiable([x > 1, x < 2])
+    (False, True)
+    """
+    hypotheses = tuple(h for h in hypotheses if not (h is True or h is sp.true))
+    for h in hypotheses:
+        for s in getattr(h, "free_symbols", ()):
+            check_real_symbol(s)
+    return _satisfiable(hypotheses, time.monotonic() + (TIME_LIMIT if time_limit is None else time_limit))
+
+
+def vacuity_text(hypotheses: Sequence[Any], answer: bool | None) -> str:
+    """What to print beside a PROVED when :func:`satisfiable` answered ``answer`` on its ``hypotheses``."""
+    if answer is True:
+        return ""
+    shown = "; ".join(dict.fromkeys(str(h) for h in hypotheses))
+    symbols = sorted(set().union(*(getattr(h, "free_symbols", set()) for h in hypotheses)), key=lambda s: s.name)
+    declared = "; ".join(a for s in symbols for a in _assumption_text(s) if not a.endswith("read as real"))
+    shown += f" (with {declared})" if declared else ""
+    if answer is False:
+        return f"vacuous: the hypotheses {shown} have no common solution"
+    return f"hypotheses not shown satisfiable: {shown}"
+
+
+def _proved(method: str, note: str, where: tuple[str, ...], hypotheses: tuple[Any, ...], deadline: float) -> Decision:
+    """A PROVED, with the satisfiability of its hypotheses (a vacuous implication says nothing)."""
+    vacuity = vacuity_text(hypotheses, _satisfiable(hypotheses, deadline))
+    return Decision(Verdict.PROVED, method, note, None, where, vacuity=vacuity)
 
 
 @functools.lru_cache(maxsize=8192)
-def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, ...]) -> Decision:
+def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, ...], time_limit: float) -> Decision:
+    deadline = time.monotonic() + time_limit
     symbols = sorted(set().union(goal.free_symbols, *(h.free_symbols for h in hypotheses)), key=lambda s: s.name)
     shown = tuple(str(h) for h in hypotheses)
     candidate: dict[sp.Symbol, Fraction] | None = None
@@ -177,6 +307,8 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
     high_degree = max(degree(e) for e in (goal, *hypotheses)) > MAX_DEGREE
     timeout = HIGH_DEGREE_TIMEOUT_MS if high_degree else TIMEOUT_MS
     for position, form in enumerate(order):
+        if time.monotonic() >= deadline:
+            break
         definedness_only = bool(rewrites) and position == 0
         tr = Translation(enclose_constant)
         try:
@@ -191,7 +323,7 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             continue
         where = tuple(tr.assumptions) + shown
         defined = z3.And(*tr.defined) if tr.defined else z3.BoolVal(True, tr.ctx)
-        status, _ = _check(tr.ctx, *tr.side, *hz, z3.Not(defined), timeout=timeout)
+        status, _ = _check(tr, [], *tr.side, *hz, z3.Not(defined), timeout=timeout, deadline=deadline, forked=high_degree)
         if status != z3.unsat:
             reasons.append("not shown to be defined at every point of the domain (a division by zero, an even root or "
                            "log of a negative number, or a function outside its real domain, is not excluded)")
@@ -200,19 +332,17 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
             continue
         if definedness_only:
             continue
-        status, model = _check(tr.ctx, *tr.side, *hz, z3.Not(gz), timeout=timeout)
+        status, point = _check(tr, symbols, *tr.side, *hz, z3.Not(gz), timeout=timeout, deadline=deadline, forked=high_degree)
         abstracted = abstracted or bool(tr.abstracted)
         if status == z3.unsat:
             method = "z3+abstraction" if tr.abstracted else "z3"
             note = ("Z3: the negation is unsatisfiable" + (f" (with true facts about {', '.join(map(str, tr.abstracted[:4]))})"
                                                             if tr.abstracted else ""))
-            return Decision(Verdict.PROVED, method, note, None, where)
-        if status == z3.sat and model is not None and candidate is None:
-            candidate = {}
-            for s in symbols:
-                v = _rational(model.eval(tr.vars[s], model_completion=True))
-                if v is not None:
-                    candidate[s] = v
+            return _proved(method, note, where, hypotheses, deadline)
+        if status == z3.sat and point is not None and candidate is None:
+            candidate = point
+        if status == z3.unknown and time.monotonic() >= deadline:
+            break
         if status == z3.unknown:
             reasons.append("Z3: unknown (resource limit)")
             if sum("resource limit" in r for r in reasons) >= 2:
@@ -224,17 +354,19 @@ def _decide_cached(goal: Any, hypotheses: tuple[Any, ...], rewrites: tuple[Any, 
                         {keys[s]: str(v) for s, v in candidate.items()}, hypotheses_text)
     box = _box(symbols, hypotheses)
     if box is not None:
-        proved, point = branch_and_bound(goal, list(hypotheses), box)
+        proved, corner = branch_and_bound(goal, list(hypotheses), box, deadline=deadline)
         if proved:
-            return Decision(Verdict.PROVED, "interval", f"arb branch and bound on the box {_box_text(box)}", None, hypotheses_text)
-        if point is not None and recheck(goal, hypotheses, point):
+            return _proved("interval", f"arb branch and bound on the box {_box_text(box)}", hypotheses_text, hypotheses, deadline)
+        if corner is not None and recheck(goal, hypotheses, corner):
             return Decision(Verdict.DISPROVED, "interval+exact", "counterexample re-checked exactly",
-                            {keys[s]: str(v) for s, v in point.items()}, hypotheses_text)
+                            {keys[s]: str(v) for s, v in corner.items()}, hypotheses_text)
         reasons.append("interval branch and bound: not certified within its budget")
     elif abstracted:
         reasons.append("Z3 knows the transcendental functions only through bounds; no bounded box for interval arithmetic")
     if candidate is not None:
         reasons.append("Z3's candidate counterexample did not re-check exactly (dropped)")
+    if time.monotonic() >= deadline:
+        reasons.insert(0, f"time limit ({time_limit:g} s per decision)")
     return Decision(Verdict.UNDECIDED, "z3", "; ".join(dict.fromkeys(reasons)) or "undecided", None, hypotheses_text)
 
 
@@ -291,7 +423,7 @@ def _box_text(box: Mapping[sp.Symbol, tuple[Fraction, Fraction]]) -> str:
     return ", ".join(f"{s} in [{lo}, {hi}]" for s, (lo, hi) in box.items())
 
 
-def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any] = ()) -> Decision:
+def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any] = (), time_limit: float | None = None) -> Decision:
     """Do ``hypotheses`` imply ``goal`` for every real value of the free symbols (under their assumptions)?
 
     Parameters
@@ -304,6 +436,12 @@ def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any]
     rewrites : sequence of sympy relations
         Forms of the goal that are equal to it (from sympy's rewriting); tried for a proof only: a
         counterexample is always re-checked against ``goal`` itself.
+    time_limit : float, optional
+        Wall-clock seconds for the whole decision (default :data:`TIME_LIMIT`); past it, UNDECIDED with the
+        reason "time limit".
+
+    A PROVED is checked for vacuity: its ``vacuity`` says when the hypotheses have no common solution (or
+    that is not shown), and so does the end of its claim.
     """
     # a hypothesis sympy already evaluated to True (k >= 1 for a positive integer k) holds everywhere: it restricts nothing
     hypotheses = [h for h in hypotheses if not (h is True or h is sp.true)]
@@ -313,7 +451,11 @@ def decide(goal: Any, hypotheses: Sequence[Any] = (), *, rewrites: Sequence[Any]
         if isinstance(h, (bool, sp.logic.boolalg.BooleanAtom)):
             return Decision(Verdict.UNDECIDED, "none", f"a relation already evaluated to {h} (by sympy) is not a statement "
                             "the kernel can check; build it with evaluate=False")
-    return dataclasses.replace(_decide_cached(goal, tuple(hypotheses), tuple(rewrites)), claim=claim_text(goal))
+    limit = TIME_LIMIT if time_limit is None else float(time_limit)
+    if not limit > 0:
+        raise InvalidArgument(f"decide: time_limit must be a positive number of seconds, got {time_limit!r}")
+    d = _decide_cached(goal, tuple(hypotheses), tuple(rewrites), limit)
+    return dataclasses.replace(d, claim=claim_text(goal) + (f" ({d.vacuity})" if d.vacuity else ""))
 
 
 def claim_text(goal: Any) -> str:

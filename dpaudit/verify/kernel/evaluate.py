@@ -11,6 +11,7 @@ proves an inequality on a bounded box by splitting it until every piece's enclos
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, cast
@@ -214,12 +215,14 @@ def _exact(x: arb) -> Fraction:
 
 
 def branch_and_bound(goal: Any, hypotheses: Sequence[Any], box: Mapping[sp.Symbol, tuple[Fraction, Fraction]],
-                     max_boxes: int = MAX_BOXES, bits: int = BOX_BITS) -> tuple[bool | None, dict[sp.Symbol, Fraction] | None]:
+                     max_boxes: int = MAX_BOXES, bits: int = BOX_BITS,
+                     deadline: float | None = None) -> tuple[bool | None, dict[sp.Symbol, Fraction] | None]:
     """Prove ``goal`` on every point of ``box`` where the ``hypotheses`` hold, by splitting the box.
 
     Returns ``(True, None)`` when every piece is certified (the goal certainly holds on it, or a hypothesis
     certainly fails on it), ``(False, point)`` when a box's midpoint certainly satisfies the hypotheses and
-    certainly violates the goal (re-checked by the caller), ``(None, None)`` when ``max_boxes`` pieces were not enough.
+    certainly violates the goal (re-checked by the caller), ``(None, None)`` when ``max_boxes`` pieces were not enough
+    or the clock passed ``deadline`` (a :func:`time.monotonic` value).
     """
     old = ctx.prec
     ctx.prec = bits
@@ -228,7 +231,7 @@ def branch_and_bound(goal: Any, hypotheses: Sequence[Any], box: Mapping[sp.Symbo
         seen = 0
         while stack:
             seen += 1
-            if seen > max_boxes:
+            if seen > max_boxes or (deadline is not None and time.monotonic() > deadline):
                 return None, None
             piece = stack.pop()
             at = {s: ball(lo, hi) for s, (lo, hi) in piece.items()}

@@ -11,6 +11,10 @@ otherwise, so the audit's draws, and so its bound, are the same with or without 
 * **the event test**: ``n`` further trials drawn *one call each* (``size=1``), independent by
   construction; how often the chosen event occurs among them is compared with how often it
   occurred in the estimation split, by Fisher's exact test on the 2x2 table;
+  When that p-value is merely suspicious (below ``ESCALATE_P``, above ``SPOT_CHECK_P``), the test
+  is repeated on ``ESCALATE_FACTOR`` times as many fresh single-call trials (streams of their own),
+  and that second p-value alone decides: an offset shared by the rows of a call that moves the
+  event's frequency a few times is then caught, where 200 trials lack the power at ``SPOT_CHECK_P``;
 * **the copy test**: ``n // 2`` calls of ``size=2``; how often the two rows of one call are
   identical is compared with how often two single-call trials are (the ``n`` single-call trials
   taken in pairs), by Fisher's exact test, one-sided. Under the precondition both are
@@ -23,7 +27,8 @@ A p-value below ``SPOT_CHECK_P`` on either dataset raises :class:`~dpaudit.error
 the rows are not exchangeable with independent draws, and no bound is reported. Each p-value is
 valid under the precondition (the event was fixed by the selection split, the spot draws are
 fresh), so the check refuses a sampler that keeps the precondition with probability at most
-``4 * SPOT_CHECK_P`` (two tests on each of two datasets; Fisher's test is conservative).
+``6 * SPOT_CHECK_P`` (the event test, its repetition and the copy test on each of two datasets, by
+the union bound; Fisher's test is conservative).
 Passing the check is no proof of independence (only of agreement on one event, and of no excess
 of identical rows within a call of two); it catches the gross failures that make an audit
 meaningless.
@@ -50,7 +55,7 @@ from dpaudit.auditor.ranking import Candidate
 from dpaudit.auditor.sampling import Sampler, draw_block
 from dpaudit.errors import MechanismError
 
-__all__ = ["DEFAULT_SPOT_CHECK", "PAIR_STREAM", "SPOT_CHECK_P", "SPOT_STREAM", "check_row_independence",
+__all__ = ["DEFAULT_SPOT_CHECK", "ESCALATE_FACTOR", "ESCALATE_P", "ESCALATE_STREAM", "PAIR_STREAM", "SPOT_CHECK_P", "SPOT_STREAM", "check_row_independence",
            "flagged_violation", "spot_check_size"]
 
 SPOT_CHECK_P = 1e-6
@@ -58,6 +63,11 @@ SPOT_CHECK_P = 1e-6
 DEFAULT_SPOT_CHECK = 200
 SPOT_STREAM = 3  # streams 0, 1 draw the audit, 2 the block-size probe; 3 and 4 the single-call trials
 PAIR_STREAM = 5  # 5 and 6 the calls of two rows
+ESCALATE_STREAM = 7  # 7 and 8 the repeated event test's single-call trials
+#: An event test's p-value below this (and not below ``SPOT_CHECK_P``) is repeated on fresh, more numerous draws.
+ESCALATE_P = 1e-2
+#: The repeated event test draws this many times the single-call trials of the first.
+ESCALATE_FACTOR = 10
 
 
 def spot_check_size(spot_check: int | None, sampler: Sampler, violation: bool) -> int:
@@ -104,17 +114,24 @@ def check_row_independence(
             [draw_block(sampler, data, streams, SPOT_STREAM + j, i, 1, f"on d{j} (spot check {i})") for i in range(spot_check)]
         )
         k_single = int(np.count_nonzero(cand.event(cand.score(flatten_outputs(single)))))
-        table = [[k_single, spot_check - k_single], [k_rows, estimation_rows - k_rows]]
-        p = float(stats.fisher_exact(table).pvalue)
+        p = float(stats.fisher_exact([[k_single, spot_check - k_single], [k_rows, estimation_rows - k_rows]]).pvalue)
+        note = (f"spot check on d{j}: {k_single}/{spot_check} single-call trials in the event vs "
+                f"{k_rows}/{estimation_rows} estimation rows (p = {p:.2g})")
+        k_event, n_event = k_single, spot_check
+        if SPOT_CHECK_P <= p < ESCALATE_P:  # suspicious: the verdict is the repeated test's, on fresh draws alone
+            n_event = ESCALATE_FACTOR * spot_check
+            more = np.concatenate([draw_block(sampler, data, streams, ESCALATE_STREAM + j, i, 1,
+                                              f"on d{j} (repeated spot check {i})") for i in range(n_event)])
+            k_event = int(np.count_nonzero(cand.event(cand.score(flatten_outputs(more)))))
+            p = float(stats.fisher_exact([[k_event, n_event - k_event], [k_rows, estimation_rows - k_rows]]).pvalue)
+            note += f"; repeated on {n_event} fresh single-call trials: {k_event} in the event (p = {p:.2g})"
         if p < SPOT_CHECK_P:
             raise MechanismError(
                 f"{refusal} on d{j}: the event {{{cand.describe()}}} occurred in {k_rows} of {estimation_rows} "
-                f"estimation rows but in {k_single} of {spot_check} trials drawn one call each (Fisher's exact test "
+                f"estimation rows but in {k_event} of {n_event} trials drawn one call each (Fisher's exact test "
                 f"p = {p:.2g} < {SPOT_CHECK_P:g}). The bound assumes independent rows: draw fresh randomness for every "
                 "row (or audit with attack=AttackOptions(spot_check=0) to skip this check)."
             )
-        note = (f"spot check on d{j}: {k_single}/{spot_check} single-call trials in the event vs "
-                f"{k_rows}/{estimation_rows} estimation rows (p = {p:.2g})")
         if pairs:
             within = _identical_pairs(np.concatenate(
                 [draw_block(sampler, data, streams, PAIR_STREAM + j, i, 2, f"on d{j} (spot check, call {i} of two rows)")

@@ -3,12 +3,12 @@
 The check runs by default on a plain callable's audit that is about to report a violation; a
 refusal there must come from a sampler that breaks the precondition, never from a correct one.
 Its two Fisher tests per dataset are each valid at level ``SPOT_CHECK_P`` under the precondition,
-so a correct sampler is refused with probability at most ``4 * SPOT_CHECK_P`` per audit. Here it is
+so a correct sampler is refused with probability at most ``6 * SPOT_CHECK_P`` per audit. Here it is
 run on *every* audit (``spot_check=DEFAULT_SPOT_CHECK``, the automatic check's size, exactly the
 code the default runs) of correct samplers: continuous (tight Laplace), discrete with many identical
 rows (randomized response: two single-call trials are identical with probability 5/8, so the copy
 test compares like with like), and vector outputs (Gaussian). The count may not exceed the
-``1 - FAILURE_PROB`` quantile of ``Binomial(AUDITS, 4 * SPOT_CHECK_P)``. A negative control shows the
+``1 - FAILURE_PROB`` quantile of ``Binomial(AUDITS, 6 * SPOT_CHECK_P)``. A negative control shows the
 count can fail: samplers that copy one draw into every row of a call are refused every time. The
 default run counts randomized response (the hard case for the copy test); ``-m slow`` the others.
 """
@@ -74,13 +74,13 @@ def _refusals(mechanism, epsilon, audits, root):
                                   for name in sorted(CASES)])
 def test_the_check_refuses_correct_samplers_no_more_often_than_its_level(name):
     mechanism, epsilon = CASES[name]
-    limit = int(stats.binom.ppf(1 - FAILURE_PROB, AUDITS, 4 * SPOT_CHECK_P))
+    limit = int(stats.binom.ppf(1 - FAILURE_PROB, AUDITS, 6 * SPOT_CHECK_P))
     refused = _refusals(mechanism, epsilon, AUDITS, ROOT_SEED)
     assert len(refused) <= limit, (f"{name}: n={AUDITS} audits, k={len(refused)} refused (audits {refused}), limit {limit} "
-                                   f"(Binomial({AUDITS}, {4 * SPOT_CHECK_P:g}) at {1 - FAILURE_PROB}); root seed {ROOT_SEED}")
+                                   f"(Binomial({AUDITS}, {6 * SPOT_CHECK_P:g}) at {1 - FAILURE_PROB}); root seed {ROOT_SEED}")
 
 
 def test_negative_control_copied_rows_exceed_the_limit():
-    limit = int(stats.binom.ppf(1 - FAILURE_PROB, AUDITS, 4 * SPOT_CHECK_P))
+    limit = int(stats.binom.ppf(1 - FAILURE_PROB, AUDITS, 6 * SPOT_CHECK_P))
     refused = _refusals(copied, float(np.log(3)), 20, ROOT_SEED)
     assert len(refused) == 20 > limit

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import dpaudit
-from dpaudit import AttackOptions
+from dpaudit import AttackOptions, ExecutionOptions
 from dpaudit.auditor.independence import DEFAULT_SPOT_CHECK, SPOT_CHECK_P
 from dpaudit.errors import InvalidArgument, MechanismError, NotNeighborsError
 from dpaudit.mechanisms import LaplaceMechanism
@@ -78,6 +78,31 @@ def test_the_red_team_case_is_refused_where_it_was_reported_at_8_2():
                         attack=AttackOptions(spot_check=0))
     assert off.violation and off.epsilon_lower_bound == pytest.approx(8.2414, abs=1e-4)
     assert not any("spot check" in note for note in off.notes)
+
+
+def _shared_offset(amplitude):
+    """Laplace(1) on a sensitivity-1 sum plus a +-amplitude offset: 1-DP per trial, but the offset is drawn once per
+    call and shared by its rows (the precondition broken without copying rows)."""
+
+    def mechanism(data, rng, size=None):
+        q = float(np.asarray(data, dtype=float).sum())
+        if size is None:
+            return q + rng.laplace(0.0, 1.0) + amplitude * rng.choice([-1.0, 1.0])
+        return q + amplitude * rng.choice([-1.0, 1.0]) + rng.laplace(0.0, 1.0, size=size)
+
+    return mechanism
+
+
+@pytest.mark.parametrize(("amplitude", "seed"), [(1.0, 2), (0.7, 6), (1.5, 9)])
+def test_an_offset_shared_by_a_calls_rows_is_never_reported_as_a_violation(amplitude, seed):
+    """A red team's case: one large call per dataset with a shared offset reported epsilon >= 2.9 on a 1-DP
+    mechanism (the event test's p = 8e-6 on 200 single-call trials passed the 1e-6 level). A suspicious p-value is
+    now repeated on ten times the fresh draws, which decides alone."""
+    run = dict(epsilon=1.0, seed=seed, trials=100_000, execution=ExecutionOptions(block_size=131072))
+    off = dpaudit.audit(_shared_offset(amplitude), 0.0, 1.0, **run, attack=AttackOptions(spot_check=0))
+    assert off.violation  # without the check, a false alarm: the case matters
+    with pytest.raises(MechanismError, match=r"repeated|trials drawn one call each"):
+        dpaudit.audit(_shared_offset(amplitude), 0.0, 1.0, **run)
 
 
 def test_the_default_check_leaves_a_correct_callables_verdict_and_bound_unchanged():

@@ -154,17 +154,21 @@ def _validate_block(out: Any, size: int, where: str) -> NDArray[Any]:
     return arr
 
 
-def _replay(streams: TrialStreams, stream: int, block: int) -> str:
-    first = block * streams.block_size
+def _replay(streams: TrialStreams, stream: int, block: int, size: int | None = None) -> str:
+    """How to replay one call: the size it was called with and its generator (streams 0 and 1 are the audit's
+    draws on d0 and d1; the others, the checks' own draws, name their dataset in the message before this)."""
+    size = streams.block_size if size is None else size
+    on = f"on d{stream} with size={size} (trials {block * streams.block_size} onwards)" if stream in (0, 1) else \
+        f"on the same dataset with size={size}"
     return (f" To replay it: seed entropy {streams.entropy}, block size {streams.block_size}, stream {stream}, "
-            f"block {block}: call the mechanism on d{stream} with size={streams.block_size} (trials {first} onwards) "
+            f"block {block}: call the mechanism {on} "
             f"and rng=numpy.random.default_rng(numpy.random.SeedSequence({streams.entropy}, "
             f"spawn_key=({stream}, {block}))).")
 
 
-def _named(exc: MechanismError, streams: TrialStreams, stream: int, block: int) -> MechanismError:
+def _named(exc: MechanismError, streams: TrialStreams, stream: int, block: int, size: int | None = None) -> MechanismError:
     """``exc``'s message with the block's seed appended, and the block named in its attributes."""
-    out = MechanismError(str(exc) + _replay(streams, stream, block))
+    out = MechanismError(str(exc) + _replay(streams, stream, block, size))
     out.dataset, out.block, out.seed_entropy, out.block_size = stream, block, streams.entropy, streams.block_size
     return out
 
@@ -185,15 +189,15 @@ def draw_block(
         out = sampler.draw(data, size, streams.block_generator(stream, block), where)
         return _validate_block(out, size, where)
     except MechanismError as exc:
-        raise _named(exc, streams, stream, block) from exc
+        raise _named(exc, streams, stream, block, size) from exc
     except MemoryError as exc:
         raise AuditMemoryError(
             f"memory ran out drawing {size} trials {where}; a smaller block_size (now {streams.block_size}) "
-            "needs less at once (the mechanism itself may also be allocating too much)." + _replay(streams, stream, block)
+            "needs less at once (the mechanism itself may also be allocating too much)." + _replay(streams, stream, block, size)
         ) from exc
     except (Exception, SystemExit) as exc:
         failure = MechanismError(f"the mechanism raised {type(exc).__name__}: {exc} {where}.")
-        raise _named(failure, streams, stream, block) from exc
+        raise _named(failure, streams, stream, block, size) from exc
 
 
 _Task = tuple[Sampler, Any, TrialStreams, int, list[tuple[int, int, int]]]

@@ -115,3 +115,31 @@ def test_a_pool_failure_with_a_mechanism_from_main_says_why_workers_may_die(monk
     assert "read from standard input" in str(_executor_failure(BrokenProcessPool("terminated abruptly"), task, 0))
     assert (err.dataset, err.block, err.seed_entropy) == (1, 2, 5)
     assert str(err).startswith("the executor failed on block 2 of d1 (trials 600 to 899; 1 block(s) in the task)")
+
+
+def test_the_replay_line_gives_the_size_of_the_call_that_failed_and_names_no_dataset_that_does_not_exist():
+    """A red team replayed a NaN as told and called with the block size (1048576) where the audit had called
+    with 1000; a failing probe call was told to be replayed "on d2"."""
+    import numpy as np
+
+    def nan_in_last_row(data, rng, size=None):
+        out = float(np.asarray(data, dtype=float).sum()) + rng.laplace(0.0, 1.0, size=size)
+        if size and size > 1:
+            out[-1] = np.nan
+        return out
+
+    with pytest.raises(MechanismError) as caught:
+        dpaudit.audit(nan_in_last_row, 0.0, 1.0, epsilon=1.0, seed=0, trials=1000)
+    assert "call the mechanism on d0 with size=1000 (trials 0 onwards)" in str(caught.value)
+    replay = np.random.default_rng(np.random.SeedSequence(caught.value.seed_entropy, spawn_key=(0, 0)))
+    assert np.flatnonzero(np.isnan(nan_in_last_row(0.0, replay, size=1000))).tolist() == [999]
+
+    def fails_on_one_row(data, rng, size=None):
+        if size == 1:
+            raise RuntimeError("no")
+        return np.zeros(size or ())
+
+    with pytest.raises(MechanismError) as caught:
+        dpaudit.audit(fails_on_one_row, 0.0, 1.0, epsilon=1.0, seed=0, trials=1000)
+    message = str(caught.value)
+    assert "on d0 (probe call)" in message and "on d2" not in message and "size=1" in message

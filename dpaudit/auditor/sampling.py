@@ -155,8 +155,11 @@ def _validate_block(out: Any, size: int, where: str) -> NDArray[Any]:
 
 
 def _replay(streams: TrialStreams, stream: int, block: int, size: int | None = None) -> str:
-    """How to replay one call: the size it was called with and its generator (streams 0 and 1 are the audit's
-    draws on d0 and d1; the others, the checks' own draws, name their dataset in the message before this)."""
+    """How to replay one call: the size it was called with and its generator.
+
+    Streams 0 and 1 are the audit's draws on d0 and d1; the others (the checks' own draws) name their dataset in the
+    message before this.
+    """
     size = streams.block_size if size is None else size
     on = f"on d{stream} with size={size} (trials {block * streams.block_size} onwards)" if stream in (0, 1) else \
         f"on the same dataset with size={size}"

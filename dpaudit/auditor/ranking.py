@@ -10,24 +10,18 @@ on the estimation split. Two predictors are used, both on selection data only:
   ``SELECTION_Z``), then scaled to the estimation size with Wilson limits as a fast stand-in for
   Clopper-Pearson;
 * **tail fit** (scores marked ``smooth``: a scalar output when nothing is fitted, a released value
-  within one atom pattern, the transcript's all-Gaussian log-ratio): if the counts point to an
-  event beyond the pooled ``TAIL_TRIGGER`` quantile, where counts are few and their argmax is
-  noisy, a threshold is also proposed from smooth fits, and the one with the larger prediction is
-  kept (a tail fit on every smooth score was tried: it costs NoisyHist1 and Ghazi et al.'s golden
-  case, whose best event is an atom pattern, more than it gives SVT3). Both sides' log-survival functions
+  within one atom pattern): if the counts point to an event beyond the pooled ``TAIL_TRIGGER``
+  quantile, where counts are few and their argmax is noisy, a threshold is also proposed from
+  smooth fits, and the one with the larger prediction is kept. Both sides' log-survival functions
   are fitted jointly, quadratics in ``t`` sharing their curvature (two shifts of one distribution
   bend alike, so the fitted log ratio is a line and cannot bend apart in the far tail), by
   weighted least squares over the widest of the pooled extreme ``TAIL_FIT_FRACTIONS`` of the
   selection scores on which both pass a lack-of-fit test (Pearson's chi-square of the counts
-  between grid points, at ``LACK_OF_FIT_P``). The shrink is **fit-aware**: the fitted log ratio
-  at each threshold is moved ``TAIL_FIT_Z`` of *its own* standard errors to the unfavourable side,
-  its standard error from the delta method on the fit's Fisher information (small where the fit
-  pools many counts, growing towards the far end; the shared curvature cancels in the ratio)
-  inflated by the fit's quasi-likelihood dispersion (a fit that misses its counts is trusted less).
-  A rare event thus wins on a fit only where the fit is sure of it, not because the curve flatters it
-  (``TAIL_FIT_Z = 2``, the counts' own shrink, was tried: it costs SVT34Parallel its flag at 10^6).
-  The fit is evaluated only where both sides still have ``MIN_TAIL_COUNT`` selection counts
-  (interpolation, never extrapolation).
+  between grid points, at ``LACK_OF_FIT_P``); each fitted rate is moved ``TAIL_FIT_Z`` of *its
+  own* standard errors to the unfavourable side (the delta method on the fit's Fisher information:
+  small where the fit pools many counts, growing towards the far end), and the fit is evaluated
+  only where both sides still have ``MIN_TAIL_COUNT`` selection counts (interpolation, never
+  extrapolation).
 
 NaN scores belong to no event, in ranking and in evaluation alike (``Candidate.event`` is
 false for NaN on both sides, and :func:`event_counts` leaves NaN out of both counts).
@@ -57,10 +51,9 @@ LACK_OF_FIT_GROUPS = 20
 LACK_OF_FIT_P = 0.01
 MIN_TAIL_POINTS = 50
 MIN_TAIL_COUNT = 10
-TAIL_TRIGGER = 0.95
-# Standard errors of the fitted log ratio (times the fit's dispersion) a tail fit's prediction is moved.
-TAIL_FIT_Z = 1.0
 TAIL_GRID = 400
+TAIL_TRIGGER = 0.95
+TAIL_FIT_Z = 0.5
 
 
 @dataclass(frozen=True)
@@ -169,10 +162,8 @@ def _threshold_grid(s0: NDArray[np.float64], s1: NDArray[np.float64]) -> NDArray
 
 def _fit_log_survival(
     n: int, t: NDArray[np.float64], c0: NDArray[np.int64], c1: NDArray[np.int64]
-) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]] | None:
-    """``(log P[score > t], its standard error)`` on each side and the standard error of their difference.
-
-    From a joint fit of ``log(count / n)``.
+) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]] | None:
+    """``(log P[score > t], its standard error)`` on each side, from a joint fit of ``log(count / n)``.
 
     Both sides share the quadratic term (``a_j + b_j u + c u^2``, ``u`` the standardised ``t``): two
     shifts of one distribution have log-survival functions of the same curvature, so their log
@@ -182,9 +173,7 @@ def _fit_log_survival(
     ``sqrt(x(t)' I^{-1} x(t))``, with ``I`` the Fisher information of the fitted curves for the
     *independent* counts between consecutive grid points (a Poisson count per bin and one beyond the
     last point; the cumulative counts are nested, so weighting them as if independent would
-    understate the error many times over). ``n`` is the number of rows the counts are of. The
-    difference's error ``sqrt((x_0 - x_1)' I^{-1} (x_0 - x_1))`` is the fitted log ratio's: the shared
-    curvature cancels in it, so it stays small where both sides' levels are uncertain alike.
+    understate the error many times over). ``n`` is the number of rows the counts are of.
     """
     use0, use1 = c0 >= 3, c1 >= 3
     if min(np.count_nonzero(use0), np.count_nonzero(use1)) < 5:
@@ -221,9 +210,7 @@ def _fit_log_survival(
         if not np.all(np.isfinite(se)):
             return None
         out.append((log_surv, se))
-    diff = x0 - x1
-    se_ratio = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", diff, cov, diff), 0.0))
-    return out[0], out[1], se_ratio
+    return out[0], out[1]
 
 
 def _pooled_top(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: float) -> float:
@@ -236,11 +223,12 @@ def _pooled_top(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: floa
     return float(top[-m])
 
 
-def _lack_of_fit(log_surv: NDArray[np.float64], counts: NDArray[np.int64], n: int) -> float:
-    """Pearson's chi-square of the counts in ``LACK_OF_FIT_GROUPS`` groups of grid bins (inf if a group has no mass).
+def _fits_well(log_surv: NDArray[np.float64], counts: NDArray[np.int64], n: int) -> bool:
+    """No lack of fit: Pearson's chi-square of the counts in ``LACK_OF_FIT_GROUPS`` groups of grid bins.
 
     The counts between consecutive grid points (and beyond the last) are multinomial; the fitted
-    curve gives their expectations.
+    curve gives their expectations. The fit is accepted unless chi-square rejects it at
+    ``LACK_OF_FIT_P`` (three parameters fitted).
     """
     surv = np.exp(log_surv)
     observed = np.append(counts[:-1] - counts[1:], counts[-1]).astype(float)
@@ -248,22 +236,9 @@ def _lack_of_fit(log_surv: NDArray[np.float64], counts: NDArray[np.int64], n: in
     edges = np.linspace(0, len(observed), LACK_OF_FIT_GROUPS + 1).astype(int)
     obs, exp = np.add.reduceat(observed, edges[:-1]), np.add.reduceat(expected, edges[:-1])
     if np.any(exp <= 0):
-        return math.inf
-    return float(((obs - exp) ** 2 / exp).sum())
-
-
-def _fits_well(chi2: float) -> bool:
-    """No lack of fit: the fit is accepted unless chi-square rejects it at ``LACK_OF_FIT_P`` (three parameters fitted)."""
+        return False
+    chi2 = float(((obs - exp) ** 2 / exp).sum())
     return bool(stats.chi2.sf(chi2, LACK_OF_FIT_GROUPS - 3) > LACK_OF_FIT_P)
-
-
-def _dispersion(chi2_0: float, chi2_1: float) -> float:
-    """Quasi-likelihood dispersion of the joint fit: both sides' chi-square over their degrees of freedom, at least 1.
-
-    A fit that misses its counts by more than Poisson noise has standard errors too small by the
-    square root of this factor (McCullagh and Nelder, *Generalized Linear Models*, 2nd ed., Sec. 4.5).
-    """
-    return max(1.0, (chi2_0 + chi2_1) / (2 * (LACK_OF_FIT_GROUPS - 3)))
 
 
 def _pooled_bottom(a0: NDArray[np.float64], a1: NDArray[np.float64], fraction: float) -> float:
@@ -302,25 +277,21 @@ def _tail_fit_candidate(
         t = np.linspace(lo, hi, TAIL_GRID)
         c0 = (len(a0) - np.searchsorted(a0, t, side="right")).astype(np.int64)
         c1 = (len(a1) - np.searchsorted(a1, t, side="right")).astype(np.int64)
-        fit = _fit_log_survival(n, t, c0, c1)
-        if fit is None:
+        pair = _fit_log_survival(n, t, c0, c1)
+        if pair is None:
             continue
-        f0, f1, se_ratio = fit
-        chi2 = (_lack_of_fit(f0[0], c0, n), _lack_of_fit(f1[0], c1, n))
-        if not (math.isfinite(chi2[0]) and math.isfinite(chi2[1])):
-            continue  # the fit gives a group of counts no mass: no dispersion, no error to trust
-        fitted = (t, c0, c1, f0, f1, se_ratio, _dispersion(*chi2))
-        if _fits_well(chi2[0]) and _fits_well(chi2[1]):
+        f0, f1 = pair
+        fitted = (t, c0, c1, f0, f1)
+        if _fits_well(f0[0], c0, n) and _fits_well(f1[0], c1, n):
             break
     if fitted is None:
         return None
-    t, c0, c1, f0, f1, se_ratio, dispersion = fitted
-    ((q_num, _), k_num), ((q_den, _), k_den) = ((f0, c0), (f1, c1)) if numerator == 0 else ((f1, c1), (f0, c0))
-    # the fitted log ratio is moved TAIL_FIT_Z of its own standard errors (inflated by the fit's lack
-    # of fit) to the unfavourable side: a rare event wins on a fit only where the fit is sure of it
-    margin = TAIL_FIT_Z * math.sqrt(dispersion) * se_ratio
-    lo_num = np.exp(q_num - margin)
-    hi_den = np.minimum(np.exp(q_den), 1.0)
+    t, c0, c1, f0, f1 = fitted
+    ((q_num, se_num), k_num), ((q_den, se_den), k_den) = ((f0, c0), (f1, c1)) if numerator == 0 else ((f1, c1), (f0, c0))
+    # each fitted rate is moved TAIL_FIT_Z of its own standard errors to the unfavourable side:
+    # little where the fit is well determined, more towards the far end where it rests on few counts
+    lo_num = np.exp(q_num - TAIL_FIT_Z * se_num)
+    hi_den = np.minimum(np.exp(q_den + TAIL_FIT_Z * se_den), 1.0)
     pred = np.where(np.minimum(c0, c1) >= MIN_TAIL_COUNT, _bound_from_rates(lo_num, hi_den, n_est, delta, z), -np.inf)
     i = int(np.argmax(pred))
     if not math.isfinite(float(pred[i])):
@@ -358,10 +329,11 @@ def rank_candidates(
         le0, gt0 = event_counts(s0, t)
         le1, gt1 = event_counts(s1, t)
         options = [(True, 0, gt0, gt1), (True, 1, gt1, gt0), (False, 0, le0, le1), (False, 1, le1, le0)]
-        f0, f1 = _non_nan(s0), _non_nan(s1)
         trigger = None
-        if tail_fit and score.smooth and len(f0) and len(f1):
-            trigger = (_pooled_top(f0, f1, 1 - TAIL_TRIGGER), _pooled_bottom(f0, f1, 1 - TAIL_TRIGGER))
+        if tail_fit and score.smooth:
+            f0, f1 = _non_nan(s0), _non_nan(s1)
+            if len(f0) and len(f1):
+                trigger = (_pooled_top(f0, f1, 1 - TAIL_TRIGGER), _pooled_bottom(f0, f1, 1 - TAIL_TRIGGER))
         for upper, numerator, c_num, c_den in options:
             fnum, fden = c_num.astype(float), c_den.astype(float)
             for objective, out in ((predicted_bounds(fnum, fden, n_sel, n_est, delta, z, shrink), by_epsilon),

@@ -56,9 +56,9 @@ def test_constraint_already_evaluated_is_refused():
 
 
 def test_empty_regime_is_refused():
-    with pytest.raises(InvalidArgument, match="a regime with points in the domain.*vacuous"):
+    with pytest.raises(InvalidArgument, match=r"a regime with points in the domain.*vacuous"):
         _check(d / n, 1 / n, constraints=[sp.Lt(d, 1, evaluate=False)])
-    with pytest.raises(InvalidArgument, match="a regime with points in the domain.*vacuous"):
+    with pytest.raises(InvalidArgument, match=r"a regime with points in the domain.*vacuous"):
         _check(n**5, sp.Integer(1), constraints=[sp.Le(n, sp.Rational(1, 2), evaluate=False)])
 
 

@@ -18,13 +18,15 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from dpaudit._validation import argument_error
 from dpaudit.bounds.checks import DIGITS, _mp_eval, _mp_fn, _shown, _symbols_of, random_points
 from dpaudit.bounds.rate_comparison import compare_rates, regime_vectors
-from dpaudit.bounds.rate_kernel import kernel_rate_check
+from dpaudit.bounds.rate_kernel import _domain, kernel_rate_check
 from dpaudit.bounds.rates import RateError, _directions
 from dpaudit.bounds.symbols import RATE_VARIABLES
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import CheckResult, Verdict
+from dpaudit.verify.decide import vacuity
 from dpaudit.verify.verdict import _amend
 
 __all__ = ["check_rate"]
@@ -88,9 +90,11 @@ def check_rate(
     The rate engine's reading (:func:`_engine_reading`: LP certificate or witness, numeric slopes) is evidence,
     appended to ``details``; when it disagrees with the kernel, ``details`` says so. Log factors of the rate variables
     are decided by the kernel too (log-linear forms, :mod:`~dpaudit.bounds.rate_logs`). Where the kernel route does not
-    decide (a log factor that is not log-linear, a bound not reduced to its monomials), the engine's reading is
-    returned without a kernel certificate (method ``"rates+numeric (not kernel-certified)"``):
-    :func:`dpaudit.verify.certified` is False for it.
+    decide (a log factor that is not log-linear, a bound not reduced to its monomials), the verdict is UNDECIDED, the
+    engine's reading kept in ``details`` and ``reason`` as evidence. A PROVED that needs a regime constraint with log
+    factors of the rate variables (``d <= log(n)``, read in log space without them) is UNDECIDED: such a constraint
+    may refute, never prove. A PROVED is marked with the regime's ``vacuity`` when the kernel does not show the
+    regime (with the domain) has a point.
 
     Parameters
     ----------
@@ -110,7 +114,14 @@ def check_rate(
     -------
     CheckResult
         Kernel-certified when PROVED or DISPROVED; the counterexample is the log-direction.
+
+    Raises
+    ------
+    InvalidArgument
+        If a constraint is not an inequality (one sympy already evaluated to True or False included), or the kernel
+        shows the regime (the constraints with the domain of the rate variables) has no point.
     """
+    constraints = _checked_constraints(constraints)
     engine = _engine_reading(derived, claimed, claim=claim, source=source, rng=rng, variables=variables, small=small,
                              ignore_logs=ignore_logs, directions_tried=directions_tried, assumptions=assumptions,
                              derived_is_lower_bound=derived_is_lower_bound, constraints=constraints)
@@ -124,23 +135,74 @@ def check_rate(
     if isinstance(claimed, Bound):
         regime += [cond.regime for cond in claimed.conditions if cond.regime is not None]
     regime = [r for r in regime if r.free_symbols & set(rate_vars)]
-    kernel = kernel_rate_check(derived, claimed_expr, key=f"rate: {claim}", variables=rate_vars, directions=directions,
-                               ignore_logs=bool(ignore_logs), regime=regime,
-                               regime_vectors=regime_vectors(regime, rate_vars, directions),
-                               derived_is_lower_bound=derived_is_lower_bound)
-    if kernel.verdict is Verdict.UNDECIDED and engine.verdict is not Verdict.UNDECIDED:
-        # the kernel route does not cover this comparison (a log factor that is not log-linear, a bound it cannot
-        # reduce to its monomials): the engine's reading is returned as it was, without a kernel certificate, so
-        # ``dpaudit prove`` reads it as UNDECIDED; ``details`` says why
-        return dataclasses.replace(engine, method="rates+numeric (not kernel-certified)",
-                                   details=f"{engine.details}; kernel: UNDECIDED ({kernel.reason})")
+    empty = _regime_vacuity(derived, claimed_expr, rate_vars, directions, regime)
+    if empty.startswith("vacuous"):
+        raise argument_error("check_rate", "constraints", "a regime with points in the domain", empty)
+    kernel = _kernel(derived, claimed_expr, claim, rate_vars, directions, bool(ignore_logs), regime,
+                     derived_is_lower_bound)
+    logged = [r for r in regime if _has_rate_logs(r, rate_vars)]
+    if kernel.verdict is Verdict.PROVED and logged:
+        # the log-space reading of such a constraint drops its log factors (d <= log n becomes y_d <= 0): a regime
+        # larger in one way, smaller in another, so it may refute but never prove. PROVED only without it.
+        kept = [r for r in regime if r not in logged]
+        without = _kernel(derived, claimed_expr, claim, rate_vars, directions, bool(ignore_logs), kept,
+                          derived_is_lower_bound)
+        if without.verdict is Verdict.PROVED:
+            kernel = without
+        else:
+            reason = (f"PROVED only with the regime constraints {', '.join(map(str, logged))} read in log space, which "
+                      "drops their log factors of the rate variables: such a constraint is used to refute, never to prove")
+            kernel = dataclasses.replace(kernel, verdict=Verdict.UNDECIDED, counterexample=None, premises=(),
+                                         vacuity="", reason=reason, details=f"{reason}; {kernel.details}",
+                                         certificate=None)
     reading = f"rate engine (evidence, not a decision): {engine.verdict.name}: {engine.details}"
     if engine.verdict is not Verdict.UNDECIDED and kernel.verdict is not Verdict.UNDECIDED and engine.verdict is not kernel.verdict:
         reading += " [the engine's reading disagrees with the kernel: investigate]"
-    return _amend(kernel, claim=claim, source=source, method="kernel+rates",
-                               assumptions=(*assumptions, *kernel.assumptions), cases=kernel.cases + engine.cases,
-                               details=f"{kernel.details}; {reading}",
-                               reason=(f"{kernel.reason}; {reading}" if kernel.verdict is Verdict.UNDECIDED else kernel.reason))
+    # every PROVED / DISPROVED is the kernel's: where the kernel does not decide (a log factor that is not
+    # log-linear, a bound it cannot reduce to its monomials), the verdict is UNDECIDED and the engine's reading
+    # stays in ``details`` as evidence only
+    result = _amend(kernel, claim=claim, source=source, method="kernel+rates",
+                    assumptions=(*assumptions, *kernel.assumptions), cases=kernel.cases + engine.cases,
+                    details=f"{kernel.details}; {reading}",
+                    reason=(f"kernel: {kernel.reason}; {reading}" if kernel.verdict is Verdict.UNDECIDED else kernel.reason))
+    if result.verdict is Verdict.PROVED and empty and not result.vacuity:
+        result = _amend(result, vacuity=empty)
+    return result
+
+
+def _checked_constraints(constraints: Sequence[Any]) -> list[Any]:
+    """The regime constraints, each a sympy relation; one sympy already evaluated (to True/False) is refused."""
+    out = []
+    for rel in constraints:
+        rel = sp.sympify(rel)
+        if not isinstance(rel, sp.core.relational.Relational) or isinstance(rel, (sp.Eq, sp.Ne)):
+            raise argument_error("check_rate", "constraints", "inequalities between monomials (e.g. n >= sqrt(d)/epsilon), "
+                                 "not already evaluated by sympy (build them with evaluate=False)", rel)
+        out.append(rel)
+    return out
+
+
+def _has_rate_logs(rel: Any, rate_vars: Sequence[sp.Symbol]) -> bool:
+    """The relation has a log factor of a rate variable (``d <= log(n)``)."""
+    return any(lg.args[0].free_symbols & set(rate_vars) for lg in rel.atoms(sp.log))
+
+
+def _regime_vacuity(derived: Any, claimed: Any, rate_vars: Sequence[sp.Symbol], directions: Sequence[int],
+                    regime: Sequence[Any]) -> str:
+    """The kernel's verdict on the regime (with the domain) having a point: ``""``, ``"vacuous: ..."`` or undecided."""
+    if not regime:
+        return ""
+    symbols = sorted(set().union(sp.sympify(derived).free_symbols, sp.sympify(claimed).free_symbols,
+                                 *(r.free_symbols for r in regime)), key=lambda s: s.name)
+    return vacuity([*_domain(symbols, rate_vars, directions), *regime])
+
+
+def _kernel(derived: Any, claimed: Any, claim: str, rate_vars: Sequence[sp.Symbol], directions: Sequence[int],
+            ignore_logs: bool, regime: Sequence[Any], derived_is_lower_bound: bool) -> CheckResult:
+    return kernel_rate_check(derived, claimed, key=f"rate: {claim}", variables=rate_vars, directions=directions,
+                             ignore_logs=ignore_logs, regime=regime,
+                             regime_vectors=regime_vectors(regime, rate_vars, directions),
+                             derived_is_lower_bound=derived_is_lower_bound)
 
 
 def _engine_reading(
@@ -201,7 +263,8 @@ def _engine_reading(
         regime += [cond.regime for cond in claimed.conditions if cond.regime is not None]
     regime = [r for r in regime if r.free_symbols & set(rate_vars)]
     try:
-        cmp = compare_rates(derived, claimed_expr, rate_vars, small=small, ignore_logs=ignore_logs, constraints=regime)
+        cmp = compare_rates(derived, claimed_expr, rate_vars, small=small, ignore_logs=ignore_logs, constraints=regime,
+                            certify=False)
     except RateError as exc:
         return CheckResult(Verdict.UNDECIDED, claim, source, "rates", derived, tuple(assumptions), None, 0,
                            f"rate extraction failed: {exc}")

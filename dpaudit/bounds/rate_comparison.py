@@ -16,6 +16,7 @@ from scipy import optimize
 
 from dpaudit._validation import argument_error
 from dpaudit.bounds.rate_format import _pretty_name
+from dpaudit.bounds.rate_kernel import kernel_rate_check
 from dpaudit.bounds.rates import (
     Monomial,
     Rate,
@@ -261,6 +262,7 @@ def compare_rates(
     small: Iterable[sp.Symbol] | None = None,
     ignore_logs: bool = False,
     constraints: Sequence[Any] = (),
+    certify: bool = True,
 ) -> RateComparison:
     """Compare two rates over the regime of the variables: which is smaller, and where.
 
@@ -274,6 +276,10 @@ def compare_rates(
     constraints : sequence of sympy relations
         Extra asymptotic constraints on the regime, e.g. a theorem's ``n >= sqrt(d)/epsilon``
         (see :func:`regime_vectors`). The regime is then a cone inside the orthant.
+    certify : bool
+        Decide each direction through the kernel (:func:`~dpaudit.bounds.rate_kernel.kernel_rate_check`, the default):
+        a verdict the kernel does not reach is UNDECIDED, the LP's reading kept in ``note``. ``False`` returns the
+        LP's reading alone (uncertified evidence, as :func:`~dpaudit.bounds.rate_checks.check_rate` shows it).
 
     Returns
     -------
@@ -306,8 +312,43 @@ def compare_rates(
     ig = ignore_logs or ra.ignore_logs or rb.ignore_logs
     ab = _dominance(ra, rb, ig, cvecs)
     ba = _dominance(rb, ra, ig, cvecs)
+    if certify:
+        # every PROVED / DISPROVED passes through the kernel: the LP's reading alone is evidence, not a decision
+        xa = ra.as_expr() if isinstance(a, Rate) else _as_expr(a, "compare_rates")
+        xb = rb.as_expr() if isinstance(b, Rate) else _as_expr(b, "compare_rates")
+        kernel = {name: kernel_rate_check(x, y, key=f"compare_rates: {name}", variables=ra.variables,
+                                          directions=ra.directions, ignore_logs=ig, regime=tuple(constraints),
+                                          regime_vectors=cvecs)
+                  for name, x, y in (("A <= C B", xa, xb), ("B <= C A", xb, xa))}
+        ab = _gated(ab, kernel["A <= C B"], ra.variables)
+        ba = _gated(ba, kernel["B <= C A"], ra.variables)
     summary = _summary(ra, rb, ab, ba)
     return RateComparison(ra, rb, ab, ba, summary, tuple(constraints))
+
+
+def _gated(dom: Dominance, kernel: Any, variables: Sequence[sp.Symbol]) -> Dominance:
+    """The LP's dominance with the kernel's verdict (:func:`~dpaudit.bounds.rate_kernel.kernel_rate_check`).
+
+    Agreeing readings are kept with their certificate or witness; where the kernel does not decide the verdict is
+    UNDECIDED (the LP's reading named in ``note`` as evidence); where only the kernel decides, its verdict (and its
+    log-direction, for DISPROVED) is used.
+    """
+    if kernel.verdict is dom.verdict:
+        return dom
+    if kernel.verdict is Verdict.UNDECIDED:
+        lp = f"; the LP's reading (evidence, not a decision): {dom.verdict.name}" if dom.verdict is not Verdict.UNDECIDED else ""
+        return Dominance(Verdict.UNDECIDED, offending=dom.offending,
+                         note=f"kernel: UNDECIDED ({kernel.reason}){lp}" + (f"; {dom.note}" if dom.note else ""))
+    disagree = (f"; the LP's reading {dom.verdict.name} disagrees with the kernel: investigate"
+                if dom.verdict is not Verdict.UNDECIDED else "")
+    if kernel.verdict is Verdict.PROVED:
+        return Dominance(Verdict.PROVED, note="kernel-proved" + disagree)
+    text = str((kernel.counterexample or {}).get("log-direction y", ""))
+    names = {v.name: v for v in variables}
+    witness = {names[k.strip()]: Fraction(w.strip()) for k, w in (p.split(":") for p in text.split(",") if ":" in p)
+               if k.strip() in names}
+    return Dominance(Verdict.DISPROVED, witness={v: witness.get(v, Fraction(0)) for v in variables} if witness else None,
+                     offending=dom.offending, note="kernel-disproved" + disagree)
 
 
 def _summary(a: Rate, b: Rate, ab: Dominance, ba: Dominance) -> str:

@@ -1,0 +1,70 @@
+"""Red-team findings of issue 19 (session s28): vacuity through given facts, crashes on inputs outside the kernel's
+language, and two different symbols with one name."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+
+import pytest
+import sympy as sp
+
+from dpaudit import bounds, verify
+from dpaudit.errors import InvalidArgument
+from dpaudit.verify import Proof, Verdict, le, runner
+
+X = sp.Symbol("x", real=True)
+Y = sp.Symbol("y", real=True)
+A = sp.Symbol("a", real=True)
+
+
+# -- 1. the relations of given facts are hypotheses of the proof ----------------------------------------------------
+
+def test_contradictory_given_facts_make_a_proved_vacuous():
+    proof = Proof("t/given-facts")
+    facts = [proof.given_fact("x is a real number", le(1, X)), proof.given_fact("x is finite", le(X, 0))]
+    proof.depends("0 <= -1", le(0, -1), facts)
+    result = proof.result()
+    assert result.verdict is Verdict.PROVED
+    assert result.vacuity.startswith("vacuous"), result.vacuity
+    assert set(result.domain) == {"1 <= x", "x <= 0"}  # the relations, not only the labels
+
+
+def test_nonlinear_contradictory_given_facts_are_vacuous_and_a_satisfiable_one_is_not():
+    proof = Proof("t/given-nonlinear")
+    facts = [proof.given_fact("xy >= 1", le(1, X * Y)), proof.given_fact("in the unit disc", le(X**2 + Y**2, 1))]
+    proof.depends("0 <= -1", le(0, -1), facts)
+    assert proof.result().vacuity.startswith("vacuous")
+    proof = Proof("t/given-one")
+    proof.depends("x <= -1", le(X, -1), [proof.given_fact("x is a real number", le(X, -2))])
+    result = proof.result()
+    assert result.verdict is Verdict.PROVED and result.vacuity == ""
+    assert result.domain == ("x <= -2",)
+
+
+def test_contradictory_facts_taken_on_trust_make_a_proved_vacuous():
+    proof = Proof("t/assumed-facts")
+    facts = [proof.assume_fact("a", "trusted", le(1, X)), proof.assume_fact("b", "trusted", le(X, 0))]
+    proof.depends("0 <= -1", le(0, -1), facts)
+    assert proof.result().vacuity.startswith("vacuous")
+
+
+def test_the_cli_prints_the_relations_of_given_facts_and_the_vacuity(tmp_path):
+    (tmp_path / "vac.py").write_text(textwrap.dedent('''
+        import sympy as sp
+        from dpaudit.verify import LemmaCheck, Proof, Verdict, le
+        x = sp.Symbol("x", real=True)
+        def _run():
+            p = Proof("mine/vacuous_depends")
+            a = p.given_fact("x is a real number", le(1, x))
+            b = p.given_fact("x is finite", le(x, 0))
+            p.depends("0 <= -1", le(0, -1), [a, b])
+            return p.result()
+        CHECK = LemmaCheck(name="mine/vacuous_depends", source="me", statement="0 <= -1",
+                           expected=Verdict.PROVED, check=_run)
+    '''))
+    out = io.StringIO()
+    runner.main(["--path", str(tmp_path), "--no-builtin", "--premises"], stream=out)
+    text = out.getvalue()
+    assert "proved (vacuous)" in text, text
+    assert "1 <= x" in text and "x <= 0" in text, text

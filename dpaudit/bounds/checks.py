@@ -148,29 +148,46 @@ def _holds(relation: Any, point: Mapping[sp.Symbol, float]) -> bool:
     rel = sp.sympify(relation)
     syms = tuple(sorted(rel.free_symbols, key=lambda s: s.name))
     fn = _relation_fn(rel, syms)
+    if fn is None:
+        return False
     with mpmath.workdps(DIGITS):
-        return bool(fn(*(mpmath.mpf(point[s]) for s in syms)))
+        try:
+            return bool(fn(*(mpmath.mpf(point[s]) for s in syms)))
+        except _NOT_EVALUATED:  # e.g. sqrt(x) < 0 at x < 0 (no order on complex numbers): the point is not in the domain
+            return False
+
+
+#: What evaluating a claim numerically may raise at a point outside its domain or on a form mpmath cannot evaluate
+#: (a complex comparison, a ``Piecewise`` with no branch there, a ``Sum`` with a float bound): the point is skipped.
+_NOT_EVALUATED = (ArithmeticError, ValueError, TypeError)
 
 
 @functools.lru_cache(maxsize=256)
 def _relation_fn(rel: Any, syms: tuple[sp.Symbol, ...]) -> Any:
-    return sp.lambdify(syms, rel, modules="mpmath", dummify=True)
+    return _mp_fn(rel, syms)
 
 
-def _mp_fn(expr: sp.Expr, symbols: Sequence[sp.Symbol]) -> Any:
-    return sp.lambdify(tuple(symbols), expr, modules="mpmath", dummify=True)  # two symbols named alike stay two arguments
+def _mp_fn(expr: Any, symbols: Sequence[sp.Symbol]) -> Any:
+    """``expr`` as an mpmath function of ``symbols``; ``None`` when sympy cannot print it for mpmath (e.g. an
+    unevaluated ``Derivative``): the numerical cross-check, which can only refute, is then skipped."""
+    try:  # dummify: two symbols named alike stay two arguments
+        return sp.lambdify(tuple(symbols), expr, modules="mpmath", dummify=True)
+    except (ValueError, TypeError, KeyError, NotImplementedError):
+        return None
 
 
 def _mp_eval(fn: Any, symbols: Sequence[sp.Symbol], point: Mapping[sp.Symbol, float]) -> mpmath.mpf | None:
+    if fn is None:
+        return None
     try:
         value = fn(*(mpmath.mpf(point[s]) for s in symbols))
-    except (ZeroDivisionError, ValueError, OverflowError):
+        if isinstance(value, mpmath.mpc):
+            if abs(value.imag) > _REL_TOL * max(1, abs(value.real)):
+                return None
+            value = value.real
+        value = mpmath.mpf(value)
+    except _NOT_EVALUATED:
         return None
-    if isinstance(value, mpmath.mpc):
-        if abs(value.imag) > _REL_TOL * max(1, abs(value.real)):
-            return None
-        value = value.real
-    value = mpmath.mpf(value)
     if mpmath.isnan(value):
         return None
     return value

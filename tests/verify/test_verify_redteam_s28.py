@@ -68,3 +68,30 @@ def test_the_cli_prints_the_relations_of_given_facts_and_the_vacuity(tmp_path):
     text = out.getvalue()
     assert "proved (vacuous)" in text, text
     assert "1 <= x" in text and "x <= 0" in text, text
+
+
+# -- 2. inputs outside the kernel's language: UNDECIDED (or a correct verdict), never a traceback ---------------------
+
+K = sp.Symbol("k", integer=True)
+CRASHERS = {
+    "where sqrt(x) < 0": lambda: bounds.check_inequality(X, X - 1, where=[sp.sqrt(X) < 0]),
+    "where sqrt(x) <= -1": lambda: bounds.check_inequality(X, X - 1, where=[sp.sqrt(X) <= -1]),
+    "lipschitz where sqrt(a) < -1": lambda: verify.lipschitz(A * X, 1, variables=[X], where=[sp.sqrt(A) < -1]),
+    "Piecewise without otherwise": lambda: bounds.check_inequality(0, sp.Piecewise((1, X > 0))),
+    "Sum": lambda: bounds.check_inequality(0, sp.Sum(1 / K**2, (K, 1, sp.oo)) - 1),
+    "zoo": lambda: bounds.check_inequality(0, sp.zoo),
+    "Derivative": lambda: bounds.check_inequality(0, sp.Derivative(X**2, X) - 2 * X),
+    "identity with zoo": lambda: bounds.check_identity(sp.zoo, X),
+    "identity with a Derivative": lambda: bounds.check_identity(sp.Derivative(X**2, X), 2 * X),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CRASHERS))
+def test_inputs_outside_the_language_are_undecided_not_a_crash(case):
+    result = CRASHERS[case]()
+    assert result.verdict is Verdict.UNDECIDED, (case, result)
+
+
+def test_a_piecewise_without_otherwise_is_still_refuted_where_its_branch_fails():
+    result = bounds.check_inequality(0, sp.Piecewise((-1, X > 0)))
+    assert result.verdict is Verdict.DISPROVED, result

@@ -35,7 +35,7 @@ from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
 from dpaudit.verify._record import _assumption_text, rng_for
-from dpaudit.verify.decide import decision, exact_floats, vacuity
+from dpaudit.verify.decide import decision, exact_floats, refuse_same_names, vacuity
 from dpaudit.verify.kernel import Decision, KernelError, point_keys, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
@@ -329,6 +329,7 @@ def check_identity(
         PROVED if sympy shows the difference is zero and no point disagrees; DISPROVED with the
         first disagreeing point; UNDECIDED otherwise. ``residual`` is the simplified difference.
     """
+    refuse_same_names("check_identity", "lhs", lhs, rhs, *where)
     lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
     if claim is None:
         claim = f"{lhs} = {rhs}"
@@ -416,6 +417,7 @@ def check_inequality(
         ``residual`` is ``rhs - lhs`` simplified; ``details`` reports the largest ``lhs/rhs``
         seen (how tight the inequality is on the sampled points).
     """
+    refuse_same_names("check_inequality", "lhs", lhs, rhs, *where)
     lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
     if claim is None:
         claim = f"{lhs} {'<' if strict else '<='} {rhs}"

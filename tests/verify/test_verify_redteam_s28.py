@@ -95,3 +95,29 @@ def test_inputs_outside_the_language_are_undecided_not_a_crash(case):
 def test_a_piecewise_without_otherwise_is_still_refuted_where_its_branch_fails():
     result = bounds.check_inequality(0, sp.Piecewise((-1, X > 0)))
     assert result.verdict is Verdict.DISPROVED, result
+
+
+# -- 3. two different symbols with one name are refused, as lipschitz does -----------------------------------------
+
+X_POS = sp.Symbol("x", positive=True)
+X_PLAIN = sp.Symbol("x")
+SAME_NAMES = {
+    "check_inequality lhs/rhs": lambda: bounds.check_inequality(X_POS, X),  # before: "DISPROVED x <= x"
+    "check_inequality where": lambda: bounds.check_inequality(0, X, where=[X_PLAIN >= 0]),
+    "check_identity": lambda: bounds.check_identity(X_POS, X),
+    "decision hypotheses": lambda: verify.decision(X, hypotheses=[X_PLAIN >= 0]),  # before: DISPROVED
+    "decision expr": lambda: verify.decision(X + X_POS),
+    "Proof.nonneg": lambda: Proof("t/alike").nonneg("x >= 0", X, hypotheses=[X_POS >= 1]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAME_NAMES))
+def test_two_symbols_with_one_name_are_an_invalid_argument(case):
+    with pytest.raises(InvalidArgument, match="distinct names.*Symbol\\('x'"):
+        SAME_NAMES[case]()
+
+
+def test_one_symbol_used_throughout_and_a_dummy_named_alike_are_accepted():
+    assert verify.decision(X**2, hypotheses=[X >= 0]).verdict is Verdict.PROVED
+    assert bounds.check_inequality(0, X_POS).verdict is Verdict.PROVED
+    assert bounds.check_inequality(X, sp.Dummy("x", real=True)).verdict is Verdict.DISPROVED  # a Dummy is apart

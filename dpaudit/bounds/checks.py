@@ -168,8 +168,10 @@ def _relation_fn(rel: Any, syms: tuple[sp.Symbol, ...]) -> Any:
 
 
 def _mp_fn(expr: Any, symbols: Sequence[sp.Symbol]) -> Any:
-    """``expr`` as an mpmath function of ``symbols``; ``None`` when sympy cannot print it for mpmath (e.g. an
-    unevaluated ``Derivative``): the numerical cross-check, which can only refute, is then skipped."""
+    """``expr`` as an mpmath function of ``symbols``, or ``None`` when sympy cannot print it for mpmath.
+
+    E.g. an unevaluated ``Derivative``: the numerical cross-check, which can only refute, is then skipped.
+    """
     try:  # dummify: two symbols named alike stay two arguments
         return sp.lambdify(tuple(symbols), expr, modules="mpmath", dummify=True)
     except (ValueError, TypeError, KeyError, NotImplementedError):

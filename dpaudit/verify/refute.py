@@ -112,8 +112,11 @@ def _parameter_settings(params: list[sp.Symbol], where: list[Any], rng: np.rando
 
 
 def _relation_at(relation: Any, values: Mapping[sp.Symbol, sp.Expr]) -> Any:
-    """``relation`` at ``values``; ``false`` where a side is not real (``sqrt(a) < -1`` at ``a < 0``, which sympy
-    refuses to compare): such a point is no counterexample, and a search only refutes, so dropping it is safe."""
+    """``relation`` at ``values``, or ``false`` where a side is not real.
+
+    Sympy refuses to compare a non-real side (``sqrt(a) < -1`` at ``a < 0``): such a point is no counterexample, and
+    a search only refutes, so dropping it is safe.
+    """
     try:
         return relation.xreplace(dict(values))
     except TypeError:  # sympy: "Invalid comparison of non-real ..."

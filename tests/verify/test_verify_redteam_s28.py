@@ -113,7 +113,7 @@ SAME_NAMES = {
 
 @pytest.mark.parametrize("case", sorted(SAME_NAMES))
 def test_two_symbols_with_one_name_are_an_invalid_argument(case):
-    with pytest.raises(InvalidArgument, match="distinct names.*Symbol\\('x'"):
+    with pytest.raises(InvalidArgument, match=r"distinct names.*Symbol\('x'"):
         SAME_NAMES[case]()
 
 

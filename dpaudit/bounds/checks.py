@@ -35,7 +35,7 @@ from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
 from dpaudit.verify._record import _assumption_text, rng_for
-from dpaudit.verify.decide import decision, exact_floats, vacuity
+from dpaudit.verify.decide import decision, exact_floats, refuse_same_names, vacuity
 from dpaudit.verify.kernel import Decision, KernelError, point_keys, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
@@ -148,29 +148,48 @@ def _holds(relation: Any, point: Mapping[sp.Symbol, float]) -> bool:
     rel = sp.sympify(relation)
     syms = tuple(sorted(rel.free_symbols, key=lambda s: s.name))
     fn = _relation_fn(rel, syms)
+    if fn is None:
+        return False
     with mpmath.workdps(DIGITS):
-        return bool(fn(*(mpmath.mpf(point[s]) for s in syms)))
+        try:
+            return bool(fn(*(mpmath.mpf(point[s]) for s in syms)))
+        except _NOT_EVALUATED:  # e.g. sqrt(x) < 0 at x < 0 (no order on complex numbers): the point is not in the domain
+            return False
+
+
+#: What evaluating a claim numerically may raise at a point outside its domain or on a form mpmath cannot evaluate
+#: (a complex comparison, a ``Piecewise`` with no branch there, a ``Sum`` with a float bound): the point is skipped.
+_NOT_EVALUATED = (ArithmeticError, ValueError, TypeError)
 
 
 @functools.lru_cache(maxsize=256)
 def _relation_fn(rel: Any, syms: tuple[sp.Symbol, ...]) -> Any:
-    return sp.lambdify(syms, rel, modules="mpmath", dummify=True)
+    return _mp_fn(rel, syms)
 
 
-def _mp_fn(expr: sp.Expr, symbols: Sequence[sp.Symbol]) -> Any:
-    return sp.lambdify(tuple(symbols), expr, modules="mpmath", dummify=True)  # two symbols named alike stay two arguments
+def _mp_fn(expr: Any, symbols: Sequence[sp.Symbol]) -> Any:
+    """``expr`` as an mpmath function of ``symbols``, or ``None`` when sympy cannot print it for mpmath.
+
+    E.g. an unevaluated ``Derivative``: the numerical cross-check, which can only refute, is then skipped.
+    """
+    try:  # dummify: two symbols named alike stay two arguments
+        return sp.lambdify(tuple(symbols), expr, modules="mpmath", dummify=True)
+    except (ValueError, TypeError, KeyError, NotImplementedError):
+        return None
 
 
 def _mp_eval(fn: Any, symbols: Sequence[sp.Symbol], point: Mapping[sp.Symbol, float]) -> mpmath.mpf | None:
+    if fn is None:
+        return None
     try:
         value = fn(*(mpmath.mpf(point[s]) for s in symbols))
-    except (ZeroDivisionError, ValueError, OverflowError):
+        if isinstance(value, mpmath.mpc):
+            if abs(value.imag) > _REL_TOL * max(1, abs(value.real)):
+                return None
+            value = value.real
+        value = mpmath.mpf(value)
+    except _NOT_EVALUATED:
         return None
-    if isinstance(value, mpmath.mpc):
-        if abs(value.imag) > _REL_TOL * max(1, abs(value.real)):
-            return None
-        value = value.real
-    value = mpmath.mpf(value)
     if mpmath.isnan(value):
         return None
     return value
@@ -312,6 +331,7 @@ def check_identity(
         PROVED if sympy shows the difference is zero and no point disagrees; DISPROVED with the
         first disagreeing point; UNDECIDED otherwise. ``residual`` is the simplified difference.
     """
+    refuse_same_names("check_identity", "lhs", lhs, rhs, *where)
     lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
     if claim is None:
         claim = f"{lhs} = {rhs}"
@@ -399,6 +419,7 @@ def check_inequality(
         ``residual`` is ``rhs - lhs`` simplified; ``details`` reports the largest ``lhs/rhs``
         seen (how tight the inequality is on the sampled points).
     """
+    refuse_same_names("check_inequality", "lhs", lhs, rhs, *where)
     lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
     if claim is None:
         claim = f"{lhs} {'<' if strict else '<='} {rhs}"

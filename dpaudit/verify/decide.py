@@ -26,9 +26,10 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from dpaudit._validation import argument_error
 from dpaudit.errors import ArgumentTypeError, InvalidArgument
 from dpaudit.verify.kernel import Decision, decide, number_sign
-from dpaudit.verify.kernel.core import satisfiable, vacuity_text
+from dpaudit.verify.kernel.core import _assumption_text, satisfiable, vacuity_text
 from dpaudit.verify.kernel.translate import UnsupportedFormula
 from dpaudit.verify.verdict import Verdict
 
@@ -60,6 +61,33 @@ def _forms(expr: sp.Expr, build: Any) -> tuple[Any, ...]:
     return tuple(build(f) for f in out)
 
 
+def refuse_same_names(owner: str, parameter: str, *exprs: Any) -> None:
+    """Raise :class:`InvalidArgument` when two different symbols among ``exprs`` share a name.
+
+    ``Symbol("x", positive=True)`` and ``Symbol("x", real=True)`` are two variables to sympy and the kernel but print
+    alike, so a verdict on them ("DISPROVED x <= x") reads as nonsense; :func:`~dpaudit.verify.lipschitz` refuses
+    them too. A ``Dummy`` (a slack variable, a renamed point) is never equal to another symbol and is not checked.
+    """
+    symbols: set[sp.Symbol] = set()
+    for e in exprs:
+        symbols |= {s for s in getattr(sp.sympify(e), "free_symbols", ()) if not isinstance(s, sp.Dummy)}
+    by_name: dict[str, sp.Symbol] = {}
+    for s in sorted(symbols, key=sp.default_sort_key):
+        other = by_name.setdefault(s.name, s)
+        if other != s:
+            raise argument_error(owner, parameter, "sympy expressions whose symbols have distinct names (two different "
+                                 f"symbols are named {s.name!r}: {_declared(other)} and {_declared(s)})", s.name,
+                                 "declare the symbol once and use it everywhere, or rename one of them")
+
+
+def _declared(s: sp.Symbol) -> str:
+    """How ``s`` was declared: ``Symbol('x', positive=True)``."""
+    declared = getattr(s, "_assumptions_orig", None)
+    if declared is None:  # an older sympy: the kernel's reading of its assumptions
+        return f"Symbol({s.name!r}) ({'; '.join(_assumption_text(s)) or 'real'})"
+    return f"Symbol({s.name!r}" + "".join(f", {k}={v}" for k, v in sorted(declared.items())) + ")"
+
+
 def decision(expr: Any, kind: str = ">=", hypotheses: Sequence[Any] = ()) -> Decision:
     """The kernel's :class:`~dpaudit.verify.kernel.Decision` on ``expr >= 0`` under ``hypotheses``.
 
@@ -79,6 +107,7 @@ def decision(expr: Any, kind: str = ">=", hypotheses: Sequence[Any] = ()) -> Dec
     """
     if kind not in (">=", ">", "=="):
         raise InvalidArgument(f"decision: kind must be '>=', '>' or '==', got {kind!r} (pass the hypotheses as hypotheses=)")
+    refuse_same_names("decision", "expr", expr, *hypotheses)
     expr, floats = exact_floats(expr)
     converted = [exact_floats(h) for h in hypotheses]
     hypotheses = [h for h, _ in converted]

@@ -107,15 +107,26 @@ class FactSteps(_Record):
         return verdict
 
     def given_fact(self, text: str, relation: Any) -> LocalFact:
-        """A hypothesis of the statement as a relation, for :meth:`depends` (recorded like :meth:`given`)."""
+        """A hypothesis of the statement as a relation, for :meth:`depends` (recorded like :meth:`given`).
+
+        The relation restricts the domain the proof is about: it is printed with the verdict (the premises column of
+        ``dpaudit prove``: "domain: ..."), and a PROVED whose hypotheses have no common solution is marked vacuous.
+        """
         goal_sides(relation)
         self._hypotheses.append(f"{text}: {relation}")
+        self._note_domain([relation])  # the relation, not only the author's text, is a hypothesis of the proof
+        self._note_symbols(relation)  # and its symbols' declared domains
         return LocalFact(text, relation, Verdict.PROVED, "given")
 
     def assume_fact(self, label: str, text: str, relation: Any) -> LocalFact:
-        """A relation taken on trust (recorded like :meth:`assume`, printed beside the verdict), for :meth:`depends`."""
+        """A relation taken on trust (recorded like :meth:`assume`, printed beside the verdict), for :meth:`depends`.
+
+        A PROVED resting on relations taken on trust that have no common solution with the proof's hypotheses is
+        marked vacuous (the relation is a premise, printed as one, not a restriction of the domain).
+        """
         goal_sides(relation)
         self._premises.append(Premise("assumed", label, f"{text}: {relation}"))
+        self._domain_relations.append(relation)  # checked for joint satisfiability with the hypotheses (vacuity)
         return LocalFact(label, relation, Verdict.PROVED, "assumed")
 
     def depends(self, label: str, goal: Any, premises: Sequence[FactInstance | LocalFact], *,

@@ -70,7 +70,7 @@ def _try_pair(proof: Proof, exprs: list[sp.Expr], xs: list[sp.Symbol], ys: list[
     if sign is None or sign >= 0:
         return False
     at = {**dict(zip(xs, xv, strict=True)), **dict(zip(ys, yv, strict=True)), **pv}
-    conditions = {str(h): h.xreplace(at) for h in pair_domain}
+    conditions = {str(h): _relation_at(h, at) for h in pair_domain}
     dx = [a - b for a, b in zip(xv, yv, strict=True)]
     df = [a - b for a, b in zip(fx, fy, strict=True)]
     norm_dx = _exact_norm_value(dx, p)
@@ -104,11 +104,28 @@ def _parameter_settings(params: list[sp.Symbol], where: list[Any], rng: np.rando
             vals[s] = sp.Rational(Fraction(float(v)).limit_denominator(100)) + (sp.Rational(1, 100) if s.is_positive and v == 0 else 0)
             if s.is_integer:
                 vals[s] = sp.Integer(max(1, round(abs(float(v))))) if s.is_positive else sp.Integer(round(float(v)))
-        if all(_holds_exactly(w.xreplace(vals)) for w in where if not (w.free_symbols - set(params))):
+        if all(_holds_at(w, vals) for w in where if not (w.free_symbols - set(params))):
             settings.append(vals)
         if len(settings) >= count:
             break
     return settings
+
+
+def _relation_at(relation: Any, values: Mapping[sp.Symbol, sp.Expr]) -> Any:
+    """``relation`` at ``values``, or ``false`` where a side is not real.
+
+    Sympy refuses to compare a non-real side (``sqrt(a) < -1`` at ``a < 0``): such a point is no counterexample, and
+    a search only refutes, so dropping it is safe.
+    """
+    try:
+        return relation.xreplace(dict(values))
+    except TypeError:  # sympy: "Invalid comparison of non-real ..."
+        return sp.false
+
+
+def _holds_at(relation: Any, values: Mapping[sp.Symbol, sp.Expr]) -> bool:
+    """Does ``relation`` hold exactly at ``values`` (see :func:`_relation_at`)?"""
+    return _holds_exactly(_relation_at(relation, values))
 
 
 def _holds_exactly(relation: Any) -> bool:
@@ -185,8 +202,8 @@ def refute_lipschitz(proof: Proof, split: list[tuple[sp.Expr, list[Any]]], exprs
         for simplify in (True, False):
             xv = _exact_values(search.violation["x"], simplify)
             yv = _exact_values(search.violation["y"], simplify)
-            ok_inputs = all(_holds_exactly(w.xreplace(dict(zip(xs, xv, strict=True)))) and
-                            _holds_exactly(w.xreplace(dict(zip(xs, yv, strict=True)))) for w in inputs_where)
+            ok_inputs = all(_holds_at(w, dict(zip(xs, xv, strict=True))) and
+                            _holds_at(w, dict(zip(xs, yv, strict=True))) for w in inputs_where)
             if ok_inputs and _try_pair(proof, exprs, xs, ys, params, L, p, xv, yv, pv, pair_domain, "the numerical search",
                                        labels):
                 evidence["found in"] = "the numerical search"

@@ -382,6 +382,8 @@ def degree(e: Any) -> int:
         return 0
     if isinstance(e, sp.Pow) and e.args[1].is_Integer:
         return abs(int(e.args[1])) * degree(e.args[0])
+    if isinstance(e, sp.Pow) and e.args[1].is_Rational:  # b**(p/q) is translated through t**q == b, then t**p
+        return max(abs(int(e.args[1].p)), int(e.args[1].q)) * degree(e.args[0])
     if isinstance(e, sp.Mul):
         return sum(degree(a) for a in args)
     return max(degree(a) for a in args)

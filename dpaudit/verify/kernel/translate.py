@@ -84,6 +84,10 @@ def check_real_symbol(s: sp.Symbol) -> None:
                               f"{kinds} (non-real, or allowing +-oo)")
 
 
+#: The largest numerator or denominator of a rational exponent the translation expands into a polynomial.
+MAX_EXPONENT = 4096
+
+
 class UnsupportedFormula(DPAuditError):
     """The formula uses something the translation refuses (a Float, a complex unit, a non-real relation)."""
 
@@ -221,6 +225,8 @@ class Translation:
             return self._abstract(e)  # a closed-form constant such as sqrt(2): enclosed below
         if exp.is_Rational:
             p, q = int(exp.p), int(exp.q)
+            if max(abs(p), q) > MAX_EXPONENT:  # t**q == base would be a polynomial Z3 cannot build, let alone decide
+                raise UnsupportedFormula(f"the exponent {exp} of {e} has a numerator or denominator above {MAX_EXPONENT}")
             b = self.term(base)
             t = self.fresh()
             power = t

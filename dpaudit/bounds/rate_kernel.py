@@ -54,9 +54,14 @@ from typing import Any
 
 import sympy as sp
 
-from dpaudit.bounds.rate_logs import LogFactor, log_factors, log_space, log_space_domain
+from dpaudit.bounds.rate_logs import (
+    LogFactor,
+    log_factors,
+    log_space,
+    log_space_domain,
+    regime_domain,
+)
 from dpaudit.bounds.rates import Monomial, RateError, _merge, _Tropical
-from dpaudit.bounds.symbols import SYMBOLS
 from dpaudit.verify.decide import decision
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.verdict import CheckResult, Verdict, _amend
@@ -70,28 +75,7 @@ _GROWTH_PREMISE = ("along v = exp(t direction_v y_v), with every y_v > 0, a term
                    "polylog(...) of the regime hold there: the statement fails")
 
 
-def _domain(symbols: Sequence[sp.Symbol], variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[Any]:
-    """The domain every monomial step is decided on.
-
-    The regime of the rate variables (``v >= 1`` growing, ``v <= 1`` shrinking) and the declared upper ends of the
-    other canonical symbols (``delta < 1``).
-    """
-    out: list[Any] = []
-    dirs = dict(zip(variables, directions, strict=True))
-    for s in sorted(symbols, key=lambda t: t.name):
-        if s in dirs:
-            out.append(sp.Ge(s, 1, evaluate=False) if dirs[s] > 0 else sp.Le(s, 1, evaluate=False))
-            continue
-        info = SYMBOLS.get(s.name)
-        if info is None or info.symbol != s:
-            continue
-        if not math.isinf(info.high):
-            high = sp.Rational(Fraction(info.high))
-            out.append(sp.Le(s, high, evaluate=False) if info.high_closed else sp.Lt(s, high, evaluate=False))
-        if info.low > 0:
-            low = sp.Rational(Fraction(info.low))
-            out.append(sp.Ge(s, low, evaluate=False) if info.low_closed else sp.Gt(s, low, evaluate=False))
-    return out
+_domain = regime_domain  # the rate variables' regime and the canonical symbols' declared ends
 
 
 def _split(term: Monomial, variables: Sequence[sp.Symbol]) -> tuple[sp.Expr, sp.Expr, sp.Expr]:

@@ -32,7 +32,7 @@ import sympy as sp
 
 from dpaudit.bounds.symbols import SYMBOLS
 
-__all__ = ["LogFactor", "log_factors", "log_space", "log_space_domain"]
+__all__ = ["LogFactor", "log_factors", "log_space", "log_space_domain", "regime_domain"]
 
 
 def _log_symbol(v: sp.Symbol) -> sp.Symbol:
@@ -143,14 +143,15 @@ def log_space(expr: sp.Expr, variables: Sequence[sp.Symbol], directions: Sequenc
     return expr.xreplace(subs), back
 
 
-def log_space_domain(expr: sp.Expr, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[Any]:
-    """The hypotheses of a log-space obligation: ``l_v >= 1``; shrinking variables ``<= 1``; the constants' declared ends."""
+def regime_domain(symbols: Sequence[sp.Symbol], variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[Any]:
+    """The domain every monomial step is decided on.
+
+    The regime of the rate variables (``v >= 1`` growing, ``v <= 1`` shrinking) and the declared ends of the
+    other canonical symbols (``delta < 1``).
+    """
     out: list[Any] = []
     dirs = dict(zip(variables, directions, strict=True))
-    for s in sorted(expr.free_symbols, key=lambda t: t.name):
-        if s.name.startswith("log_") and any(_log_symbol(v) == s for v in variables):
-            out.append(sp.Ge(s, 1, evaluate=False))
-            continue
+    for s in sorted(symbols, key=lambda t: t.name):
         if s in dirs:
             out.append(sp.Ge(s, 1, evaluate=False) if dirs[s] > 0 else sp.Le(s, 1, evaluate=False))
             continue
@@ -163,4 +164,14 @@ def log_space_domain(expr: sp.Expr, variables: Sequence[sp.Symbol], directions: 
         if info.low > 0:
             low = sp.Rational(Fraction(info.low))
             out.append(sp.Ge(s, low, evaluate=False) if info.low_closed else sp.Gt(s, low, evaluate=False))
+    return out
+
+
+def log_space_domain(expr: sp.Expr, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[Any]:
+    """The hypotheses of a log-space obligation: ``l_v >= 1``; shrinking variables ``<= 1``; the constants' declared ends."""
+    logs = {_log_symbol(v) for v in variables}
+    out: list[Any] = []
+    for s in sorted(expr.free_symbols, key=lambda t: t.name):  # in name order, as printed
+        out += [sp.Ge(s, 1, evaluate=False)] if s.name.startswith("log_") and s in logs else \
+            regime_domain([s], variables, directions)
     return out

@@ -21,3 +21,12 @@ def _kernel_decides_afresh_under_mutation_testing():
 
         _decide_cached.cache_clear()
     yield
+
+
+@pytest.fixture
+def fresh_kernel():
+    """Each test of the kernel itself decides afresh: the memo would hide a change of the code under test."""
+    from dpaudit.verify.kernel.core import _decide_cached
+
+    _decide_cached.cache_clear()
+    yield

@@ -32,13 +32,7 @@ P_, D_, U_ = Verdict.PROVED, Verdict.DISPROVED, Verdict.UNDECIDED
 F = Fraction
 
 
-@pytest.fixture(autouse=True)
-def _fresh_kernel():
-    """Each test decides afresh: the kernel memoises its decisions, which would hide a change of the code under test."""
-    from dpaudit.verify.kernel.core import _decide_cached
-
-    _decide_cached.cache_clear()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_kernel")  # tests/verify/conftest.py
 
 
 def ge(a, b=0):

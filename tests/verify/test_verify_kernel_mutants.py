@@ -19,13 +19,7 @@ X = sp.Symbol("x", real=True)
 Y = sp.Symbol("y", real=True)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_kernel():
-    """Each test decides afresh (the kernel memoises its decisions)."""
-    from dpaudit.verify.kernel.core import _decide_cached
-
-    _decide_cached.cache_clear()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_kernel")  # tests/verify/conftest.py
 
 
 _AROUND_MINUS = sp.Ge(X**2 + 3 * X + sp.Rational(226, 100), 0, evaluate=False)  # minimum 0.01 at x = -3/2

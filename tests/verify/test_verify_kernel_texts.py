@@ -21,13 +21,7 @@ X = sp.Symbol("x", real=True)
 P = sp.Symbol("p", positive=True)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_kernel():
-    """Each test decides afresh (the kernel memoises its decisions)."""
-    from dpaudit.verify.kernel.core import _decide_cached
-
-    _decide_cached.cache_clear()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_kernel")  # tests/verify/conftest.py
 
 
 def test_a_decision_prints_its_claim_then_its_hypotheses_then_its_counterexample():

@@ -116,3 +116,15 @@ def test_floor_and_ceiling_are_exact_at_the_integers_and_strictly_within_one_els
                                   sp.Ge(X + sp.I, 0, evaluate=False), sp.Ge(X * sp.zoo, 0, evaluate=False)])
 def test_infinities_and_imaginary_numbers_are_not_real_arithmetic_and_are_left_undecided(goal):
     assert decide(goal).verdict is Verdict.UNDECIDED
+
+
+def test_a_rational_exponent_too_large_to_expand_is_undecided_and_counted_in_the_degree():
+    """``x**(p/q)`` is translated through ``t**q == x``: with q = 10**6 that polynomial cannot be built (a CI worker
+    crashed building ``t**543339720``). It is UNDECIDED with the reason, and ``degree`` counts it, so a high one
+    takes the forked, time-limited route."""
+    from dpaudit.verify.kernel.core import degree
+    from dpaudit.verify.kernel.translate import MAX_EXPONENT
+
+    assert degree(P ** sp.Rational(7, 3)) == 7 and degree(P ** sp.Rational(2, 9)) == 9 and degree((X + P) ** 3) == 3
+    d = decide(sp.Ge(P ** sp.Rational(10**6 + 1, 10**6), 0, evaluate=False))
+    assert d.verdict is Verdict.UNDECIDED and str(MAX_EXPONENT) in d.note, d

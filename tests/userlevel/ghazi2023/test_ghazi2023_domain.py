@@ -47,11 +47,12 @@ def domain_data(draw, users: int):
 
 
 @settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(domain_data(users=10), st.sampled_from(["printed", "certified"]), st.integers(0, 2**32 - 1))
-def test_sc_output_pert_is_finite_on_every_dataset_in_the_domain(problem_data, threshold, seed):
+@given(domain_data(users=10), st.sampled_from(["printed", "certified"]), st.sampled_from(["auto", "translate"]),
+       st.integers(0, 2**32 - 1))
+def test_sc_output_pert_is_finite_on_every_dataset_in_the_domain(problem_data, threshold, engine, seed):
     problem, data = problem_data
     try:
-        mech = SCOutputPert(problem, 1.0, 0.5, beta=0.3, threshold=threshold, kappa=1)
+        mech = SCOutputPert(problem, 1.0, 0.5, beta=0.3, threshold=threshold, kappa=1, engine=engine)
         out = mech.sample(data, 8, rng=np.random.default_rng(seed))
     except InvalidArgument as exc:
         assert "`data`" not in str(exc), str(exc)  # only public numbers may be refused, never data in the domain

@@ -299,6 +299,8 @@ def compare_rates(
         if isinstance(arg, Bound):
             hidden |= set(arg.hidden_variables)
             ignore_logs = ignore_logs or arg.kind.ignores_logs
+    if not isinstance(certify, bool):
+        raise argument_error("compare_rates", "certify", "True or False", certify)
     if not isinstance(a, Rate) or not isinstance(b, Rate):
         variables = tuple(v for v in _check_variables(variables, "compare_rates") if v not in hidden)
     ra = a if isinstance(a, Rate) else leading_rate(_as_expr(a, "compare_rates"), variables, small=small,

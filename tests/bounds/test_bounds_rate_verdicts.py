@@ -80,3 +80,14 @@ def test_regime_with_log_factors_never_proves(constraint):
 def test_regime_with_log_factors_not_needed_still_proves():
     res = _check(sp.sqrt(d) / n, d / n, constraints=[d <= sp.log(n)])
     assert res.verdict is Verdict.PROVED, res
+
+
+def test_compare_rates_refuses_a_certify_that_is_not_a_bool():
+    import sympy as sp
+
+    from dpaudit.bounds.rate_comparison import compare_rates
+    from dpaudit.errors import InvalidArgument
+
+    n = sp.Symbol("n", positive=True)
+    with pytest.raises(InvalidArgument, match="certify"):
+        compare_rates(n, n**2, (n,), certify="no")  # a truthy string would have meant True

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -175,7 +176,13 @@ class QueryDistance(NeighborRelation):
         check_one_of("QueryDistance", "norm", self.norm, ("l1", "l2", "linf"))
 
     def distance(self, a: Any, b: Any) -> float:
-        """``||a - b||`` in this relation's norm."""
+        """``||a - b||`` in this relation's norm (computed exactly for integer data, then rounded)."""
+        exact = self._exact_norm(a, b)
+        if exact is not None:
+            return float(exact) if self.norm != "l2" else float(np.sqrt(float(exact)))
+        return self._float_distance(a, b)
+
+    def _float_distance(self, a: Any, b: Any) -> float:
         x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
         with np.errstate(invalid="ignore"):  # equal infinities are no change (inf - inf would be NaN)
             diff = np.abs(np.where(x == y, 0.0, x - y)).ravel()
@@ -187,12 +194,53 @@ class QueryDistance(NeighborRelation):
             return float(np.sqrt(np.sum(diff**2)))
         return float(diff.max())
 
+    def _exact_norm(self, a: Any, b: Any) -> Fraction | None:
+        """The exact l1 or linf norm (the exact *squared* l2 norm) of ``a - b``, or None.
+
+        Float64 holds integers exactly only up to ``2**53``: ``2**62`` and ``2**62 + 500`` are the
+        same float, so a float difference would call them neighbours at distance 0. When either
+        side has an integer (or bool) dtype, the difference is taken in Python integers (the other
+        side's finite floats as exact fractions). Float-only data, and float data holding
+        infinities or NaN (whose distance is infinite or undefined either way), keep the float
+        path.
+        """
+        x, y = np.asarray(a), np.asarray(b)
+        kinds = (x.dtype.kind, y.dtype.kind)
+        if not any(k in "iub" for k in kinds) or not all(k in "iubf" for k in kinds):
+            return None
+        if x.shape != y.shape:
+            return None
+        parts = []
+        for arr in (x, y):
+            if arr.dtype.kind == "f":
+                if not np.all(np.isfinite(arr)):
+                    return None
+                parts.append([Fraction(v) for v in arr.ravel().tolist()])
+            else:  # tolist() gives Python ints, exact for every int64/uint64 value
+                parts.append([int(v) for v in arr.ravel().tolist()])
+        diffs = [abs(u - v) for u, v in zip(parts[0], parts[1], strict=True)]
+        if not diffs:
+            return Fraction(0)
+        if self.norm == "l1":
+            return Fraction(sum(diffs))
+        if self.norm == "l2":
+            return Fraction(sum(d * d for d in diffs))
+        return Fraction(max(diffs))
+
     def _reason_not_neighbors(self, a: NDArray[Any], b: NDArray[Any]) -> str | None:
         if a.shape != b.shape:
             return f"query answers must have equal shapes, got {a.shape} and {b.shape}"
-        dist = self.distance(a, b)
         # one part in 1e12 of slack: sensitivities are often computed in floating point
-        if dist <= self.sensitivity * (1 + 1e-12):
+        limit = self.sensitivity * (1 + 1e-12)
+        exact = self._exact_norm(a, b)
+        if exact is not None:
+            within = exact <= (Fraction(limit) ** 2 if self.norm == "l2" else Fraction(limit))
+            if within:
+                return None
+            shown = str(exact) if self.norm != "l2" else f"sqrt({exact})"
+            return f"{self.norm} distance {shown} (exact, integer data) exceeds the sensitivity {_exact(self.sensitivity)}"
+        dist = self._float_distance(a, b)
+        if dist <= limit:
             return None
         return f"{self.norm} distance {_exact(dist)} exceeds the sensitivity {_exact(self.sensitivity)}"
 

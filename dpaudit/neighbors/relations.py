@@ -19,6 +19,7 @@ cannot reveal anything.
 from __future__ import annotations
 
 import abc
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -158,6 +159,9 @@ class UserAddRemove(NeighborRelation):
         return _add_remove_reason(a, b, "user")
 
 
+_FLOAT_SQUARE_LIMIT = Fraction(2) ** 1000  # a squared norm below it converts to float without overflow
+
+
 @dataclass(frozen=True)
 class QueryDistance(NeighborRelation):
     """Query answers within ``sensitivity`` of each other in the ``norm`` ("l1", "l2" or "linf").
@@ -178,9 +182,9 @@ class QueryDistance(NeighborRelation):
     def distance(self, a: Any, b: Any) -> float:
         """``||a - b||`` in this relation's norm (computed exactly for integer data, then rounded)."""
         exact = self._exact_norm(a, b)
-        if exact is not None:
-            return float(exact) if self.norm != "l2" else float(np.sqrt(float(exact)))
-        return self._float_distance(a, b)
+        if exact is not None and (self.norm != "l2" or exact < _FLOAT_SQUARE_LIMIT):
+            return float(exact) if self.norm != "l2" else math.sqrt(exact)
+        return self._float_distance(a, b)  # (an l2 norm whose square passes the float range: the scaled float path)
 
     def _float_distance(self, a: Any, b: Any) -> float:
         x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -190,8 +194,9 @@ class QueryDistance(NeighborRelation):
             return 0.0
         if self.norm == "l1":
             return float(diff.sum())
-        if self.norm == "l2":
-            return float(np.sqrt(np.sum(diff**2)))
+        if self.norm == "l2":  # scaled by the largest entry: squaring 1e285 would overflow to inf
+            top = float(diff.max())
+            return top if top in (0.0, np.inf) else top * float(np.sqrt(np.sum((diff / top) ** 2)))
         return float(diff.max())
 
     def _exact_norm(self, a: Any, b: Any) -> Fraction | None:
@@ -210,22 +215,22 @@ class QueryDistance(NeighborRelation):
             return None
         if x.shape != y.shape:
             return None
-        parts = []
+        exact = []
         for arr in (x, y):
             if arr.dtype.kind == "f":
                 if not np.all(np.isfinite(arr)):
                     return None
-                parts.append([Fraction(v) for v in arr.ravel().tolist()])
-            else:  # tolist() gives Python ints, exact for every int64/uint64 value
-                parts.append([int(v) for v in arr.ravel().tolist()])
-        diffs = [abs(u - v) for u, v in zip(parts[0], parts[1], strict=True)]
-        if not diffs:
+                exact.append(np.array([Fraction(v) for v in arr.ravel().tolist()], dtype=object))
+            else:  # Python ints (object dtype): exact for every int64/uint64 value, no wrap-around
+                exact.append(arr.ravel().astype(object))
+        diffs = np.abs(exact[0] - exact[1])
+        if diffs.size == 0:
             return Fraction(0)
         if self.norm == "l1":
-            return Fraction(sum(diffs))
+            return Fraction(diffs.sum())
         if self.norm == "l2":
-            return Fraction(sum(d * d for d in diffs))
-        return Fraction(max(diffs))
+            return Fraction((diffs * diffs).sum())
+        return Fraction(diffs.max())
 
     def _reason_not_neighbors(self, a: NDArray[Any], b: NDArray[Any]) -> str | None:
         if a.shape != b.shape:

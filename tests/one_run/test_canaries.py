@@ -141,7 +141,7 @@ def test_implausible_inclusion_counts_are_refused(count, m):
     scores = np.random.default_rng(1).normal(size=m)
     included = np.zeros(m, dtype=bool)
     included[np.random.default_rng(2).permutation(m)[:count]] = True
-    with pytest.raises(InvalidArgument, match="included.*binomial"):
+    with pytest.raises(InvalidArgument, match=r"included.*binomial"):
         audit_canaries(scores, included, epsilon=1.0, seed=0)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -71,3 +73,15 @@ def test_audit_refuses_the_red_team_pair():
     d0, d1 = np.array([2**62], dtype=np.int64), np.array([2**62 + 500], dtype=np.int64)
     with pytest.raises(NotNeighborsError):
         dpaudit.audit(shifted, d0, d1, epsilon=1.0, seed=0, trials=2000)
+
+
+@pytest.mark.parametrize("scale", [1e285, 1e300, 1e308])
+def test_l2_distance_of_huge_floats_is_finite_not_inf(scale):
+    # squaring 1e285 overflows float64; the norm itself (about 1.41 * scale, at most 1.42e308) does not
+    got = QueryDistance(1.0, "l2").distance(np.array([scale, 0.0]), np.array([0.0, scale]))
+    assert got == pytest.approx(math.hypot(scale, scale), rel=1e-12)
+
+
+def test_l2_distance_of_an_integer_beside_a_huge_float_does_not_overflow():
+    got = QueryDistance(1.0, "l2").distance(np.array([1e300]), np.array([-5], dtype=np.int64))
+    assert got == pytest.approx(1e300, rel=1e-12)

@@ -309,7 +309,9 @@ def _kernel_rate_check(
     constant = sp.Add(*(c * lg for c, _, lg in a_split)) * sp.Add(*(1 / c for c, _, _ in b_split))
     result = proof.result()
     if result.verdict is Verdict.PROVED:
-        result = _amend(result, details=f"derived <= K * claimed on the whole domain, {_constant_text(constant, variables)}; "
+        where = (" where the regime's constraints hold without their constants (<c, y> >= 0; elsewhere in the regime "
+                 "the constraints' constants enter K)" if regime else " on the whole domain")
+        result = _amend(result, details=f"derived <= K * claimed{where}, {_constant_text(constant, variables)}; "
                                      + result.details)
     return result
 

@@ -166,3 +166,13 @@ def test_compare_rates_soft_o_summary_says_log_factors():
     cmp = compare_rates(n, 2 * n, ignore_logs=True)
     assert cmp.summary == "same rate (up to constants and log factors)"
     assert compare_rates(2 * n, n).summary == "same rate (up to constants, log factors equal)"
+
+
+def test_constant_is_not_claimed_on_the_whole_domain_when_the_regime_drops_constants():
+    # eps n <= 1 and eps >= 1/2 are read as y_n <= y_eps and y_eps <= 0 (constants dropped): K = 1 holds there, but at
+    # n = 2, eps = 1/2 (in the regime) n/eps = 4, so "n/eps <= 1 * 1 on the whole domain" would be false
+    res = _rate(n / epsilon, sp.Integer(1), constraints=[epsilon * n <= 1, epsilon >= sp.Rational(1, 2)])
+    assert res.verdict is Verdict.PROVED
+    assert "on the whole domain" not in res.details
+    assert "the constraints' constants enter K" in res.details
+    assert "derived <= K * claimed on the whole domain, K = 1," in _rate(n, n**2).details

@@ -137,7 +137,8 @@ def lipschitz(f: Any, constant: Any, *, norm: Any = 2, domain: tuple[Any, Any] |
     f : sympy expression, sequence of expressions, sympy.Lambda, or callable
         The map. A sympy input is a function of ``variables`` (default: all its free symbols, sorted
         by name; symbols not declared real are read as real); other free symbols are parameters,
-        universally quantified (restrict them with ``where``). A callable takes a 1-d float array of
+        universally quantified (restrict them with ``where``) over their declared domains: a parameter declared
+        ``positive`` or ``integer`` is named so in the claim (``given k >= 1, k integer``). A callable takes a 1-d float array of
         length ``dim`` and returns a scalar or a 1-d array.
     constant : positive number
         ``L``. A float is taken at its exact binary value.

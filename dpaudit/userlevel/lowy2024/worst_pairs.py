@@ -63,8 +63,10 @@ from dpaudit.userlevel.lowy2024.phased_erm import AcceleratedMinibatchSGD
 from dpaudit.userlevel.lowy2024.phased_sgd import OutlierRemovalPhasedSGD
 from dpaudit.userlevel.transcript import TranscriptStep, WorstPair
 
-__all__ = ["ALG2_RULE", "alg1_transcript_steps", "alg1_worst_pair", "alg2_transcript_steps", "alg2_worst_pair"]
+__all__ = ["ALG1_RULE", "ALG2_RULE", "alg1_transcript_steps", "alg1_worst_pair", "alg2_transcript_steps", "alg2_worst_pair"]
 
+#: Algorithm 1's test as the records name it [LLA24, Alg 1 lines 12-13]: ``s_hat = s + Lap(20/eps)``, pass iff ``>= 4C/5``.
+ALG1_RULE = "pass iff score + Lap(scale) >= threshold"
 #: Algorithm 2's AboveThreshold answer as the records name it [LLA24, Alg 2 line 4, the test on the negated score].
 ALG2_RULE = "halt iff -score + Lap(query scale) >= -threshold + Lap(threshold scale)"
 
@@ -122,7 +124,8 @@ def alg1_transcript_steps(mech: OutlierRemovalPhasedSGD, d0: Any, d1: Any) -> tu
         adaptive = i > 0 and not linear
         out.append(TranscriptStep(
             (col, col + 1), f"phase {i + 1}: test outcome (1 pass, 0 halt, -1 not reached)", "laplace test",
-            {"scale": p.test_scale, "threshold": p.threshold, "sensitivity": 2.0 * (p.groups - 1) / p.groups},
+            {"scale": p.test_scale, "threshold": p.threshold, "sensitivity": 2.0 * (p.groups - 1) / p.groups,
+             "rule": ALG1_RULE},
             {"score": sides[0]["score"]}, {"score": sides[1]["score"]}, adaptive,
             {"epsilon": budget.epsilon_test} if budget else {}, "halt iff score + Lap(scale) < threshold"))
         out.append(TranscriptStep(

@@ -16,6 +16,7 @@ flagged or not under each threat model, its certified epsilon on its pair, and i
 Trials: ``10^6`` per dataset, or what fits in about ten minutes per audit on two cores (the
 algorithm's ``bench_trials``; printed, and recorded in each row). ``--scale`` multiplies them,
 ``--trials N`` sets every selected row's count instead, ``--only`` picks rows by name,
+``--transcript-only`` skips the algorithms' final-model audits,
 ``--part algorithms`` or ``variants`` runs one table, ``--from-json FILE`` re-prints a saved
 run's tables (the exact column recomputed), ``--markdown`` prints the README's tables.
 
@@ -74,11 +75,12 @@ def _trials(bench_trials: int, scale: float, trials: int | None) -> int:
 
 
 def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all",
-        trials: int | None = None) -> dict[str, list[dict[str, Any]]]:
+        trials: int | None = None, transcript_only: bool = False) -> dict[str, list[dict[str, Any]]]:
     """Audit every selected algorithm and variant; returns the rows of both tables.
 
     ``trials`` (per dataset) overrides every selected row's count (``--trials``; with ``--only`` to
-    run one row at, say, ``10^6``); each row records the count it used.
+    run one row at, say, ``10^6``); each row records the count it used. ``transcript_only`` skips
+    the algorithms' final-model audits (their cells read "not rerun").
     """
     algorithms, variants = [], []
     for alg in FULL_ALGORITHMS if part in ("all", "algorithms") else ():
@@ -88,7 +90,8 @@ def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all",
         n_trials = _trials(alg.bench_trials, scale, trials)
         row: dict[str, Any] = {"algorithm": alg.name, "paper": wp.algorithm, "claim": _claim(wp), "epsilon": wp.epsilon,
                                "delta": wp.delta, "trials": n_trials, "claim_note": wp.claim_note}
-        for observe in ("final", "transcript"):
+        row["final"] = row["final_seconds"] = None
+        for observe in ("transcript",) if transcript_only else ("final", "transcript"):
             res = _audit(_observed(wp, observe, observe == "transcript"), wp, n_trials, seed)
             row[observe] = res.epsilon_lower_bound
             row[f"{observe}_attack"] = res.evidence.attack
@@ -96,9 +99,9 @@ def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all",
         row["bracket_verdict"] = res.bracket_verdict
         row["ratio"] = row["transcript"] / wp.epsilon
         algorithms.append(_with_exact(row, wp))
-        print(f"{alg.name:<26} claim {row['claim']:<12} final {row['final']:.3f}  transcript {row['transcript']:.3f} "
+        print(f"{alg.name:<26} claim {row['claim']:<12} final {_num(row['final'], '.3f')}  transcript {row['transcript']:.3f} "
               f"({row['ratio']:.2f} x claim)  exact {row['exact']:<22} {_outcome_text(row):<18} {n_trials:>9,} trials  "
-              f"{row['final_seconds']:.0f} s + {row['transcript_seconds']:.0f} s", flush=True)
+              f"{_num(row['final_seconds'], '.0f')} s + {row['transcript_seconds']:.0f} s", flush=True)
     for var in FULL_VARIANTS if part in ("all", "variants") else ():
         if only and only.lower() not in var.name.lower():
             continue
@@ -146,6 +149,11 @@ def rerender(path: str) -> dict[str, list[dict[str, Any]]]:
     return rows
 
 
+def _num(value: float | None, spec: str) -> str:
+    """``value`` formatted, or "not rerun" (a final-model audit skipped by ``--transcript-only``)."""
+    return "not rerun" if value is None else format(value, spec)
+
+
 def _outcome_text(row: dict[str, Any]) -> str:
     factor = row.get("factor")
     return row["outcome"] + (f" ({factor:.2f} x)" if row["outcome"] == "loose" and factor is not None else "")
@@ -158,9 +166,9 @@ def markdown(rows: dict[str, list[dict[str, Any]]]) -> str:
         lines += ["| algorithm | claim | final-model bound | transcript bound | exact on the worst pair | outcome | trials | s per audit |",
                   "|---|---|---|---|---|---|---|---|"]
         for r in rows["algorithms"]:
-            lines.append(f"| {r['paper']} ({r['algorithm']}) | {r['claim']} | {r['final']:.3f} | {r['transcript']:.3f} "
+            lines.append(f"| {r['paper']} ({r['algorithm']}) | {r['claim']} | {_num(r['final'], '.3f')} | {r['transcript']:.3f} "
                          f"({r['ratio']:.2f} x) | {r['exact']} | {_outcome_text(r)} | {r['trials']:,} | "
-                         f"{r['final_seconds']:.0f} / {r['transcript_seconds']:.0f} |")
+                         f"{_num(r['final_seconds'], '.0f')} / {r['transcript_seconds']:.0f} |")
     if rows["variants"]:
         lines += ["", "| broken component in the full algorithm | claim | final model | transcript | exact on the pair | outcome | trials |",
                   "|---|---|---|---|---|---|---|"]
@@ -176,6 +184,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every trial count (default 1)")
     parser.add_argument("--trials", type=float, default=None,
                         help="trials per dataset for every selected row (e.g. 1e6), instead of its own count x --scale")
+    parser.add_argument("--transcript-only", action="store_true",
+                        help="audit the algorithms under the transcript model only (the final-model cells read 'not rerun')")
     parser.add_argument("--only", default="", help="a substring of the algorithm or variant names")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--part", choices=("all", "algorithms", "variants"), default="all",
@@ -190,7 +200,8 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     if args.trials is not None and not (args.trials >= 1 and float(args.trials).is_integer()):
         parser.error(f"--trials must be a positive whole number, got {args.trials}")
-    rows = run(args.scale, args.only, args.seed, args.part, None if args.trials is None else int(args.trials))
+    rows = run(args.scale, args.only, args.seed, args.part, None if args.trials is None else int(args.trials),
+               args.transcript_only)
     print(f"\n{len(rows['algorithms'])} algorithms, {len(rows['variants'])} variants in {time.perf_counter() - started:.0f} s "
           f"(95% confidence; outcome 'tight' when the transcript bound is >= {TIGHT} x the claim, 'loose' when the "
           f"pair's certified epsilon is <= {TIGHT} x the claim (factor claim / it), else 'open')")

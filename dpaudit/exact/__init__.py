@@ -45,7 +45,11 @@ worst-case pair)::
     ('exact', True)
 """
 
-from dpaudit.exact.branched import BranchedGaussianProfile, laplace_test_profile, laplace_test_then_gaussian_profile
+from dpaudit.exact.branched import (
+    BranchedGaussianProfile,
+    laplace_test_profile,
+    laplace_test_then_gaussian_profile,
+)
 from dpaudit.exact.cells import CellProfile, Cells
 from dpaudit.exact.closed_forms import (
     GaussianProfile,

@@ -20,9 +20,14 @@ it with other steps) is ``ln(p_k/q_k) + N(mu_k^2/2, mu_k^2)`` on outcome ``k``, 
 :meth:`dpaudit.exact.pld.LossDistribution.from_survival` from the survival function's enclosures.
 
 :func:`laplace_test_profile` is the two-point law of a Laplace test ``score + Lap(b) >= threshold``
-(pass, else halt) alone; :func:`laplace_test_then_gaussian_profile` adds the Gaussian released on a
-pass: Lowy, Liu and Asi (2024)'s Algorithm 1 phase on a pair whose ramp keeps a fixed set
-(:mod:`dpaudit.userlevel.transcript_profile`).
+(pass, else halt) alone: ``P(pass) = P(Lap(b) >= threshold - score)``, the Laplace survival
+function, on each side. :func:`laplace_test_then_gaussian_profile` adds the Gaussian released on a
+pass: a phase of Lowy, Liu and Asi (2024)'s Algorithm 1 [LLA24, Alg 1 lines 12-13: ``s_hat = s +
+Lap(20/eps)``, continue iff ``s_hat >= 4C/5``; line 25: ``x_i = mean of the kept iterates + N(0,
+sigma_i^2 I)``] on a pair whose ramp keeps a fixed set (:mod:`dpaudit.userlevel.transcript_profile`).
+The paper's proof (Theorem B.1's privacy part) pays the test as a Laplace mechanism on a score of
+sensitivity at most 2 (its Lemma A.4) and the Gaussian on Lemma B.2's sensitivity, composed; this
+module gives what the two cost *together* on one pair.
 
 References
 ----------
@@ -30,6 +35,8 @@ References
    via couplings and divergences. NeurIPS 2018, Definition 1.
 .. [BW18] B. Balle and Y.-X. Wang. Improving the Gaussian mechanism for differential privacy.
    ICML 2018, Theorem 8.
+.. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
+   optimization. NeurIPS 2024, Algorithm 1, Theorem B.1, Lemmas A.4 and B.2.
 """
 
 from __future__ import annotations
@@ -195,7 +202,11 @@ class BranchedGaussianProfile(PrivacyProfile):
         return Enclosure(max(blo.lo, 0.0), min(bhi.hi, 1.0))
 
     def loss_distribution(self, direction: int, step: float) -> LossDistribution:
-        """The loss distribution on the grid ``k * step``, from :meth:`survival` over each branch's support (cut at ``TAILS``)."""
+        """The loss distribution on the grid ``k * step``, from :meth:`survival` over each branch's support (cut at ``TAILS``).
+
+        One Arb ``erfc`` per grid point and moving branch: fast for the small moves of the pairs built
+        here (``mu`` about 0.01), seconds to minutes for ``mu`` of order 1 at the default grid step.
+        """
         a_side, b_side = self._sides(direction)
         ends = []
         with precision():

@@ -283,9 +283,9 @@ def _test_then_gaussian(test: TranscriptStep, step: TranscriptStep) -> PrivacyPr
     fixed) and the kept set is not empty.
     """
     s0, s1, thr, scale = _laplace_test_inputs(test)
-    probs = [side.get("inclusion probabilities") for side in (step.on_d0, step.on_d1)]
     key = "location if the coins are their means"
-    if not all(pr is not None and all(v in (0.0, 1.0) for v in pr) for pr in probs) or key not in step.on_d0:
+    probs = [tuple(side.get("inclusion probabilities") or ()) for side in (step.on_d0, step.on_d1)]
+    if not all(pr and all(v in (0.0, 1.0) for v in pr) for pr in probs) or not all(key in side for side in (step.on_d0, step.on_d1)):
         raise _unavailable(step, "a Gaussian after a laplace test whose ramp coins are not all 0 or 1 (a mixture over "
                                  "the kept sets)")
     if not all(any(v == 1.0 for v in pr) for pr in probs):

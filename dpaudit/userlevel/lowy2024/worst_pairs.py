@@ -30,6 +30,12 @@ canary at ``0`` in ``d0`` and ``-2.5`` in ``d1``.
   here) pays for up to ``t = 8`` other points flipping in or out with probability ``6/C`` each; one
   user cannot make them flip while it is within ``tau`` of everyone in ``d0``. The Gaussian share of
   the claim is slack on this pair: the canary's own move is ``0.012 sigma``.
+* **What the pair costs, exactly.** Every ramp coin is 1 on both sides, so the transcript is the test
+  and, on a pass, the Gaussian around a fixed mean: one joint law
+  (:func:`dpaudit.exact.laplace_test_then_gaussian_profile`; ``P(pass) = e^{-(64.8 - score)/2}/2``,
+  0.4425 vs 0.1651). Its epsilon at ``delta = 1e-3`` is 0.9922 (the test's pure 0.9861 and the
+  Gaussian's small move together), just under half the claim of 2: the claim also pays the Gaussian
+  a share (1.014) that one user at the test's boundary does not spend.
 
 Algorithm 2 (one call, full batch ``K = n = 160``, ``T = 4`` steps at ``(8, 1e-2)``)
 ------------------------------------------------------------------------------------

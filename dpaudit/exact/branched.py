@@ -49,7 +49,7 @@ from flint import arb
 
 from dpaudit._validation import argument_error, check_positive, check_real
 from dpaudit.exact.cells import laplace_cdf
-from dpaudit.exact.closed_forms import GaussianProfile
+from dpaudit.exact.closed_forms import GaussianProfile, _phi
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs
 from dpaudit.exact.pld import LossDistribution
@@ -217,7 +217,3 @@ class BranchedGaussianProfile(PrivacyProfile):
         return LossDistribution.from_survival(lambda t: self.survival(t, direction), min(ends) - step, max(ends) + step,
                                               _ZERO, step)
 
-
-def _phi(x: arb) -> arb:
-    """The standard normal CDF, ``erfc(-x / sqrt 2) / 2``."""
-    return (-x / arb(2).sqrt()).erfc() / 2

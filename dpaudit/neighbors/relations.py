@@ -176,6 +176,8 @@ class QueryDistance(NeighborRelation):
 
     This is the relation the primitive mechanisms are stated for: they receive ``f(D)`` and the
     guarantee holds whenever ``||f(D) - f(D')||_norm <= sensitivity``. Shapes must match.
+    A pair is accepted up to ``sensitivity * (1 + 1e-12)``: sensitivities are often computed in
+    floating point (a distance of 5 against a sensitivity of 4.999999999999999 passes).
     """
 
     sensitivity: float = 1.0

@@ -16,7 +16,8 @@ import sympy as sp
 
 from dpaudit import InvalidArgument
 from dpaudit.bounds import Verdict, check_identity, check_inequality, check_rate, compare_rates
-from dpaudit.bounds.symbols import d, epsilon, m, n
+from dpaudit.bounds.calibration import check_gaussian_noise
+from dpaudit.bounds.symbols import Delta, d, delta, epsilon, m, n
 
 x = sp.Symbol("x", real=True)
 LABEL = "[statement (label, not checked): "
@@ -176,3 +177,13 @@ def test_constant_is_not_claimed_on_the_whole_domain_when_the_regime_drops_const
     assert "on the whole domain" not in res.details
     assert "the constraints' constants enter K" in res.details
     assert "derived <= K * claimed on the whole domain, K = 1," in _rate(n, n**2).details
+
+
+def test_check_gaussian_noise_certifies_what_it_decided_and_keeps_the_caller_s_words_as_a_label():
+    r = check_gaussian_noise(sp.Integer(1), sensitivity=Delta, eps_budget=epsilon, delta_budget=delta,
+                             claim="sigma = 1 is always private", source="a user", rng=np.random.default_rng(0),
+                             region={epsilon: (0.5, 0.9), Delta: (1, 2), delta: (1e-6, 1e-3)})
+    assert r.verdict is Verdict.DISPROVED
+    assert "sigma = 1 is always private" not in r.claim and r.statement == "sigma = 1 is always private"
+    assert r.claim.startswith("N(0, (1)**2) noise on a query of l2-sensitivity Delta is (epsilon, delta)-DP")
+    assert "epsilon in [0.5, 0.9]" in r.claim

@@ -200,10 +200,12 @@ def _hypotheses(result: CheckResult) -> list[str]:
 
     Statements are over the reals (a symbol with no assumption is read as real and says so): ``x real`` restricts
     nothing, while ``t > 0``, ``n > 0 integer`` or ``z read as real`` do and are kept, as is every other hypothesis
-    (a float read at its exact value).
+    (a float read at its exact value) except the claim itself (which is printed as the claim).
     """
     out = []
     for text in result.assumptions:
+        if result.claim.startswith(text):  # the claim itself, recorded as what is given (verify.lipschitz): printed already
+            continue
         if text.startswith(_SYMBOLS):
             kept = [item for item in text[len(_SYMBOLS):].split(", ") if not _ONLY_REAL.fullmatch(item)]
             if kept:

@@ -95,7 +95,9 @@ def test_prove_table_shows_a_lipschitz_parameters_sign():
                        expected=Verdict.PROVED, check=lambda: lipschitz(a * X, 1, variables=[X], where=[a <= 1]))
     out = io.StringIO()
     assert runner.main([], stream=out, checks=[check]) == 0
-    assert "a > 0" in _row_of(out.getvalue(), "mine/ax")
+    row = _row_of(out.getvalue(), "mine/ax")
+    assert "domain: a <= 1, a > 0" in row and "symbols: a > 0" in row
+    assert "||f(x) - f(y)||" not in row  # the claim is printed as the claim (--claims), not repeated as a hypothesis
 
 
 # -- F5: a check that calls sys.exit ---------------------------------------------------------------------------------

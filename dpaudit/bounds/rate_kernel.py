@@ -64,7 +64,7 @@ from dpaudit.bounds.rate_logs import (
     regime_domain,
 )
 from dpaudit.bounds.rates import Monomial, RateError, _merge, _Tropical
-from dpaudit.verify.decide import decision
+from dpaudit.verify.decide import decision, exact_sign
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.verdict import CheckResult, Verdict, _amend
 
@@ -266,7 +266,9 @@ def _kernel_rate_check(
     top = b_forms[0] if len(b_forms) == 1 else sp.Max(*b_forms, evaluate=False)
     # unevaluated differences: the kernel decides them (sympy's automatic arithmetic would hand it a literal 0)
     residuals = [_minus(top, _exponent_form(t, variables, directions, ys)) for t in a_terms]
-    decisions = [decision(r, ">=", log_space_rel) for r in residuals]
+    # a symbolic exponent (n**tau) is a constant within its declared domain (delta < 1): its ends are hypotheses
+    exponent_hypotheses = [[*log_space_rel, *_constants(r)] for r in residuals]
+    decisions = [decision(r, ">=", h) for r, h in zip(residuals, exponent_hypotheses, strict=True)]
     # a refuting direction lies inside the regime (every y_v > 0) and strictly inside each constraint with log factors
     interior = [sp.Gt(y, 0, evaluate=False) for y in ys] + [
         sp.Gt(rel.lhs, 0, evaluate=False) if i in strict else rel for i, rel in enumerate(log_space_rel)]
@@ -277,12 +279,17 @@ def _kernel_rate_check(
         # a direction inside the regime (every y_v > 0): along it the theorem's side conditions of the form
         # "v >= polylog(...)" (n >= log(1/delta) log(m)/eps) hold for t large; one exists when any does (the set of
         # directions with a positive margin is open)
-        inside = decision(residuals[failed], ">=", interior)
+        inside = decision(residuals[failed], ">=", [*interior, *_constants(residuals[failed])])
         if inside.verdict is Verdict.DISPROVED and inside.counterexample:
             point = {y: Fraction(inside.counterexample.get(y.name, "0")) for y in ys}
             refuted = _refute(ctx, failed, point)
             if refuted is not None:
                 return refuted
+        symbolic = sorted(map(str, residuals[failed].free_symbols - set(ys)))
+        if symbolic:
+            proof.unproved(f"symbolic exponents ({', '.join(symbolic)}) not refuted", f"the exponent obligation of {a_split[failed][1]} fails for some value of "
+                           f"{', '.join(symbolic)} in its declared domain: no refutation is issued for a symbolic exponent "
+                           "(its value is not fixed) and nothing is proved")
     if counted_logs and not any(d.verdict is Verdict.DISPROVED for d in decisions):
         refuted = _refute_by_log_powers(ctx, log_space_rel)
         if refuted is not None:
@@ -300,9 +307,9 @@ def _kernel_rate_check(
             proof.nonneg(f"log factor {lg} of {mono} is >= 0 (it goes into the constant: O~)", lg, hypotheses=domain)
     for c, mono, _ in b_split:
         proof.positive(f"coefficient of {mono} in the stated rate is positive", c, hypotheses=domain)
-    for (_, mono, _), residual in zip(a_split, residuals, strict=True):
+    for (_, mono, _), residual, hypotheses in zip(a_split, residuals, exponent_hypotheses, strict=True):
         proof.nonneg(f"exponent of {mono} <= the largest exponent of the stated rate, for every log-direction y of the regime",
-                     residual, hypotheses=log_space_rel)
+                     residual, hypotheses=hypotheses)
     if derived_is_lower_bound:
         proof.unproved("derived is only a lower bound", "the derived expression is a lower bound on the quantity, so "
                        "bounding it proves nothing about the quantity")
@@ -418,9 +425,10 @@ def _refute(ctx: _Context, index: int, point: Mapping[sp.Symbol, Fraction], *, t
     for term, p_j in zip(ctx.b_terms, powers_j, strict=True):
         e_gap = e_i - _exponent_form(term, ctx.variables, ctx.directions, ctx.ys).subs(ys_point)
         gap = e_gap if e_gap != 0 else sp.Rational((powers_i - p_j).numerator, (powers_i - p_j).denominator)
-        conditions[f"(exponent, log power) of the derived term exceeds that of {term.as_expr()} lexicographically"] = bool(gap > 0)
+        conditions[f"(exponent, log power) of the derived term exceeds that of {term.as_expr()} lexicographically"] = \
+            _certainly_positive(gap)
         gaps.append(gap)
-    if not all(bool(g > 0) for g in gaps) or not all(bool(v) for v in conditions.values()):
+    if not all(bool(v) for v in conditions.values()):
         return None  # not a refutation along this direction: nothing recorded
     _flat_facts(ctx, flats, conditions)
     with proof.supporting():
@@ -446,6 +454,18 @@ def _refute(ctx: _Context, index: int, point: Mapping[sp.Symbol, Fraction], *, t
     if not proof.refute(f"{what}: {mono} along the log-direction ({direction})", shown, margin, conditions=conditions):
         return None
     return _amend(proof.result(), residual=mono)  # the offending term (the verdict and certificate unchanged)
+
+
+def _certainly_positive(gap: sp.Expr) -> bool:
+    """``gap > 0`` for certain: the exact sign of a closed-form number (:func:`~dpaudit.verify.decide.exact_sign`).
+
+    A gap with a free symbol (a symbolic exponent, ``n**tau`` against ``n``: ``tau - 1``) has no fixed sign along
+    the ray, and a float is already rounded: neither supports a refutation (False).
+    """
+    gap = sp.sympify(gap)
+    if gap.free_symbols or gap.has(sp.Float):
+        return False
+    return exact_sign(gap) == 1
 
 
 def _addends(expr: sp.Expr) -> list[sp.Expr]:

@@ -288,7 +288,8 @@ def _kernel_rate_check(
                 return refuted
         symbolic = sorted(map(str, residuals[failed].free_symbols - set(ys)))
         if symbolic:
-            proof.unproved(f"symbolic exponents ({', '.join(symbolic)}) not refuted", f"the exponent obligation of {a_split[failed][1]} fails for some value of "
+            proof.unproved(f"symbolic exponents ({', '.join(symbolic)}) not refuted",
+                           f"the exponent obligation of {a_split[failed][1]} fails for some value of "
                            f"{', '.join(symbolic)} in its declared domain: no refutation is issued for a symbolic exponent "
                            "(its value is not fixed) and nothing is proved")
     if counted_logs and not any(d.verdict is Verdict.DISPROVED for d in decisions):
@@ -624,27 +625,31 @@ def _log_plan(ctx: _Context, pairs: Sequence[Sequence[tuple[sp.Expr, sp.Expr, st
         (f"the derived bound is at most the sum of its terms {a_sum}", ">=", _minus(a_sum, ctx.derived), domain),
         (f"the stated rate is at least the sum of its terms {b_sum}", ">=", _minus(ctx.claimed, b_sum), domain)]
     for factors in [*ctx.a_logs, *ctx.b_logs]:
-        for f in factors:  # type: ignore[union-attr]  (log-linear: checked by the caller)
+        for f in [] if isinstance(factors, str) else factors:  # a str (not log-linear) is refused by the caller
             steps.append((f"log({f.arg}) = {f.linear()}", "==", f.identity(), []))
     steps += [(f"coefficient of {b} in the stated rate is positive", ">", k, domain) for k, b, _ in ctx.b_split]
-    constants: list[sp.Expr] | None = []
+    constants: list[sp.Expr] = []
     for options in pairs:
         found, label = next(((f, lbl) for f, lbl in ((_log_power_candidate(ctx, sm, bg, floor), lbl)
                                                        for sm, bg, lbl in options) if f is not None), (None, ""))
         if found is None:
             if floor == 0:
                 return None
-            constants = None
-            break
+            return _with_log_signs(ctx, steps, floor), None
         q, r, obligation, hypotheses, constant = found
         steps.append((f"{label} in log space, K^{r} = {q}", ">=", obligation, hypotheses))
         constants.append(constant)
+    return _with_log_signs(ctx, steps, floor), constants
+
+
+def _with_log_signs(ctx: _Context, steps: list[_Step], floor: int) -> list[_Step]:
+    """``steps`` and, for each log factor ``Lambda_j`` of the stated rate, ``Lambda_j >= 0`` in log space."""
     for _, b, lg in ctx.b_split:
         if lg != 1:
             space, _ = log_space(lg, ctx.variables, ctx.directions)
             steps.append((f"log factor {lg} of {b} is >= 0", ">=", space,
                           log_space_domain(space, ctx.variables, ctx.directions, floor=floor)))
-    return steps, constants
+    return steps
 
 
 def _log_power_candidate(ctx: _Context, small: sp.Expr, big: sp.Expr, floor: int

@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from dpaudit.errors import ArgumentTypeError, CheckFailed, InvalidArgument
 from dpaudit.verify._record import Step, _Record, has_float
 from dpaudit.verify.decide import plain
+from dpaudit.verify.proof_pairs import exact_violation
 from dpaudit.verify.verdict import Verdict
 
 __all__ = ["NUMERIC_RTOL", "CrossChecks", "Violation", "finite_floats", "st", "vectors"]
@@ -157,8 +158,6 @@ class CrossChecks(_Record):
         norm : float
             ``1``, ``2`` or ``inf``.
         """
-        from dpaudit.verify.proof_pairs import exact_violation  # keeps this module free of the kernel's imports
-
         decided = exact_violation(f"rechecked_pair({label!r})", point, constant=constant, norm=norm, image=image,
                                   preimage=preimage)
         if decided is None:

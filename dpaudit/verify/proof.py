@@ -72,11 +72,11 @@ from dpaudit.verify.regions import Region, coverage
 from dpaudit.verify.verdict import (
     APPROX,
     CheckResult,
-    counterexample_text,
     Premise,
     Verdict,
     _issue,
     combine_verdicts,
+    counterexample_text,
     unique_premises,
 )
 

@@ -78,7 +78,7 @@ def _norm_power(owner: str, diffs: Sequence[sp.Rational], norm: float) -> sp.Rat
 def exact_violation(owner: str, point: Mapping[str, Any], *, constant: Any, norm: float,
                     image: tuple[str, str] = ("f(x)", "f(y)"),
                     preimage: tuple[str, str] | None = ("x", "y")) -> tuple[str, dict[str, str]] | None:
-    """Does ``||a - b|| > constant ||u - v||`` hold exactly at the numbers of ``point``? (see ``Proof.rechecked_pair``)
+    """Does ``||a - b|| > constant ||u - v||`` hold exactly at the numbers of ``point``? See ``Proof.rechecked_pair``.
 
     Returns
     -------

@@ -129,10 +129,11 @@ def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResu
       ``[0, 1]`` makes the conjunction hold on ``[0, 1]`` only): ``premises``, ``domain`` and ``assumptions``
       given in ``fields`` are added to them (a further restriction), never substituted; a part's vacuity is kept.
     * **DISPROVED**: the conjunction fails where its first certified failing part fails: the result carries that
-      part's re-checked counterexample, domain and hypotheses. A ``domain=`` or ``assumptions=`` restriction in
-      ``fields`` that this part was not decided under would need the counterexample re-checked in it, which
-      nothing here can do: the result is then UNDECIDED, with the reason. A ``counterexample=`` in ``fields`` must
-      be a failing part's own.
+      part's re-checked counterexample, domain and hypotheses, and nothing else. A ``domain=`` or ``assumptions=``
+      restriction in ``fields`` that this part was not decided under is not part of the refuted claim (nothing here
+      re-checks the counterexample against it): it is named in ``details`` and left out of ``domain`` and
+      ``assumptions``, so the result never says it fails on a domain its counterexample may lie outside of. A
+      ``counterexample=`` in ``fields`` must be a failing part's own.
     * **UNDECIDED** otherwise, with the parts' reasons (or ``reason=``).
 
     Raises
@@ -202,16 +203,11 @@ def _combined_disproved(statement: str, conjunction: str, parts: tuple[CheckResu
     part = next((p for p in failing if certified(p)), failing[0])
     if part.counterexample is None:
         raise InvalidArgument(f"combine_results: the DISPROVED part {part.claim!r} carries no counterexample")
-    unchecked = [d for d in extra_domain if d not in part.domain] + [a for a in extra_assumptions if a not in part.assumptions]
     premises = unique_premises([*part.premises, *extra_premises])
-    if unchecked:
-        reason = (f"the part {part.claim!r} fails at {dict(part.counterexample)}, but that point is not shown to satisfy "
-                  f"the added restriction(s) {unchecked} (combine_results cannot re-check it there)")
-        fields.pop("reason", None)
-        return CheckResult(Verdict.UNDECIDED, conjunction, premises=premises,
-                           domain=tuple(dict.fromkeys([*part.domain, *extra_domain])),
-                           assumptions=tuple(dict.fromkeys([*part.assumptions, *extra_assumptions])),
-                           statement=statement, reason=reason, **fields)
+    unchecked = [d for d in extra_domain if d not in part.domain] + [a for a in extra_assumptions if a not in part.assumptions]
+    if unchecked:  # the refuted claim is the part's, on its own domain: a restriction it was not decided under is not in it
+        fields["details"] = (f"not part of the refuted claim (its counterexample is not checked against them): "
+                             f"{'; '.join(unchecked)}" + (f"; {fields['details']}" if fields.get("details") else ""))
     fields.pop("vacuity", None)
     result = CheckResult(Verdict.DISPROVED, conjunction, premises=premises, domain=part.domain,
                          assumptions=part.assumptions, counterexample=part.counterexample, statement=statement, **fields)

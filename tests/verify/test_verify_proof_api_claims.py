@@ -53,13 +53,14 @@ def test_combined_disproved_keeps_the_failing_parts_counterexample_and_claim():
     assert both.verdict is Verdict.DISPROVED and certified(both) and both.counterexample == part.counterexample
 
 
-def test_a_domain_that_may_drop_the_counterexample_is_not_a_disproved():
+def test_a_disproved_is_never_said_to_fail_on_a_domain_its_counterexample_may_miss():
     # before: DISPROVED "x <= 0 for all x" on the domain x <= 0 (where it holds), certified, no counterexample
     part = check_inequality(X, 0)
     assert part.verdict is Verdict.DISPROVED
-    r = combine_results("x <= 0 on x <= 0", part, domain=("x <= 0",))
-    assert r.verdict is Verdict.UNDECIDED and not certified(r) and r.counterexample is None
-    assert "not shown to satisfy" in r.reason
+    r = combine_results("x <= 0 on x <= 0", part, domain=("x <= 0",), assumptions=("x is small",))
+    assert r.verdict is Verdict.DISPROVED and certified(r) and r.counterexample == part.counterexample
+    assert r.claim == part.claim and r.domain == part.domain and r.assumptions == part.assumptions
+    assert "not part of the refuted claim" in r.details and "x <= 0" in r.details and "x is small" in r.details
 
 
 def test_a_counterexample_given_must_be_a_failing_parts_own():

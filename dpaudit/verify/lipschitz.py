@@ -242,7 +242,7 @@ def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, box: Exact
                           low=low, high=high, tolerance=tol)
     label = f"counterexample search ({counted(search.pairs, 'pair')}, tolerance {float(tol):g})"
     if search.violation is not None:
-        proof.rechecked_pair(label, search.violation, cases=search.pairs,
+        proof.rechecked_pair(label, search.violation, cases=search.pairs, constant=L, norm=p,
                              note=f"||f(x) - f(y)|| / ||x - y|| = {search.violation['ratio']:.6g} > {L}")
     else:
         proof.instance(label, True, point={}, cases=search.pairs)

@@ -11,7 +11,12 @@ from fractions import Fraction
 
 import numpy as np
 import sympy as sp
-from dpaudit.proofs.common._above_threshold import PatternLoss, exact_profile, privacy_loss, worst_pattern
+from dpaudit.proofs.common._above_threshold import (
+    PatternLoss,
+    exact_profile,
+    privacy_loss,
+    worst_pattern,
+)
 
 from dpaudit.mechanisms.sparse_vector import AboveThreshold
 from dpaudit.verify import CheckResult, Fact, LemmaCheck, Proof, Verdict, le

@@ -88,8 +88,10 @@ class _Search:
     """State of one neighbour search."""
 
     def __init__(self, query: Callable[[NDArray[np.float64]], Any], base: NDArray[np.float64], relation: NeighborRelation,
-                 bound: Fraction, norm: float, tol: Fraction, budget: int) -> None:
+                 bound: Fraction, norm: float, tol: Fraction, budget: int, low: float = -np.inf,
+                 high: float = np.inf) -> None:
         self.query, self.base, self.relation = query, base, relation
+        self.low, self.high = low, high  # the entry domain (floats inside the exact one): nothing outside is tried
         self.bound, self.norm, self.tol, self.budget = bound, norm, tol, budget
         q_base = self._call(base)
         if q_base is None:
@@ -115,7 +117,7 @@ class _Search:
 
     def distance(self, other: NDArray[np.float64], strategy: str) -> float:
         """Evaluate one neighbour of the base dataset; returns ``||q(D) - q(D')||`` (0 when unusable)."""
-        if self.done or not np.all(np.isfinite(other)) or not self.relation.is_neighbor(self.base, other):
+        if self.done or not self._inside(other) or not self.relation.is_neighbor(self.base, other):
             return 0.0
         self.count += 1
         self.strategies[strategy] = self.strategies.get(strategy, 0) + 1
@@ -139,8 +141,14 @@ class _Search:
             self._confirm(other, scale, strategy)
         return dist
 
+    def _inside(self, data: NDArray[np.float64]) -> bool:
+        """Every entry finite and in the entry domain: the claim says nothing about datasets outside it."""
+        return bool(np.all(np.isfinite(data)) and np.all(data >= self.low) and np.all(data <= self.high))
+
     def rebase(self, base: NDArray[np.float64]) -> bool:
         """Search around another dataset ``D`` (the claim is about every pair of neighbours, not one ``D``)."""
+        if not self._inside(base):
+            return False
         q = self._call(base)
         if q is None or q.shape != self.q_base.shape:
             return False
@@ -211,7 +219,9 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         the floats; 0 asks for the exact comparison.
     domain : (low, high), optional
         The domain of a data entry, with exact bounds (a float at its exact binary value); the entries tried are
-        floats inside it. Default: unbounded (entries up to +-1e9 are tried).
+        floats inside it, and every entry of ``dataset`` must lie in it (:class:`~dpaudit.errors.InvalidArgument`
+        otherwise: the claim says nothing about data outside the domain). Default: unbounded (entries up to
+        +-1e300 are tried).
 
     Returns
     -------
@@ -235,13 +245,14 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         lows, highs = box.float_bounds()  # rounded inward: every entry tried lies in the exact domain
         low, high = float(lows[0]), float(highs[0])
         extremes = tuple(sorted({low, high, low / 2 + high / 2}))
+        _check_inside(owner, base, low, high, box.text())
     else:
         low, high = -_FAR, _FAR
         extremes = _EXTREMES
     key = f"dpaudit.verify.sensitivity/{relation}/{base.shape}/{float(b)}/{p}"
     rng = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
                                 if seed is None else check_int(owner, "seed", seed, minimum=0))
-    search = _Search(query, base, relation, b, p, tol, budget)
+    search = _Search(query, base, relation, b, p, tol, budget, *((low, high) if box is not None else (-np.inf, np.inf)))
     _worst_cases(search, extremes, domain is None)
     _extreme_rows(search, extremes, rng)
     _random(search, rng, budget // 6, low if domain is not None else -1e3, high if domain is not None else 1e3)
@@ -275,6 +286,20 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
             reason += (f"; the query was NaN or infinite (or the distance overflowed) on {search.nonfinite} neighbour(s), "
                        "skipped: not counterexamples")
     return _amend(result, claim=claim, source="dpaudit.verify.sensitivity", reason=reason, evidence=evidence)
+
+
+def _check_inside(owner: str, base: NDArray[np.float64], low: float, high: float, where: str) -> None:
+    """Refuse a dataset with an entry outside the domain: a pair around it is no counterexample to the claim.
+
+    ``low`` and ``high`` are the exact domain rounded inward, so a float lies in the exact domain exactly when
+    it lies in ``[low, high]``.
+    """
+    outside = np.argwhere((base < low) | (base > high))
+    if outside.size:
+        index = tuple(int(i) for i in outside[0])
+        raise argument_error(owner, "dataset", f"inside domain={where} in every entry ({len(outside)} entries are not)",
+                             base, fix=f"the entry dataset[{', '.join(map(str, index))}] = {float(base[index])!r} "
+                                       "lies outside it; clip the data into the domain or widen domain=")
 
 
 def _magnitudes(rng: np.random.Generator, shape: tuple[int, ...], low: float, high: float) -> NDArray[np.float64]:

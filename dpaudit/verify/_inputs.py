@@ -18,7 +18,7 @@ import sympy as sp
 from dpaudit._validation import argument_error
 from dpaudit.verify.decide import exact_floats, exact_sign
 
-__all__ = ["exact_constant", "exact_real"]
+__all__ = ["exact_constant", "exact_positive", "exact_real", "shown_number"]
 
 
 def exact_real(value: Any) -> sp.Rational | None:
@@ -85,3 +85,27 @@ def exact_constant(owner: str, parameter: str, value: Any) -> sp.Expr:
     if not exact.is_number or exact.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or exact_sign(exact) != 1:
         raise argument_error(owner, parameter, allowed, value)
     return exact
+
+
+def exact_positive(owner: str, parameter: str, value: Any) -> Fraction:
+    """A finite positive number (:func:`exact_real`: a float of any precision at its exact value) as a Fraction.
+
+    Raises
+    ------
+    InvalidArgument
+        For anything else (a bool, an infinity, a NaN, zero, a negative number, a symbolic expression).
+    """
+    exact = exact_real(value)
+    if exact is None or not exact > 0:
+        raise argument_error(owner, parameter, "a finite positive number (int, float, numpy scalar, Fraction, Decimal or "
+                             "sympy Rational or Float; a float is read at its exact value)", value)
+    return Fraction(int(exact.p), int(exact.q))
+
+
+def shown_number(value: Fraction) -> str:
+    """``value`` for a person: ``1``, ``0.1`` (a float's shortest text, for a float's value), else exact (``1/3``)."""
+    f = float(value)
+    if Fraction(f) != value:  # not a double (1/3, a long double): its exact value
+        return str(value)
+    short = f"{f:g}"
+    return short if float(short) == f else repr(f)

@@ -51,7 +51,6 @@ from dpaudit._validation import (
     check_finite_array,
     check_int,
     check_nonnegative,
-    check_positive,
 )
 from dpaudit.errors import InvalidArgument
 from dpaudit.neighbors import (
@@ -64,6 +63,7 @@ from dpaudit.neighbors import (
     worst_case_neighbors,
 )
 from dpaudit.verify._hypothesis import no_local_constants
+from dpaudit.verify._inputs import exact_positive, shown_number
 from dpaudit.verify.box import exact_box
 from dpaudit.verify.lipschitz import DEFAULT_TOLERANCE, parse_norm
 from dpaudit.verify.proof import Proof
@@ -201,7 +201,8 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         Maps a dataset (a float array shaped like ``dataset``, or with one row more or fewer under
         add/remove relations) to a scalar or a 1-d array.
     bound : float
-        The claimed sensitivity (``> 0``).
+        The claimed sensitivity (``> 0``), read exactly: a Fraction, a numpy long double or a sympy Float of any
+        precision is compared at its exact value, never rounded to a double.
     relation : NeighborRelation
         :class:`~dpaudit.neighbors.ItemReplace`, :class:`~dpaudit.neighbors.ItemAddRemove`,
         :class:`~dpaudit.neighbors.UserReplace` or :class:`~dpaudit.neighbors.UserAddRemove`.
@@ -231,7 +232,7 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         largest distance seen and the neighbour attaining it).
     """
     owner = "sensitivity"
-    b = Fraction(check_positive(owner, "bound", bound))
+    b = exact_positive(owner, "bound", bound)  # exact: a long double or a Fraction is not rounded to a double
     p = parse_norm(owner, norm)
     tol = Fraction(check_nonnegative(owner, "tolerance", tolerance))
     budget = DEFAULT_SENSITIVITY_BUDGET if budget is None else check_int(owner, "budget", budget, minimum=1)
@@ -261,14 +262,14 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     _other_bases(search, rng, low, high, extremes)
     search.rebase(base)
     where = "R" if box is None else box.text()
-    claim = (f"||query(D) - query(D')||_{'inf' if p == np.inf else int(p)} <= {float(b):g} for every pair of neighbours D ~ D' "
+    claim = (f"||query(D) - query(D')||_{'inf' if p == np.inf else int(p)} <= {shown_number(b)} for every pair of neighbours D ~ D' "
              f"of shape {base.shape} under {relation} (entries in {where}; searched around the given D and random others)")
     proof = Proof(key)
     proof.given(claim, *(box.notes if box is not None else ()))
     label = f"neighbour search ({search.count} neighbours, tolerance {float(tol):g})"
     if search.violation is not None:
         proof.rechecked_pair(label, search.violation, cases=search.count,
-                             note=f"distance {search.violation['distance']:.6g} > {float(b):g}")
+                             note=f"distance {search.violation['distance']:.6g} > {shown_number(b)}")
     else:
         proof.instance(label, True, point={}, cases=search.count)
     result = proof.result()
@@ -280,7 +281,7 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         evidence["neighbours where the query was not finite"] = search.nonfinite
     reason = result.reason
     if result.verdict is Verdict.UNDECIDED:
-        reason = (f"no neighbour farther than {float(b):g} in {search.count} searched (largest distance {search.best:.10g}); "
+        reason = (f"no neighbour farther than {shown_number(b)} in {search.count} searched (largest distance {search.best:.10g}); "
                   "a search can only refute, never prove")
         if search.nonfinite:  # a NaN or infinite value is no counterexample: it is skipped, and said
             reason += (f"; the query was NaN or infinite (or the distance overflowed) on {search.nonfinite} neighbour(s), "

@@ -178,3 +178,19 @@ def test_domain_bounds_of_more_than_double_precision_are_exact():
     assert box.float_bounds()[1][0] < 1.0  # rounded inward
     with pytest.raises(InvalidArgument, match="domain"):
         exact_box("t", (0, np.longdouble("inf")), 1)
+
+
+@pytest.mark.parametrize("bound", [Fraction(1, 10), np.longdouble(1) / 10, 0.1], ids=repr)
+def test_sensitivity_compares_with_the_exact_bound(bound):
+    # the distance is the float 0.1, above 1/10: a Fraction bound was rounded to that float (UNDECIDED, "<= 0.1")
+    exact = Fraction(*bound.as_integer_ratio())
+    result = sensitivity(lambda d: float(np.clip(d[0], 0, 1)) * 0.1, bound, relation=ItemReplace(), dataset=np.zeros(4),
+                         domain=(0, 1), budget=100, tolerance=0)
+    assert result.verdict is (Verdict.DISPROVED if exact < Fraction(0.1) else Verdict.UNDECIDED), result.reason
+    assert ("<= 1/10 " in result.claim) is (bound == Fraction(1, 10)), result.claim
+
+
+@pytest.mark.parametrize("bound", [np.longdouble("inf"), float("nan"), 0, -1.0, True, sp.sqrt(2)], ids=repr)
+def test_sensitivity_refuses_a_bound_that_is_not_finite_and_positive(bound):
+    with pytest.raises(InvalidArgument, match="bound"):
+        sensitivity(lambda d: float(d.sum()), bound, relation=ItemReplace(), dataset=np.zeros(3), budget=10)

@@ -29,7 +29,13 @@ import sympy as sp
 from dpaudit._validation import argument_error
 from dpaudit.errors import ArgumentTypeError, InvalidArgument
 from dpaudit.verify.kernel import Decision, decide, number_sign
-from dpaudit.verify.kernel.core import MAX_DEGREE, _assumption_text, degree, satisfiable, vacuity_text
+from dpaudit.verify.kernel.core import (
+    MAX_DEGREE,
+    _assumption_text,
+    degree,
+    satisfiable,
+    vacuity_text,
+)
 from dpaudit.verify.kernel.translate import UnsupportedFormula
 from dpaudit.verify.verdict import Verdict
 

@@ -14,11 +14,14 @@ flagged or not under each threat model, its certified epsilon on its pair, and i
 (:func:`~dpaudit.userlevel.full_algorithms.variant_outcome`: flagged, violation certified, masked or open).
 
 Trials: ``10^6`` per dataset, or what fits in about ten minutes per audit on two cores (the
-algorithm's ``bench_trials``; printed). ``--scale`` multiplies them, ``--only`` picks rows by name,
+algorithm's ``bench_trials``; printed, and recorded in each row). ``--scale`` multiplies them,
+``--trials N`` sets every selected row's count instead, ``--only`` picks rows by name,
+``--transcript-only`` skips the algorithms' final-model audits,
 ``--part algorithms`` or ``variants`` runs one table, ``--from-json FILE`` re-prints a saved
 run's tables (the exact column recomputed), ``--markdown`` prints the README's tables.
 
-Run: ``python -m benchmarks.bench_full_algorithms [--scale 0.1] [--only levy] [--part algorithms] [--markdown] [--seed 0]``.
+Run: ``python -m benchmarks.bench_full_algorithms [--scale 0.1 | --trials 1e6] [--only levy] [--part algorithms]
+[--markdown] [--seed 0]``.
 """
 
 from __future__ import annotations
@@ -66,35 +69,47 @@ def _claim(wp: Any) -> str:
     return f"({wp.epsilon:.3g}, {wp.delta:.0e})".replace("e-0", "e-") if wp.delta > 0 else f"{wp.epsilon:.3g}"
 
 
-def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all") -> dict[str, list[dict[str, Any]]]:
-    """Audit every selected algorithm and variant; returns the rows of both tables."""
+def _trials(bench_trials: int, scale: float, trials: int | None) -> int:
+    """``trials`` when given (``--trials``), else the row's ``bench_trials`` times ``scale`` (at least 100)."""
+    return trials if trials is not None else max(100, round(bench_trials * scale))
+
+
+def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all",
+        trials: int | None = None, transcript_only: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """Audit every selected algorithm and variant; returns the rows of both tables.
+
+    ``trials`` (per dataset) overrides every selected row's count (``--trials``; with ``--only`` to
+    run one row at, say, ``10^6``); each row records the count it used. ``transcript_only`` skips
+    the algorithms' final-model audits (their cells read "not rerun").
+    """
     algorithms, variants = [], []
     for alg in FULL_ALGORITHMS if part in ("all", "algorithms") else ():
         if only and only.lower() not in alg.name.lower():
             continue
         wp = alg.pair()
-        trials = max(100, round(alg.bench_trials * scale))
+        n_trials = _trials(alg.bench_trials, scale, trials)
         row: dict[str, Any] = {"algorithm": alg.name, "paper": wp.algorithm, "claim": _claim(wp), "epsilon": wp.epsilon,
-                               "delta": wp.delta, "trials": trials, "claim_note": wp.claim_note}
-        for observe in ("final", "transcript"):
-            res = _audit(_observed(wp, observe, observe == "transcript"), wp, trials, seed)
+                               "delta": wp.delta, "trials": n_trials, "claim_note": wp.claim_note}
+        row["final"] = row["final_seconds"] = None
+        for observe in ("transcript",) if transcript_only else ("final", "transcript"):
+            res = _audit(_observed(wp, observe, observe == "transcript"), wp, n_trials, seed)
             row[observe] = res.epsilon_lower_bound
             row[f"{observe}_attack"] = res.evidence.attack
             row[f"{observe}_seconds"] = res.total_seconds
         row["bracket_verdict"] = res.bracket_verdict
         row["ratio"] = row["transcript"] / wp.epsilon
         algorithms.append(_with_exact(row, wp))
-        print(f"{alg.name:<26} claim {row['claim']:<12} final {row['final']:.3f}  transcript {row['transcript']:.3f} "
-              f"({row['ratio']:.2f} x claim)  exact {row['exact']:<22} {_outcome_text(row):<18} {trials:>9,} trials  "
-              f"{row['final_seconds']:.0f} s + {row['transcript_seconds']:.0f} s", flush=True)
+        print(f"{alg.name:<26} claim {row['claim']:<12} final {_num(row['final'], '.3f')}  transcript {row['transcript']:.3f} "
+              f"({row['ratio']:.2f} x claim)  exact {row['exact']:<22} {_outcome_text(row):<18} {n_trials:>9,} trials  "
+              f"{_num(row['final_seconds'], '.0f')} s + {row['transcript_seconds']:.0f} s", flush=True)
     for var in FULL_VARIANTS if part in ("all", "variants") else ():
         if only and only.lower() not in var.name.lower():
             continue
         wp = var.pair()
-        trials = max(100, round(var.bench_trials * scale))
-        row = {"variant": var.name, "bug": var.bug, "claim": _claim(wp), "trials": trials, "note": var.note}
+        n_trials = _trials(var.bench_trials, scale, trials)
+        row = {"variant": var.name, "bug": var.bug, "claim": _claim(wp), "trials": n_trials, "note": var.note}
         for observe in ("final", "transcript"):
-            res = _audit(_observed(wp, observe), wp, trials, seed)
+            res = _audit(_observed(wp, observe), wp, n_trials, seed)
             row[observe] = res.epsilon_lower_bound
             row[f"{observe}_flagged"] = bool(res.violation)
             row[f"{observe}_seconds"] = res.total_seconds
@@ -102,7 +117,7 @@ def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all") ->
         print(f"{var.name:<44} claim {row['claim']:<12} final {row['final']:.3f} "
               f"{'FLAGGED' if row['final_flagged'] else 'missed':<8} transcript {row['transcript']:.3f} "
               f"{'FLAGGED' if row['transcript_flagged'] else 'missed':<8} exact {row['exact']:<22} {row['outcome']:<20} "
-              f"{trials:>9,} trials", flush=True)
+              f"{n_trials:>9,} trials", flush=True)
     return {"algorithms": algorithms, "variants": variants}
 
 
@@ -134,6 +149,11 @@ def rerender(path: str) -> dict[str, list[dict[str, Any]]]:
     return rows
 
 
+def _num(value: float | None, spec: str) -> str:
+    """``value`` formatted, or "not rerun" (a final-model audit skipped by ``--transcript-only``)."""
+    return "not rerun" if value is None else format(value, spec)
+
+
 def _outcome_text(row: dict[str, Any]) -> str:
     factor = row.get("factor")
     return row["outcome"] + (f" ({factor:.2f} x)" if row["outcome"] == "loose" and factor is not None else "")
@@ -146,9 +166,9 @@ def markdown(rows: dict[str, list[dict[str, Any]]]) -> str:
         lines += ["| algorithm | claim | final-model bound | transcript bound | exact on the worst pair | outcome | trials | s per audit |",
                   "|---|---|---|---|---|---|---|---|"]
         for r in rows["algorithms"]:
-            lines.append(f"| {r['paper']} ({r['algorithm']}) | {r['claim']} | {r['final']:.3f} | {r['transcript']:.3f} "
+            lines.append(f"| {r['paper']} ({r['algorithm']}) | {r['claim']} | {_num(r['final'], '.3f')} | {r['transcript']:.3f} "
                          f"({r['ratio']:.2f} x) | {r['exact']} | {_outcome_text(r)} | {r['trials']:,} | "
-                         f"{r['final_seconds']:.0f} / {r['transcript_seconds']:.0f} |")
+                         f"{_num(r['final_seconds'], '.0f')} / {r['transcript_seconds']:.0f} |")
     if rows["variants"]:
         lines += ["", "| broken component in the full algorithm | claim | final model | transcript | exact on the pair | outcome | trials |",
                   "|---|---|---|---|---|---|---|"]
@@ -162,6 +182,10 @@ def markdown(rows: dict[str, list[dict[str, Any]]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_full_algorithms", description=__doc__.split("\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every trial count (default 1)")
+    parser.add_argument("--trials", type=float, default=None,
+                        help="trials per dataset for every selected row (e.g. 1e6), instead of its own count x --scale")
+    parser.add_argument("--transcript-only", action="store_true",
+                        help="audit the algorithms under the transcript model only (the final-model cells read 'not rerun')")
     parser.add_argument("--only", default="", help="a substring of the algorithm or variant names")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--part", choices=("all", "algorithms", "variants"), default="all",
@@ -174,7 +198,10 @@ def main(argv: list[str] | None = None) -> None:
         print(markdown(rerender(args.from_json)))
         return
     started = time.perf_counter()
-    rows = run(args.scale, args.only, args.seed, args.part)
+    if args.trials is not None and not (args.trials >= 1 and float(args.trials).is_integer()):
+        parser.error(f"--trials must be a positive whole number, got {args.trials}")
+    rows = run(args.scale, args.only, args.seed, args.part, None if args.trials is None else int(args.trials),
+               args.transcript_only)
     print(f"\n{len(rows['algorithms'])} algorithms, {len(rows['variants'])} variants in {time.perf_counter() - started:.0f} s "
           f"(95% confidence; outcome 'tight' when the transcript bound is >= {TIGHT} x the claim, 'loose' when the "
           f"pair's certified epsilon is <= {TIGHT} x the claim (factor claim / it), else 'open')")

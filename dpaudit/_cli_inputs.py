@@ -56,6 +56,7 @@ def load_dataset(path: str, option: str) -> np.ndarray:
             with warnings.catch_warnings():  # an empty file: numpy warns, then the check below refuses it
                 warnings.filterwarnings("ignore", message=r".*(input contained no data|[Ee]mpty input file)", category=UserWarning)
                 data = np.loadtxt(file, delimiter=",", dtype=float)
+            _refuse_rounded_integers(file, data, option, path)
         else:
             data = np.asarray(json.loads(file.read_text()))
     except (OSError, ValueError) as exc:
@@ -63,6 +64,20 @@ def load_dataset(path: str, option: str) -> np.ndarray:
     if data.dtype.kind not in "biuf":
         raise CommandLineError(f"{option} {path!r}: must hold numbers only (a rectangular array), got dtype {data.dtype}")
     return data
+
+
+def _refuse_rounded_integers(file: Path, data: np.ndarray, option: str, path: str) -> None:
+    """Refuse a CSV integer that float64 rounds (beyond ``2**53``): the pair audited would not be the pair given."""
+    if data.size == 0 or not np.any(np.abs(data) >= 2.0**53):
+        return
+    tokens = np.atleast_1d(np.char.strip(np.loadtxt(file, delimiter=",", dtype=str))).ravel()
+    values = np.atleast_1d(data).ravel()
+    integral = np.char.isdigit(np.char.lstrip(tokens, "+-"))
+    rounded = [str(t) for t, v in zip(tokens[integral], values[integral], strict=True) if int(t) != int(v)]
+    if rounded:
+        raise CommandLineError(f"{option} {path!r}: the integer {rounded[0]} is beyond 2**53, where a CSV's float64 "
+                               "numbers cannot hold it (it would be audited as a different number); give the data as "
+                               ".npy (int64) or .json")
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
@@ -280,6 +295,9 @@ def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str, Any] | Non
 
     if args.pair not in PAIR_RELATIONS:
         raise CommandLineError(f"--pair must be one of {', '.join(PAIR_RELATIONS)}; got {args.pair!r}")
+    if args.pair.startswith("query-") and (args.low is not None or args.high is not None):
+        raise CommandLineError(f"--low and --high do not apply to --pair {args.pair}: query answers have no data domain "
+                               "(the pair is 0 and its shift by the full sensitivity)")
     shape = None if args.shape is None else parse_shape(args.shape)
     low = -1.0 if args.low is None else args.low
     high = 1.0 if args.high is None else args.high

@@ -20,7 +20,7 @@ import sympy as sp
 from dpaudit._validation import argument_error
 from dpaudit.bounds.checks import DIGITS, _mp_eval, _mp_fn, _shown, _symbols_of, random_points
 from dpaudit.bounds.rate_comparison import compare_rates, regime_vectors
-from dpaudit.bounds.rate_kernel import _domain, kernel_rate_check
+from dpaudit.bounds.rate_kernel import _domain, decided_restriction, kernel_rate_check
 from dpaudit.bounds.rates import RateError, _directions
 from dpaudit.bounds.symbols import RATE_VARIABLES
 from dpaudit.bounds.theorem import Bound
@@ -157,6 +157,9 @@ def check_rate(
     # every PROVED / DISPROVED is the kernel's: where the kernel does not decide (a log factor that is not
     # log-linear, a bound it cannot reduce to its monomials), the verdict is UNDECIDED and the engine's reading
     # stays in ``details`` as evidence only
+    if kernel.verdict is Verdict.PROVED:  # proved only where every log of a logged rate variable is >= 1: say so
+        claim = certified_claim(derived, claimed_expr, rate_vars, directions, bool(ignore_logs), regime,
+                                derived_is_lower_bound, restricted=decided_restriction(kernel, rate_vars, directions))
     result = _amend(kernel, claim=claim, statement=label, source=source, method="kernel+rates",
                     assumptions=(*assumptions, *kernel.assumptions), cases=kernel.cases + engine.cases,
                     details=f"{kernel.details}; {reading}",
@@ -167,11 +170,15 @@ def check_rate(
 
 
 def certified_claim(derived: Any, claimed: Any, rate_vars: Sequence[sp.Symbol], directions: Sequence[int],
-                    ignore_logs: bool, regime: Sequence[Any], derived_is_lower_bound: bool) -> str:
+                    ignore_logs: bool, regime: Sequence[Any], derived_is_lower_bound: bool,
+                    restricted: Sequence[Any] = ()) -> str:
     """What :func:`check_rate` decides, as a formula: ``"derived = O(claimed) over the regime ..."``.
 
     An O~ comparison (``ignore_logs``) reads ``"derived = Õ(claimed) (log factors of the rate variables ignored)"``:
-    its constant may hold log factors of the rate variables.
+    its constant may hold log factors of the rate variables. ``restricted`` are the ends ``n >= E`` /
+    ``epsilon <= exp(-1)`` a comparison with log factors was proved on
+    (:func:`~dpaudit.bounds.rate_kernel.decided_restriction`): the claim then reads "... restricted to n >= E" (``1 <=
+    K log n`` fails at ``n = 1`` for every ``K``, so "over the regime n >= 1" would be false).
     """
     used = set().union(sp.sympify(derived).free_symbols, sp.sympify(claimed).free_symbols,
                        *(r.free_symbols for r in regime))
@@ -181,6 +188,8 @@ def certified_claim(derived: Any, claimed: Any, rate_vars: Sequence[sp.Symbol], 
         text += " (log factors of the rate variables ignored)"
     if ends:
         text += " over the regime " + ", ".join(ends)
+    if restricted:
+        text += " restricted to " + ", ".join(map(str, restricted)) + " (where every log of those variables is >= 1)"
     if regime:
         text += " with " + ", ".join(map(str, regime))
     if derived_is_lower_bound:

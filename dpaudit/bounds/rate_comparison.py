@@ -5,6 +5,7 @@ See :mod:`dpaudit.bounds.rates` for the representation and the argument (minimax
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -16,7 +17,7 @@ from scipy import optimize
 
 from dpaudit._validation import argument_error
 from dpaudit.bounds.rate_format import _pretty_name
-from dpaudit.bounds.rate_kernel import has_rate_logs, kernel_rate_check
+from dpaudit.bounds.rate_kernel import decided_restriction, has_rate_logs, kernel_rate_check
 from dpaudit.bounds.rates import (
     Monomial,
     Rate,
@@ -44,6 +45,9 @@ class Dominance:
     offending: Monomial | None = None
     margin: float = 0.0
     note: str = ""
+    restricted: tuple[str, ...] = ()
+    """PROVED only where these hold (``n >= E``: every log of a rate variable with a log factor is >= 1); empty when
+    proved on the whole regime (:func:`~dpaudit.bounds.rate_kernel.decided_restriction`)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,8 @@ class RateComparison:
     a, b : Rate
         The compared rates (same variables and directions).
     a_le_b, b_le_a : Dominance
-        ``A <= C B`` and ``B <= C A`` everywhere in the regime, with LP certificates or a witness
+        ``A <= C B`` and ``B <= C A`` everywhere in the regime (or, with log factors, only where its
+        ``restricted`` ends hold: ``1 <= C log n`` fails at ``n = 1``), with LP certificates or a witness
         direction (log-space direction ``y`` with ``v = exp(direction_v * y_v * t)``) along which
         the inequality fails.
     constraints : tuple
@@ -323,8 +328,8 @@ def compare_rates(
                                           directions=ra.directions, ignore_logs=ig, regime=tuple(constraints),
                                           regime_vectors=cvecs)
                   for name, x, y in (("A <= C B", xa, xb), ("B <= C A", xb, xa))}
-        ab = _gated(ab, kernel["A <= C B"], ra.variables)
-        ba = _gated(ba, kernel["B <= C A"], ra.variables)
+        ab = _gated(ab, kernel["A <= C B"], ra.variables, ra.directions)
+        ba = _gated(ba, kernel["B <= C A"], ra.variables, ra.directions)
     summary = _summary(ra, rb, ab, ba)
     return RateComparison(ra, rb, ab, ba, summary, tuple(constraints))
 
@@ -357,13 +362,22 @@ def _log_gated(dom: Dominance, a: Rate, b: Rate, ignore_logs: bool, cvecs: list[
                      note=f"{why}; the LP's reading: {dom.verdict.name}" + (f"; {dom.note}" if dom.note else ""))
 
 
-def _gated(dom: Dominance, kernel: Any, variables: Sequence[sp.Symbol]) -> Dominance:
+def _gated(dom: Dominance, kernel: Any, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> Dominance:
     """The LP's dominance with the kernel's verdict (:func:`~dpaudit.bounds.rate_kernel.kernel_rate_check`).
 
     Agreeing readings are kept with their certificate or witness; where the kernel does not decide the verdict is
     UNDECIDED (the LP's reading named in ``note`` as evidence); where only the kernel decides, its verdict (and its
-    log-direction, for DISPROVED) is used.
+    log-direction, for DISPROVED) is used. A PROVED the kernel reached only where every log of a rate variable is
+    at least 1 (``n >= E``) carries those ends in ``restricted`` (the LP reads the regime asymptotically, the kernel
+    pointwise: ``1 <= C log n`` fails at ``n = 1``).
     """
+    if kernel.verdict is Verdict.PROVED:
+        restricted = tuple(map(str, decided_restriction(kernel, variables, directions)))
+        if restricted:
+            return dataclasses.replace(
+                dom if dom.verdict is Verdict.PROVED else Dominance(Verdict.PROVED), restricted=restricted,
+                note="; ".join(x for x in (dom.note, f"kernel-proved only where {', '.join(restricted)} (every log of "
+                                           "those rate variables >= 1), not on the whole regime") if x))
     if kernel.verdict is dom.verdict:
         return dom
     if kernel.verdict is Verdict.UNDECIDED:
@@ -385,16 +399,24 @@ def _gated(dom: Dominance, kernel: Any, variables: Sequence[sp.Symbol]) -> Domin
 def _summary(a: Rate, b: Rate, ab: Dominance, ba: Dominance) -> str:
     pv, dv = Verdict.PROVED, Verdict.DISPROVED
     if ab.verdict is pv and ba.verdict is pv:
-        return "same rate (up to constants" + (" and log factors" if a.ignore_logs else ", log factors equal") + ")"
+        return ("same rate (up to constants" + (" and log factors" if a.ignore_logs else ", log factors equal") + ")"
+                + _where(ab.restricted + ba.restricted))
     if ab.verdict is pv and ba.verdict is dv:
-        return f"A <= B everywhere; B is larger along {_direction_text(ba.witness)}"
+        return f"A <= B{_where(ab.restricted) or ' everywhere'}; B is larger along {_direction_text(ba.witness)}"
     if ba.verdict is pv and ab.verdict is dv:
-        return f"B <= A everywhere; A is larger along {_direction_text(ab.witness)}"
+        return f"B <= A{_where(ba.restricted) or ' everywhere'}; A is larger along {_direction_text(ab.witness)}"
     if ab.verdict is dv and ba.verdict is dv:
         return (f"regime-dependent: A larger along {_direction_text(ab.witness)}, "
                 f"B larger along {_direction_text(ba.witness)}")
     notes = "; ".join(x for x in (ab.note, ba.note) if x)
     return f"undecided ({notes})" if notes else "undecided"
+
+
+def _where(restricted: Sequence[str]) -> str:
+    """`` where n >= E (not on the whole regime)`` for a dominance proved only there; ``""`` otherwise."""
+    if not restricted:
+        return ""
+    return f" where {', '.join(dict.fromkeys(restricted))} (not on the whole regime: a log factor vanishes at its end)"
 
 
 def _direction_text(witness: Mapping[sp.Symbol, Fraction] | None) -> str:

@@ -32,7 +32,7 @@ import sympy as sp
 
 from dpaudit.bounds.symbols import SYMBOLS
 
-__all__ = ["LogFactor", "log_factors", "log_space", "log_space_domain", "regime_domain"]
+__all__ = ["LogFactor", "log_end", "log_factors", "log_space", "log_space_domain", "regime_domain"]
 
 
 def _log_symbol(v: sp.Symbol) -> sp.Symbol:
@@ -167,11 +167,21 @@ def regime_domain(symbols: Sequence[sp.Symbol], variables: Sequence[sp.Symbol], 
     return out
 
 
-def log_space_domain(expr: sp.Expr, variables: Sequence[sp.Symbol], directions: Sequence[int]) -> list[Any]:
-    """The hypotheses of a log-space obligation: ``l_v >= 1``; shrinking variables ``<= 1``; the constants' declared ends."""
+def log_space_domain(expr: sp.Expr, variables: Sequence[sp.Symbol], directions: Sequence[int], *,
+                     floor: int = 1) -> list[Any]:
+    """The hypotheses of a log-space obligation: ``l_v >= floor``; shrinking variables ``<= 1``; the constants' ends.
+
+    ``floor = 0`` is the whole regime (``log v >= 0`` for ``v >= 1`` growing, ``v <= 1`` shrinking); ``floor = 1``
+    the part where every log is at least 1 (:func:`log_end`).
+    """
     logs = {_log_symbol(v) for v in variables}
     out: list[Any] = []
     for s in sorted(expr.free_symbols, key=lambda t: t.name):  # in name order, as printed
-        out += [sp.Ge(s, 1, evaluate=False)] if s.name.startswith("log_") and s in logs else \
+        out += [sp.Ge(s, floor, evaluate=False)] if s.name.startswith("log_") and s in logs else \
             regime_domain([s], variables, directions)
     return out
+
+
+def log_end(v: sp.Symbol, direction: int) -> Any:
+    """Where ``log v`` (``log(1/v)`` for a shrinking variable) is at least 1: ``v >= e`` or ``v <= 1/e``."""
+    return sp.Ge(v, sp.E, evaluate=False) if direction > 0 else sp.Le(v, 1 / sp.E, evaluate=False)

@@ -26,6 +26,8 @@ What is covered (each with its source in its module):
   numerical sparse vector (:mod:`.numerical_svt`); the noisy maximum's value, alone or with its index
   (:mod:`.noisy_max`); Laplace laws of two scales and Mironov's snapping over the reals
   (:mod:`.laplace_variants`);
+* a test's outcome then a Gaussian released on some outcomes, the joint law (:mod:`.branched`): the
+  Laplace test ``score + Lap(b) >= threshold`` alone or with the Gaussian released on a pass;
 * composition along a transcript (:mod:`.composition`): steps, possibly adaptive.
 
 Composing a transcript (the API other parts use to express an algorithm's release on its
@@ -43,6 +45,11 @@ worst-case pair)::
     ('exact', True)
 """
 
+from dpaudit.exact.branched import (
+    BranchedGaussianProfile,
+    laplace_test_profile,
+    laplace_test_then_gaussian_profile,
+)
 from dpaudit.exact.cells import CellProfile, Cells
 from dpaudit.exact.closed_forms import (
     GaussianProfile,
@@ -87,6 +94,7 @@ __all__ = [
     "UPPER_BOUND",
     "AboveThresholdStep",
     "Adaptive",
+    "BranchedGaussianProfile",
     "CellProfile",
     "Cells",
     "DPStep",
@@ -110,6 +118,8 @@ __all__ = [
     "compose",
     "discrete_laplace_profile",
     "exponential_mechanism_profile",
+    "laplace_test_profile",
+    "laplace_test_then_gaussian_profile",
     "noisy_max_value_profile",
     "numerical_svt_profile",
     "product",

@@ -162,12 +162,22 @@ class UserAddRemove(NeighborRelation):
 _FLOAT_SQUARE_LIMIT = Fraction(2) ** 1000  # a squared norm below it converts to float without overflow
 
 
+def _as_float(value: Fraction) -> float:
+    """``value`` rounded to a float, ``inf`` beyond float64's range (long double data can be)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
 @dataclass(frozen=True)
 class QueryDistance(NeighborRelation):
     """Query answers within ``sensitivity`` of each other in the ``norm`` ("l1", "l2" or "linf").
 
     This is the relation the primitive mechanisms are stated for: they receive ``f(D)`` and the
     guarantee holds whenever ``||f(D) - f(D')||_norm <= sensitivity``. Shapes must match.
+    A pair is accepted up to ``sensitivity * (1 + 1e-12)``: sensitivities are often computed in
+    floating point (a distance of 5 against a sensitivity of 4.999999999999999 passes).
     """
 
     sensitivity: float = 1.0
@@ -180,11 +190,13 @@ class QueryDistance(NeighborRelation):
         check_one_of("QueryDistance", "norm", self.norm, ("l1", "l2", "linf"))
 
     def distance(self, a: Any, b: Any) -> float:
-        """``||a - b||`` in this relation's norm (computed exactly for integer data, then rounded)."""
+        """``||a - b||`` in this relation's norm (computed exactly for integer and long double data, then rounded)."""
         exact = self._exact_norm(a, b)
-        if exact is not None and (self.norm != "l2" or exact < _FLOAT_SQUARE_LIMIT):
-            return float(exact) if self.norm != "l2" else math.sqrt(exact)
-        return self._float_distance(a, b)  # (an l2 norm whose square passes the float range: the scaled float path)
+        if exact is None:
+            return self._float_distance(a, b)
+        if self.norm == "l2":  # a square past the float range (long doubles): its integer square root, then rounded
+            return math.sqrt(exact) if exact < _FLOAT_SQUARE_LIMIT else _as_float(Fraction(math.isqrt(int(exact))))
+        return _as_float(exact)
 
     def _float_distance(self, a: Any, b: Any) -> float:
         x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -204,14 +216,16 @@ class QueryDistance(NeighborRelation):
 
         Float64 holds integers exactly only up to ``2**53``: ``2**62`` and ``2**62 + 500`` are the
         same float, so a float difference would call them neighbours at distance 0. When either
-        side has an integer (or bool) dtype, the difference is taken in Python integers (the other
-        side's finite floats as exact fractions). Float-only data, and float data holding
+        side has an integer (or bool) dtype, or a float wider than float64 (``np.longdouble``,
+        which float64 would round the same way), the difference is taken exactly in Python
+        integers and fractions. Data of float64 or narrower floats only, and float data holding
         infinities or NaN (whose distance is infinite or undefined either way), keep the float
         path.
         """
         x, y = np.asarray(a), np.asarray(b)
         kinds = (x.dtype.kind, y.dtype.kind)
-        if not any(k in "iub" for k in kinds) or not all(k in "iubf" for k in kinds):
+        wide = any(arr.dtype.kind == "f" and arr.dtype.itemsize > 8 for arr in (x, y))
+        if not (wide or any(k in "iub" for k in kinds)) or not all(k in "iubf" for k in kinds):
             return None
         if x.shape != y.shape:
             return None
@@ -220,7 +234,7 @@ class QueryDistance(NeighborRelation):
             if arr.dtype.kind == "f":
                 if not np.all(np.isfinite(arr)):
                     return None
-                exact.append(np.array([Fraction(v) for v in arr.ravel().tolist()], dtype=object))
+                exact.append(np.array([Fraction(*v.as_integer_ratio()) for v in arr.ravel()], dtype=object))
             else:  # Python ints (object dtype): exact for every int64/uint64 value, no wrap-around
                 exact.append(arr.ravel().astype(object))
         diffs = np.abs(exact[0] - exact[1])
@@ -243,7 +257,7 @@ class QueryDistance(NeighborRelation):
             if within:
                 return None
             shown = str(exact) if self.norm != "l2" else f"sqrt({exact})"
-            return f"{self.norm} distance {shown} (exact, integer data) exceeds the sensitivity {_exact(self.sensitivity)}"
+            return f"{self.norm} distance {shown} (computed exactly) exceeds the sensitivity {_exact(self.sensitivity)}"
         dist = self._float_distance(a, b)
         if dist <= limit:
             return None

@@ -63,8 +63,9 @@ def _check_fair_coin_count(included: NDArray[np.bool_]) -> None:
     large epsilon for a mechanism that ignores its data. A two-sided exact binomial test on the
     count at level :data:`INCLUSION_TEST_LEVEL` catches such gross departures (for example 0%,
     60% or 100% included of 1000); it cannot see dependence between the coins or a count only
-    mildly off (55% of 1000 passes), so drawing the coins with an rng (:func:`draw_inclusion`)
-    stays the caller's duty.
+    mildly off (55% of 1000 passes), and with 20 canaries or fewer it refuses nothing (every
+    count has two-sided p-value >= 2 * 2**-20 > 1e-6), so drawing the coins with an rng
+    (:func:`draw_inclusion`) stays the caller's duty.
     """
     m, count = int(included.size), int(np.count_nonzero(included))
     p_value = float(binomtest(count, m, 0.5, alternative="two-sided").pvalue)

@@ -26,6 +26,14 @@ What each record becomes (the laws the four papers' algorithms use on their wors
     ``N(x_start, sigma^2)``): which law applies depends on the test's release, so it is one
     :class:`~dpaudit.exact.Adaptive` step over the branches' shifts. A branch whose location is the
     same on both sides is the identical pair. Dropped when no branch moves.
+``"laplace test"`` (rule ``pass iff score + Lap(scale) >= threshold``) then its ``"gaussian"``
+    Lowy et al. 2024's Algorithm 1 phase [LLA24, Alg 1 lines 12-13 and 25]: the Laplace-noised
+    concentration score against the threshold, pass or halt, and on a pass ``N(robust mean,
+    sigma^2 I)``. When every ramp coin is 0 or 1 on both sides (the kept set, so the mean, is fixed,
+    and not empty: an empty set is a halt) the pair (test, Gaussian given a pass) is one joint law,
+    exact (:func:`dpaudit.exact.branched.laplace_test_then_gaussian_profile`: the two Bernoulli
+    laws of the test, ``P(pass) = P(Lap(scale) >= threshold - score)``, and the Gaussian pair
+    scaled by the pass masses). A test with no Gaussian after it is its two-point law alone.
 ``"above threshold"`` with per-step ``scores``
     Ghazi et al. 2025's Algorithm 4 (mirrored), the halting step released: the exact sparse-vector
     profile (:func:`dpaudit.exact.threshold_profile`, halting below the noisy threshold).
@@ -41,8 +49,8 @@ Not certified (the profile is unavailable, and the algorithm's outcome stays ope
 marked ``adaptive`` (its law is shown at one state only, and a bound over every state is not
 recorded), a release after Lowy et al.'s ramp coins when some coin is strictly random (a mixture
 over the kept sets), a minibatch drawn with replacement (pitfall P7: the scores are random), a
-``"laplace test"`` or ``"above threshold"`` record without per-step scores, any unknown law or
-parameter form.
+``"laplace test"`` without its rule or a Gaussian after it whose kept set is empty, an
+``"above threshold"`` record without per-step scores, any unknown law or parameter form.
 
 The composition is ``"exact"`` when no step is adaptive, else ``"upper bound"`` (its ``epsilon``
 bracket's upper end is certified for the pair; see :mod:`dpaudit.exact.composition`).
@@ -50,6 +58,8 @@ bracket's upper end is certified for the pair; see :mod:`dpaudit.exact.compositi
 References
 ----------
 .. [DRS19] J. Dong, A. Roth and W. Su. Gaussian differential privacy. arXiv:1905.02383v3, Cor. 3.3.
+.. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
+   optimization. NeurIPS 2024, Algorithm 1.
 .. [MT07] F. McSherry and K. Talwar. Mechanism design via differential privacy. FOCS 2007.
 .. [ZDW22] Y. Zhu, J. Dong and Y.-X. Wang. Optimal accounting of differential privacy via
    characteristic function. AISTATS 2022, Theorem 10 (dominating pairs of adaptive compositions).
@@ -77,6 +87,7 @@ from dpaudit.exact import (
     exponential_mechanism_profile,
     threshold_profile,
 )
+from dpaudit.exact.branched import laplace_test_profile, laplace_test_then_gaussian_profile
 from dpaudit.userlevel.transcript import TranscriptStep
 
 __all__ = ["ProfiledTranscript", "range_then_laplace_profile", "tdlap_flag_profile", "transcript_exact_steps",
@@ -88,6 +99,8 @@ _EM_WEIGHTS = "exp(epsilon * count / 2)"
 _G25_RULE = "halt at score + Lap < threshold - Lap"
 #: Lowy et al. 2024's Algorithm 2 test, as the transcript records name it (one AboveThreshold call per phase).
 _LOWY_RULE = "halt iff -score + Lap(query scale) >= -threshold + Lap(threshold scale)"
+#: Lowy et al. 2024's Algorithm 1 test (lines 12-13), as the transcript records name it.
+_LOWY_ALG1_RULE = "pass iff score + Lap(scale) >= threshold"
 #: Equal cells between the two Laplace locations of a bin (the loss is linear there; the tails hold the extremes).
 _LAPLACE_BAND = 8
 
@@ -180,12 +193,20 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
     out: list[Step] = []
     lowy_tests: list[TranscriptStep] = []  # Lowy et al.'s per-step answers, joined per AboveThreshold call at the end
     pending_em: list[TranscriptStep] = []  # PrivateRange records waiting for their Laplace mean, in order
+    pending_test: list[TranscriptStep] = []  # Lowy et al.'s Algorithm 1 test waiting for its Gaussian
 
-    def flush() -> None:  # a range released without a mean after it: the exponential mechanism alone
+    def flush(tests: bool = True) -> None:  # a range released without a mean after it: the exponential mechanism alone
         for em in pending_em:
             out.append(ProfileStep(exponential_mechanism_profile(list(em.on_d0["counts"]), list(em.on_d1["counts"]),
                                                                  float(em.parameters["epsilon"]), 1.0)))
         pending_em.clear()
+        if not tests:
+            return
+        for test in pending_test:  # a test with no release after it: its two-point law
+            s0, s1, thr, scale = _laplace_test_inputs(test)
+            if s0 != s1:
+                out.append(ProfileStep(laplace_test_profile(s0, s1, thr, scale)))
+        pending_test.clear()
 
     for step in steps:
         if step.law == "none":
@@ -210,11 +231,20 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
                 list(em.on_d0["counts"]), list(em.on_d1["counts"]), float(em.parameters["epsilon"]), list(loc0), list(loc1),
                 float(p["scale"]))))
             continue
-        flush()
+        flush(tests=step.law != "gaussian")  # a Gaussian right after a laplace test is released on its pass
         if step.law == "truncated discrete laplace test":
             k0, k1 = int(step.on_d0["k"]), int(step.on_d1["k"])
             if k0 != k1:
                 out.append(ProfileStep(tdlap_flag_profile(k0, k1, float(p["eps_bar"]), int(p["kappa"]))))
+            continue
+        if step.law == "laplace test":
+            _laplace_test_inputs(step)  # refused here if its rule or scores are not recorded
+            pending_test.append(step)
+            continue
+        if step.law == "gaussian" and pending_test:
+            joint = _test_then_gaussian(pending_test.pop(), step)
+            if joint is not None:
+                out.append(ProfileStep(joint))
             continue
         if step.law == "gaussian":
             branches = _gaussian_branches(step)
@@ -234,6 +264,36 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
     flush()
     out += _lowy_tests(lowy_tests)
     return out
+
+
+def _laplace_test_inputs(step: TranscriptStep) -> tuple[float, float, float, float]:
+    """``(score on d0, score on d1, threshold, scale)`` of a Lowy et al. Algorithm 1 test record, or ``ProfileUnavailable``."""
+    p = step.parameters
+    if p.get("rule") != _LOWY_ALG1_RULE or "score" not in step.on_d0 or "score" not in step.on_d1:
+        raise _unavailable(step, f"a laplace test without the rule {_LOWY_ALG1_RULE!r} and a score on each side")
+    return float(step.on_d0["score"]), float(step.on_d1["score"]), float(p["threshold"]), float(p["scale"])
+
+
+def _test_then_gaussian(test: TranscriptStep, step: TranscriptStep) -> PrivacyProfile | None:
+    """The joint law of Lowy et al.'s Algorithm 1 test and the Gaussian released on a pass; ``None`` if it is the same on both sides.
+
+    [LLA24, Alg 1 lines 12-13 and 25]: pass iff ``score + Lap(scale) >= threshold`` and the kept set
+    is not empty (dpaudit's reading: an empty set is a halt), then ``N(mean of the kept iterates,
+    sigma^2 I)``. Covered when every ramp coin is 0 or 1 on both sides (the kept set and the mean are
+    fixed) and the kept set is not empty.
+    """
+    s0, s1, thr, scale = _laplace_test_inputs(test)
+    key = "location if the coins are their means"
+    probs = [tuple(side.get("inclusion probabilities") or ()) for side in (step.on_d0, step.on_d1)]
+    if not all(pr and all(v in (0.0, 1.0) for v in pr) for pr in probs) or not all(key in side for side in (step.on_d0, step.on_d1)):
+        raise _unavailable(step, "a Gaussian after a laplace test whose ramp coins are not all 0 or 1 (a mixture over "
+                                 "the kept sets)")
+    if not all(any(v == 1.0 for v in pr) for pr in probs):
+        raise _unavailable(step, "a Gaussian after a laplace test with an empty kept set on a side (every run halts there)")
+    shift = _shift(step.on_d0[key], step.on_d1[key])
+    if s0 == s1 and not any(shift):
+        return None
+    return laplace_test_then_gaussian_profile(s0, s1, thr, scale, shift, float(step.parameters["sigma"]))
 
 
 def _lowy_tests(steps: Sequence[TranscriptStep]) -> list[Step]:

@@ -7,7 +7,7 @@ import sympy as sp
 
 from dpaudit.bounds import Verdict, check_rate, ghazi2023
 from dpaudit.bounds.rate_kernel import kernel_rate_check
-from dpaudit.bounds.symbols import L, R, c, d, delta, epsilon, lam, m, n
+from dpaudit.bounds.symbols import L, R, c, d, delta, epsilon, lam, m, n, p, q, tau
 from dpaudit.verify import certified
 
 RATE = ghazi2023.THM51.bounds[0]
@@ -97,3 +97,19 @@ def test_the_regime_constraint_is_used_and_printed():
                              regime=[n >= 1 / epsilon**2], regime_vectors=[[1, -2]])
     assert cone.verdict is Verdict.PROVED
     assert any(p.key == "regime read in log space" for p in cone.premises)
+
+
+def test_symbolic_exponents_are_undecided_or_decided_by_their_declared_domain(rng):
+    """A paper's constant exponent (Lowy et al.'s p, q; a radius tau) is a symbol: the kernel either decides the
+    comparison with the exponent's declared domain as a hypothesis (delta < 1) or leaves it UNDECIDED with the
+    reason, and never refutes along a ray on which the exponent gap has no fixed sign (it used to raise a raw
+    TypeError, "cannot determine truth value of Relational: tau - 1 > 0")."""
+    for derived, claimed in [(n**tau, n), (n**p, n**q), (n, n**p)]:
+        res = check_rate(derived, claimed, claim="symbolic", source="[test]", rng=rng)
+        assert res.verdict is Verdict.UNDECIDED, res.line()
+        assert "symbolic exponents" in res.reason
+    # n**delta <= n because delta < 1 (declared): the kernel proves it with that hypothesis, printed in the domain
+    proved = check_rate(n**delta, n, claim="delta < 1", source="[test]", rng=rng)
+    assert proved.verdict is Verdict.PROVED and certified(proved)
+    assert "delta < 1" in proved.domain
+    assert check_rate(n, n**delta, claim="no", source="[test]", rng=rng).verdict is Verdict.UNDECIDED

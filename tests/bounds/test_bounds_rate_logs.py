@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from dpaudit.bounds import Verdict, ghazi2025, lowy2024
+from dpaudit.bounds import Verdict, check_rate, compare_rates, ghazi2025, lowy2024
 from dpaudit.bounds.rate_kernel import kernel_rate_check
 from dpaudit.bounds.rate_logs import log_factors
 from dpaudit.bounds.symbols import G, d, delta, epsilon, eta, m, n
@@ -108,3 +108,33 @@ def test_lemma_a6_gaussian_is_proved_through_the_exact_criterion(rng):
     # the tail step fails for a range the argument does not cover (e^(eps/2) outgrows the linear bound): not PROVED
     wide = lowy2024.check_gaussian_lemma_a6(rng=rng, max_epsilon=5.0)
     assert wide.verdict is U and "the tail c >= 8/5" in wide.reason
+
+
+@pytest.mark.parametrize(("derived", "claimed", "end"), [
+    (sp.Integer(1), sp.log(n), "n >= E"),
+    (sp.Integer(1), sp.log(n) ** 2, "n >= E"),
+    (sp.log(n) + 1, sp.log(n), "n >= E"),
+    (sp.Integer(1), sp.log(1 / epsilon), "epsilon <= exp(-1)"),
+])
+def test_a_comparison_proved_only_where_the_logs_are_at_least_one_says_so(derived, claimed, end, rng):
+    """``1 <= K log n`` fails at ``n = 1`` for every ``K`` (``log(1/epsilon)`` at ``epsilon = 1``): the kernel proves it
+    where ``log n >= 1``, and the certified claim and the comparison's summary must name that domain, never "over the
+    regime n >= 1" or "everywhere" (both used to)."""
+    res = check_rate(derived, claimed, claim="label", source="[test]", rng=rng)
+    assert res.verdict is P and certified(res)
+    assert res.claim.endswith(f"restricted to {end} (where every log of those variables is >= 1)"), res.claim
+    assert end in res.domain
+    cmp = compare_rates(derived, claimed, (n, epsilon))
+    assert cmp.a_le_b.verdict is P and cmp.a_le_b.restricted == (end,)
+    assert "everywhere" not in cmp.summary and f" where {end} (not on the whole regime" in cmp.summary, cmp.summary
+
+
+def test_a_comparison_that_holds_on_the_whole_regime_is_claimed_there(rng):
+    """``log n <= 2 log n`` and ``n log n <= n log n`` hold at ``n = 1`` too: proved with every ``log v >= 0``."""
+    for derived, claimed in [(sp.log(n), 2 * sp.log(n)), (n * sp.log(n), n * sp.log(n))]:
+        res = check_rate(derived, claimed, claim="label", source="[test]", rng=rng)
+        assert res.verdict is P and certified(res)
+        assert res.claim.endswith("over the regime n >= 1") and "n >= E" not in res.domain, (res.claim, res.domain)
+        assert "on the whole domain (every log v >= 0)" in res.details
+    cmp = compare_rates(sp.log(n), 2 * sp.log(n), (n,))
+    assert cmp.a_le_b.restricted == () and cmp.summary.startswith("same rate") and "where" not in cmp.summary

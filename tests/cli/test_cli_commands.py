@@ -91,6 +91,8 @@ BAD_INPUTS = [
     (["audit", "Laplace", "--pair", "user-replace", "--shape", "3x0"], "--shape must be sizes >= 1"),
     (["audit", "Laplace", "--pair", "user-replace", "--shape", "3"], "of at least 2 dimension(s)"),
     (["audit", "Laplace", "--pair", "user-replace", "--low", "1", "--high", "0"], "greater than low=1.0"),
+    (["audit", "Laplace", "--pair", "query-l1", "--low", "0", "--high", "5"], "--low and --high do not apply to --pair query-l1"),
+    (["audit", "Laplace", "--d0", "big.csv", "--d1", "big.csv"], "the integer 4611686018427388404 is beyond 2**53"),
     (["audit", "Laplace", "--d0", "missing.npy", "--d1", "missing.npy"], "--d0 'missing.npy': no such file"),
     (["audit", "Laplace", "--d0", "data.txt", "--d1", "data.txt"], "unsupported file type '.txt'"),
     (["audit", "dpaudit_no_such_module:fn", "--pair", "query-l1", "--epsilon", "1"], "no module named 'dpaudit_no_such_module'"),
@@ -108,6 +110,7 @@ BAD_INPUTS = [
 def test_bad_input_exits_2_with_one_line_naming_it(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "data.txt").write_text("0\n")
+    (tmp_path / "big.csv").write_text("1.5, 4611686018427388404\n")
     assert _status(argv) == EXIT_BAD_INPUT
     captured = capsys.readouterr()
     assert captured.out == ""

@@ -85,3 +85,42 @@ def test_l2_distance_of_huge_floats_is_finite_not_inf(scale):
 def test_l2_distance_of_an_integer_beside_a_huge_float_does_not_overflow():
     got = QueryDistance(1.0, "l2").distance(np.array([1e300]), np.array([-5], dtype=np.int64))
     assert got == pytest.approx(1e300, rel=1e-12)
+
+
+LONG = np.longdouble
+needs_wide_long_double = pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52,
+                                            reason="np.longdouble is float64 on this platform")
+
+
+@needs_wide_long_double
+def test_long_double_data_beyond_2_53_is_compared_exactly_not_in_float64():
+    base = LONG(2**62)
+    assert QueryDistance(1.0).distance(np.array([base]), np.array([base + LONG(500)])) == 500.0
+    assert not QueryDistance(1.0).is_neighbor(np.array([base]), np.array([base + LONG(500)]))
+    assert QueryDistance(1.0).is_neighbor(np.array([base]), np.array([base + LONG(1)]))
+    assert QueryDistance(1.0).is_neighbor(np.array([base]), np.array([2**62 + 1], dtype=np.int64))  # mixed: no crash
+    assert not QueryDistance(1.0).is_neighbor(np.array([base]), np.array([2**62 + 2], dtype=np.int64))
+
+
+@needs_wide_long_double
+@pytest.mark.parametrize("norm", ["l1", "l2", "linf"])
+def test_long_double_distances_past_the_float_range_are_inf_and_below_it_exact(norm):
+    big = np.array([LONG("1e4000"), LONG(0)]), np.array([LONG(0), LONG(0)])
+    assert QueryDistance(1.0, norm).distance(*big) == math.inf
+    both = np.array([LONG("1e200"), LONG("1e200")]), np.array([LONG(0), LONG(0)])
+    want = {"l1": 2e200, "l2": math.sqrt(2) * 1e200, "linf": 1e200}[norm]
+    assert QueryDistance(1.0, norm).distance(*both) == pytest.approx(want, rel=1e-12)
+
+
+@needs_wide_long_double
+def test_audit_refuses_the_long_double_red_team_pair():
+    import dpaudit
+
+    base = LONG(2**62)
+
+    def shifted(data, rng, size=None):
+        return float(np.asarray(data, dtype=np.longdouble)[0] - base) + rng.laplace(0.0, 1.0, size=size)
+
+    with pytest.raises(NotNeighborsError, match="500"):
+        dpaudit.audit(shifted, np.array([base]), np.array([base + LONG(500)]), epsilon=1.0, seed=0, trials=2000,
+                      check_neighbors=QueryDistance(1.0))

@@ -191,3 +191,16 @@ def test_broken_variants_pickle_by_reference(index):
     mech = _observed(FULL_VARIANTS[index].pair(), "transcript")
     again = pickle.loads(pickle.dumps(mech))
     assert type(again) is type(mech) and again == mech
+
+
+def test_the_benchmark_runs_one_row_at_the_trials_asked_and_records_them():
+    """``--only NAME --trials N --transcript-only``: the row says which count it used and which audits were not rerun."""
+    from benchmarks import bench_full_algorithms as bench
+
+    rows = bench.run(only="Lowy Alg 1", part="algorithms", trials=300, transcript_only=True)
+    assert [r["algorithm"] for r in rows["algorithms"]] == ["Lowy Alg 1"] and not rows["variants"]
+    row = rows["algorithms"][0]
+    assert row["trials"] == 300 and row["final"] is None and row["transcript"] >= 0.0
+    assert row["exact"].startswith("[0.9922") and row["outcome"] in ("loose", "tight")
+    table = bench.markdown(rows)
+    assert "| 300 |" in table and "not rerun" in table

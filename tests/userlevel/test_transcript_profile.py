@@ -121,7 +121,89 @@ def test_the_threshold_records_match_the_mechanisms_own_halting_steps(variant):
         assert stats.chisquare(got, law * n).pvalue > ALPHA, (side, got, law * n)
 
 
+def test_the_laplace_test_records_match_the_mechanisms_own_passes():
+    """Lowy et al. Alg 1: the test's pass frequency on each side lies in its P(score + Lap(b) >= threshold) (binomial test)."""
+    wp = _alg("Lowy Alg 1")
+    step = wp.transcript_steps()[0]
+    b, thr = step.parameters["scale"], step.parameters["threshold"]
+    mech = wp.observed("transcript")
+    n = 4_000
+    for data, rec, seed in ((wp.d0, step.on_d0, 9), (wp.d1, step.on_d1, 10)):
+        passes = mech.sample(data, n, rng=np.random.default_rng(seed))[:, 0] == 1.0
+        p = 0.5 * math.exp(-(thr - rec["score"]) / b)  # both scores below the threshold
+        assert stats.binomtest(int(passes.sum()), n, p).pvalue > ALPHA, (rec, passes.mean(), p)
+
+
 # -- the conversion --------------------------------------------------------------------------------
+
+
+_ALG1_RULE = "pass iff score + Lap(scale) >= threshold"
+
+
+def _lowy_phase(s0, s1, loc0=0.0, loc1=0.0, probs=(1.0, 1.0), threshold=1.0, scale=2.0, sigma=1.0):
+    """One phase of Lowy et al.'s Algorithm 1 as records: the test, the Gaussian released on a pass, the output."""
+    key = "location if the coins are their means"
+    return [TranscriptStep((0, 1), "test", "laplace test", {"scale": scale, "threshold": threshold, "rule": _ALG1_RULE},
+                           {"score": s0}, {"score": s1}),
+            TranscriptStep((1, 2), "x_1", "gaussian", {"sigma": sigma}, {"inclusion probabilities": probs, key: (loc0,)},
+                           {"inclusion probabilities": probs, key: (loc1,)}),
+            TranscriptStep((2, 3), "out", "none")]
+
+
+@pytest.mark.parametrize(("s0", "s1", "threshold", "scale"), [(0.0, -1.0, 1.0, 2.0), (1.5, 0.5, 1.0, 0.5), (3.0, 2.0, 1.0, 1.0)])
+@pytest.mark.parametrize("delta", [0.0, 1e-3])
+def test_a_one_step_laplace_test_is_its_two_bernoulli_laws(s0, s1, threshold, scale, delta):
+    """One phase whose Gaussian does not move: the certified epsilon equals the hand computation of the test's laws.
+
+    ``P(pass) = P(Lap(b) >= threshold - score)`` (the Laplace survival function) on each side; at
+    ``delta`` the two-point law's epsilon is the largest ``ln((P(o) - delta) / Q(o))``.
+    """
+    def passes(score):
+        gap = threshold - score
+        return 0.5 * math.exp(-gap / scale) if gap >= 0 else 1 - 0.5 * math.exp(gap / scale)
+
+    a0, a1 = passes(s0), passes(s1)
+    want = max([math.log((a - delta) / c) for a, c in ((a0, a1), (a1, a0), (1 - a0, 1 - a1), (1 - a1, 1 - a0))
+                if a - delta > c] + [0.0])
+    for steps in (_lowy_phase(s0, s1, threshold=threshold, scale=scale), _lowy_phase(s0, s1, threshold=threshold, scale=scale)[:1]):
+        got = transcript_profile(steps).epsilon(delta)
+        assert got.kind == "exact"
+        assert got.lower - 1e-12 <= want <= got.upper + 1e-12, (got, want)
+        assert got.upper - got.lower <= 1e-9
+
+
+def test_a_test_then_a_moving_gaussian_is_their_joint_law_and_a_coin_strictly_random_is_refused():
+    joint = transcript_profile(_lowy_phase(0.0, -1.0, 0.0, 0.4)).epsilon(1e-3)
+    alone = transcript_profile(_lowy_phase(0.0, -1.0)).epsilon(1e-3)
+    assert joint.kind == "exact" and joint.lower > alone.upper
+    assert isinstance(transcript_profile(_lowy_phase(0.5, 0.5)), dpaudit.exact.IdenticalProfile)
+    with pytest.raises(ProfileUnavailable, match="ramp coins"):
+        transcript_profile(_lowy_phase(0.0, -1.0, probs=(1.0, 0.5)))
+    with pytest.raises(ProfileUnavailable, match="empty kept set"):
+        transcript_profile(_lowy_phase(0.0, -1.0, probs=(0.0, 0.0)))
+
+
+def test_lowy_alg1_pair_is_certified_exactly_and_the_audit_stays_below_it():
+    """The pair's exact epsilon is the joint law of its records' test and Gaussian; an audit cannot exceed its upper end."""
+    from dpaudit.exact import laplace_test_then_gaussian_profile
+
+    wp = _alg("Lowy Alg 1")
+    test, gauss = wp.transcript_steps()[:2]
+    key = "location if the coins are their means"
+    by_hand = laplace_test_then_gaussian_profile(
+        test.on_d0["score"], test.on_d1["score"], test.parameters["threshold"], test.parameters["scale"],
+        gauss.on_d1[key][0] - gauss.on_d0[key][0], gauss.parameters["sigma"]).epsilon(wp.delta)
+    bracket, _ = pair_bracket(wp)
+    assert bracket.exact and bracket.lower == pytest.approx(by_hand.lower, rel=1e-12)
+    assert bracket.upper - bracket.lower < 1e-9
+    # the test spends its whole share (2 (C-1)/C over the Laplace scale) and the ramp's mean moves by 0.012 sigma
+    assert test.parameters["sensitivity"] / test.parameters["scale"] - 0.01 < bracket.lower < bracket.upper < 0.5 * wp.epsilon
+    assert outcome(wp.epsilon, 0.0, bracket)[0] == "loose"
+    res = dpaudit.audit(wp.profiled(), wp.d0, wp.d1, epsilon=wp.epsilon, delta=wp.delta, trials=20_000, seed=3)
+    assert res.epsilon_upper == pytest.approx(bracket.upper, rel=1e-12) and res.profile_kind == "exact"
+    assert 0.0 < res.epsilon_lower_bound <= res.epsilon_upper, (res.epsilon_lower_bound, res.epsilon_upper)
+
+
 
 
 def _range_then_laplace_losses(counts0, counts1, eps, loc0, loc1, scale):
@@ -223,7 +305,7 @@ def test_an_audit_of_the_wrapper_reports_the_pair_bracket():
 
 @pytest.mark.parametrize(("name", "covered"), [("Levy Alg 3, 4 steps", True), ("Ghazi 2023 Alg 4", True),
                                                ("Ghazi 2025 Alg 5", True), ("Lowy Alg 2, 4 steps", True),
-                                               ("Lowy Alg 1", False), ("Ghazi 2023 Alg 6", True),
+                                               ("Lowy Alg 1", True), ("Ghazi 2023 Alg 6", True),
                                                pytest.param("Ghazi 2023 Alg 3", True, marks=pytest.mark.slow),
                                                pytest.param("Ghazi 2023 Alg 5", True, marks=pytest.mark.slow)])
 def test_which_full_algorithms_have_a_certified_pair(name, covered):

@@ -30,6 +30,12 @@ canary at ``0`` in ``d0`` and ``-2.5`` in ``d1``.
   here) pays for up to ``t = 8`` other points flipping in or out with probability ``6/C`` each; one
   user cannot make them flip while it is within ``tau`` of everyone in ``d0``. The Gaussian share of
   the claim is slack on this pair: the canary's own move is ``0.012 sigma``.
+* **What the pair costs, exactly.** Every ramp coin is 1 on both sides, so the transcript is the test
+  and, on a pass, the Gaussian around a fixed mean: one joint law
+  (:func:`dpaudit.exact.laplace_test_then_gaussian_profile`; ``P(pass) = e^{-(64.8 - score)/2}/2``,
+  0.4425 vs 0.1651). Its epsilon at ``delta = 1e-3`` is 0.9922 (the test's pure 0.9861 and the
+  Gaussian's small move together), just under half the claim of 2: the claim also pays the Gaussian
+  a share (1.014) that one user at the test's boundary does not spend.
 
 Algorithm 2 (one call, full batch ``K = n = 160``, ``T = 4`` steps at ``(8, 1e-2)``)
 ------------------------------------------------------------------------------------
@@ -63,8 +69,10 @@ from dpaudit.userlevel.lowy2024.phased_erm import AcceleratedMinibatchSGD
 from dpaudit.userlevel.lowy2024.phased_sgd import OutlierRemovalPhasedSGD
 from dpaudit.userlevel.transcript import TranscriptStep, WorstPair
 
-__all__ = ["ALG2_RULE", "alg1_transcript_steps", "alg1_worst_pair", "alg2_transcript_steps", "alg2_worst_pair"]
+__all__ = ["ALG1_RULE", "ALG2_RULE", "alg1_transcript_steps", "alg1_worst_pair", "alg2_transcript_steps", "alg2_worst_pair"]
 
+#: Algorithm 1's test as the records name it [LLA24, Alg 1 lines 12-13]: ``s_hat = s + Lap(20/eps)``, pass iff ``>= 4C/5``.
+ALG1_RULE = "pass iff score + Lap(scale) >= threshold"
 #: Algorithm 2's AboveThreshold answer as the records name it [LLA24, Alg 2 line 4, the test on the negated score].
 ALG2_RULE = "halt iff -score + Lap(query scale) >= -threshold + Lap(threshold scale)"
 
@@ -122,7 +130,8 @@ def alg1_transcript_steps(mech: OutlierRemovalPhasedSGD, d0: Any, d1: Any) -> tu
         adaptive = i > 0 and not linear
         out.append(TranscriptStep(
             (col, col + 1), f"phase {i + 1}: test outcome (1 pass, 0 halt, -1 not reached)", "laplace test",
-            {"scale": p.test_scale, "threshold": p.threshold, "sensitivity": 2.0 * (p.groups - 1) / p.groups},
+            {"scale": p.test_scale, "threshold": p.threshold, "sensitivity": 2.0 * (p.groups - 1) / p.groups,
+             "rule": ALG1_RULE},
             {"score": sides[0]["score"]}, {"score": sides[1]["score"]}, adaptive,
             {"epsilon": budget.epsilon_test} if budget else {}, "halt iff score + Lap(scale) < threshold"))
         out.append(TranscriptStep(

@@ -109,6 +109,7 @@ class _Record:
         self._premises: list[Premise] = []
         self._residuals: list[Any] = []
         self._counterexample: dict[str, Any] | None = None
+        self._counterexample_claim = ""  # what the kernel decided false at that counterexample (the DISPROVED's claim)
         self._established: list[Any] = []  # EstablishedFact records
         self._support_depth = 0
         self._symbols: dict[str, str] = {}
@@ -165,10 +166,15 @@ class _Record:
                     text = _assumption_text(s)  # keyed by name and domain: Symbol("x", positive=True) beside a real x
                     self._symbols.setdefault(f"{s.name}\x00{text}", text)
 
-    def _record_counterexample(self, label: str, values: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> None:
+    def _record_counterexample(self, label: str, values: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
+                               claim: str) -> None:
+        """Keep the first counterexample, with ``claim``: the relation the kernel decided false there."""
+        if not claim:
+            raise InvalidArgument(f"{self.key}: a counterexample ({label}) needs the relation the kernel decided false there")
         if self._counterexample is None:
             shown = values() if callable(values) else values
             self._counterexample = {"where": label, **{k: (v if k == APPROX else plain(v)) for k, v in dict(shown).items()}}
+            self._counterexample_claim = claim
 
 
 def has_float(values: Any) -> bool:

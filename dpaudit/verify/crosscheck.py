@@ -1,10 +1,13 @@
 """Cross-checks: finite instances, seeded random points and property tests. They can only refute.
 
-A failing instance whose truth and point are exact (Python/sympy booleans, rationals: no float) records a
-counterexample (the check becomes DISPROVED). A violation seen in floating point (:meth:`numeric_le`, a
-numpy comparison, a point given in floats) is *evidence* only: it is printed in the details, and a
-DISPROVED needs an exact re-check (:meth:`~dpaudit.verify.Proof.refute`). A cross-check that finds
-nothing adds nothing towards PROVED.
+A failing instance records a counterexample (the check becomes DISPROVED) only when the kernel decided it: an
+exact relation given to :meth:`CrossChecks.instance`, or a pair re-checked in exact arithmetic by
+:meth:`CrossChecks.rechecked_pair`; its certified claim is that relation, not the label. A failure the kernel did
+not decide is *evidence* only, printed in the details: a violation seen in floating point (:meth:`numeric_le`), a
+count of violations (:meth:`numeric_count`), a truth value computed by the caller (``instance(label, False, ...)``)
+or a property test's :class:`Violation`. A DISPROVED from them needs an exact re-check
+(:meth:`~dpaudit.verify.Proof.refute`, :meth:`~dpaudit.verify.Proof.exact`). A cross-check that finds nothing adds
+nothing towards PROVED.
 
 Examples
 --------
@@ -28,9 +31,10 @@ import sympy as sp
 from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis import strategies as st
 
-from dpaudit.errors import CheckFailed
+from dpaudit.errors import ArgumentTypeError, CheckFailed, InvalidArgument
 from dpaudit.verify._record import Step, _Record, has_float
 from dpaudit.verify.decide import plain
+from dpaudit.verify.proof_pairs import exact_violation
 from dpaudit.verify.verdict import Verdict
 
 __all__ = ["NUMERIC_RTOL", "CrossChecks", "Violation", "finite_floats", "st", "vectors"]
@@ -115,51 +119,100 @@ class CrossChecks(_Record):
                       note: str = "") -> bool:
         """Cross-check whose caller already counted its cases and violations; returns whether there was none.
 
-        E.g. an enumeration of finitely many instances standing in for "for all".
+        E.g. an enumeration of finitely many instances standing in for "for all". The count is the caller's: nothing
+        here re-checks it, so violations are *evidence* only (printed in the details, never a DISPROVED); a
+        counterexample must go through :meth:`~dpaudit.verify.Proof.refute` or :meth:`~dpaudit.verify.Proof.exact`.
         """
         if violations:
-            self._refute_or_note(label, "numeric", cases, dict(counterexample or {}), note or f"{violations} violation(s)")
+            self._note_evidence(label, "numeric", cases, dict(counterexample or {}),
+                                note or f"{violations} violation(s) counted by the caller")
             return False
         self._add(Step("cross", "numeric", label, Verdict.PROVED, cases, note))
         return True
 
-    def _refute_or_note(self, label: str, method: str, cases: int, point: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
-                        note: str, exact: bool = True) -> None:
-        """A failing instance is a counterexample only when its truth and its point are exact (no float in it)."""
+    def _note_evidence(self, label: str, method: str, cases: int,
+                       point: Mapping[str, Any] | Callable[[], Mapping[str, Any]], note: str) -> None:
+        """A failure the kernel did not decide (a caller's count or truth value): evidence only, never a counterexample."""
         shown = dict(point() if callable(point) else point)
-        if exact and not has_float(shown):
-            self._record_counterexample(f"{'instance' if method == 'exact' else method}: {label}", shown)
-            self._add(Step("cross", method, label, Verdict.DISPROVED, cases, note))
-        else:
-            self._add(Step("cross", method, label, Verdict.UNDECIDED, cases,
-                           f"{note}; in floating point, not re-checked exactly (evidence only) at {shown}"))
+        self._add(Step("cross", method, label, Verdict.UNDECIDED, cases,
+                       f"{note}; not re-checked exactly (evidence only) at {shown}"))
 
-    def rechecked_pair(self, label: str, point: Mapping[str, Any], *, cases: int, note: str) -> None:
-        """Record a violation by a Python callable, its floats compared in exact rational arithmetic.
+    def rechecked_pair(self, label: str, point: Mapping[str, Any], *, cases: int, note: str, constant: Any, norm: float,
+                       image: tuple[str, str] = ("f(x)", "f(y)"), preimage: tuple[str, str] | None = ("x", "y")) -> bool:
+        """Record a violation ``||a - b|| > constant ||u - v||`` by a pair, re-checked in exact arithmetic.
 
-        See :func:`dpaudit.verify.search.exceeds`: the floats are the callable's exact values, not
-        roundings of the quantity, so the pair is a counterexample about the callable as written.
-        """
-        self._record_counterexample(f"instance: {label}", point)
-        self._add(Step("cross", "exact", label, Verdict.DISPROVED, cases, note))
-
-    def instance(self, label: str, holds: bool, *, point: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
-                 cases: int = 1, note: str = "") -> bool:
-        """Cross-check of finitely many instances of the statement (exact or not): it can only refute.
+        ``a, b = point[image[0]], point[image[1]]`` and ``u, v = point[preimage[0]], point[preimage[1]]`` (numbers or
+        sequences of numbers: floats are read as their exact binary values, strings as exact rationals); with
+        ``preimage=None`` the right side is ``constant`` itself (a sensitivity bound). The norms are recomputed from
+        these numbers and the kernel decides the strict inequality on exact rationals (the l2 norm on squares), so a
+        pair is a counterexample about the numbers given (a callable's own float values, for
+        :func:`dpaudit.verify.lipschitz`). The certified claim of the DISPROVED is the relation refuted,
+        ``||a - b|| <= constant ||u - v||`` at these values; ``label`` stays a label. A pair that does not violate
+        the relation when re-checked is evidence only (never a counterexample). Returns whether the violation
+        re-checked.
 
         Parameters
         ----------
-        holds : bool
-            Whether the statement holds on every instance checked.
-        point : mapping or callable
-            The failing instance (called only when ``holds`` is False).
+        constant : rational number (int, Fraction, sympy number, exact text)
+            ``L`` of the Lipschitz claim, or the sensitivity bound; ``>= 0``.
+        norm : float
+            ``1``, ``2`` or ``inf``.
         """
-        exact = isinstance(holds, (bool, sp.logic.boolalg.BooleanAtom))  # a numpy bool comes from float comparisons
-        if not bool(holds):
-            self._refute_or_note(label, "exact", cases, point, note or "the statement fails here", exact=exact)
+        decided = exact_violation(f"rechecked_pair({label!r})", point, constant=constant, norm=norm, image=image,
+                                  preimage=preimage)
+        if decided is None:
+            self._note_evidence(label, "exact", cases, point, f"{note}; the pair does not violate the relation when "
+                                "re-checked in exact arithmetic")
             return False
-        self._add(Step("cross", "exact", label, Verdict.PROVED, cases, note))
+        claim, exact_values = decided
+        self._record_counterexample(f"instance: {label}", {**point, **exact_values}, claim)
+        self._add(Step("cross", "exact", label, Verdict.DISPROVED, cases, note, claim=claim))
         return True
+
+    def instance(self, label: str, holds: Any, *, point: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
+                 cases: int = 1, note: str = "") -> bool:
+        """Cross-check of finitely many instances of the statement: it can only refute.
+
+        Parameters
+        ----------
+        holds : sympy relation (or a sequence of them), or bool
+            A relation between exact numbers (``sp.Eq(residual, 0, evaluate=False)``; ``And``/``Or``/``Not`` of
+            such) is decided by the kernel, as in :meth:`~dpaudit.verify.Proof.exact`: when it fails, the
+            instance is a counterexample (DISPROVED, its certified claim the relation). A truth value computed
+            elsewhere (a Python, numpy or sympy bool) is the caller's word: ``False`` is *evidence* only, printed in
+            the details, never a DISPROVED.
+        point : mapping or callable
+            The failing instance (called only when ``holds`` fails).
+
+        Returns
+        -------
+        bool
+            Whether every instance holds.
+        """
+        if isinstance(holds, (bool, np.bool_, sp.logic.boolalg.BooleanAtom)):
+            if not bool(holds):
+                self._note_evidence(label, "exact", cases, point, (note or "the statement fails here") +
+                                    " (a truth value computed by the caller)")
+                return False
+            self._add(Step("cross", "exact", label, Verdict.PROVED, cases, note))
+            return True
+        from dpaudit.verify.proof import _kernel_truth  # the kernel's decision of exact relations
+
+        relations = list(holds) if isinstance(holds, (list, tuple)) else [holds]
+        owner = f"Proof.instance({label!r})"
+        if not relations:
+            raise InvalidArgument(f"{owner}: no relation to decide")
+        claim = " and ".join(map(str, relations))
+        if all(_kernel_truth(owner, r) for r in relations):
+            self._add(Step("cross", "exact", label, Verdict.PROVED, cases, note, claim=claim))
+            return True
+        shown = dict(point() if callable(point) else point)
+        if has_float(shown):
+            raise ArgumentTypeError(f"{owner} failed at a point given with floats ({shown}): give the instance in "
+                                    "exact numbers (rationals), so the counterexample printed is the one decided")
+        self._record_counterexample(f"instance: {label}", shown, claim)
+        self._add(Step("cross", "exact", label, Verdict.DISPROVED, cases, note or "the statement fails here", claim=claim))
+        return False
 
     def hypothesis(self, label: str, test: Callable[..., None], *strategies: st.SearchStrategy[Any],
                    max_examples: int = 200) -> bool:
@@ -181,8 +234,8 @@ class CrossChecks(_Record):
                            suppress_health_check=list(HealthCheck))(given(st.tuples(*strategies))(body))
         try:
             wrapped()
-        except Violation as exc:
-            self._refute_or_note(f"{label}: {exc}", "hypothesis", calls, exc.values, str(exc))
+        except Violation as exc:  # the property's own verdict, not the kernel's: evidence (see Proof.refute)
+            self._note_evidence(f"{label}: {exc}", "hypothesis", calls, exc.values, str(exc))
             return False
         self._add(Step("cross", "hypothesis", label, Verdict.PROVED, calls, f"max_examples={max_examples}"))
         return True

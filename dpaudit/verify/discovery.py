@@ -36,7 +36,21 @@ from types import ModuleType
 from dpaudit.errors import ArgumentTypeError, InvalidArgument, PathNotFound, UnknownName
 from dpaudit.verify.lemma import LemmaCheck
 
-__all__ = ["checks_in_module", "checks_in_package", "checks_in_path", "unique_checks"]
+__all__ = ["CheckLoadError", "checks_in_module", "checks_in_package", "checks_in_path", "unique_checks"]
+
+
+class CheckLoadError(InvalidArgument):
+    """A module under ``dpaudit prove --path`` could not be loaded; the message names the file and the cause in one line."""
+
+
+def _cause(exc: BaseException) -> str:
+    """``exc`` in one line: its type, message and, for a syntax error, where."""
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r}) while being imported"
+    text = " ".join(str(exc).split()) or "(no message)"
+    if isinstance(exc, SyntaxError) and exc.lineno is not None and "line" not in text:
+        text += f" (line {exc.lineno})"
+    return f"{type(exc).__name__}: {text}"
 
 
 def checks_in_module(module: ModuleType, *, required: bool = True) -> tuple[LemmaCheck, ...]:
@@ -95,8 +109,11 @@ def checks_in_path(path: str | Path) -> tuple[LemmaCheck, ...]:
 
     Raises
     ------
-    FileNotFoundError
+    dpaudit.errors.PathNotFound
         If ``path`` does not exist.
+    CheckLoadError
+        If a module cannot be imported (a syntax error, an exception or ``sys.exit`` at import), defines a ``CHECK``
+        or ``CHECKS`` entry that is not a LemmaCheck, or two checks under ``path`` share a name.
     """
     root = Path(path).resolve()
     if not root.exists():
@@ -113,10 +130,16 @@ def checks_in_path(path: str | Path) -> tuple[LemmaCheck, ...]:
         try:
             sys.modules[name] = module
             spec.loader.exec_module(module)
+            checks.extend(checks_in_module(module, required=False))
+        except (Exception, SystemExit) as exc:  # the user's module: one line naming the file, never a traceback
+            sys.modules.pop(name, None)
+            raise CheckLoadError(f"dpaudit prove --path: cannot load {file}: {_cause(exc)}") from exc
         finally:
             sys.path.remove(str(file.parent))
-        checks.extend(checks_in_module(module, required=False))
-    return unique_checks(checks)
+    try:
+        return unique_checks(checks)
+    except InvalidArgument as exc:
+        raise CheckLoadError(f"dpaudit prove --path: {path}: {exc}") from exc
 
 
 def unique_checks(checks: Iterable[LemmaCheck]) -> tuple[LemmaCheck, ...]:

@@ -131,7 +131,8 @@ def lipschitz(f: Any, constant: Any, *, norm: Any = 2, domain: tuple[Any, Any] |
     f : sympy expression, sequence of expressions, sympy.Lambda, or callable
         The map. A sympy input is a function of ``variables`` (default: all its free symbols, sorted
         by name; symbols not declared real are read as real); other free symbols are parameters,
-        universally quantified (restrict them with ``where``). A callable takes a 1-d float array of
+        universally quantified (restrict them with ``where``) over their declared domains: a parameter declared
+        ``positive`` or ``integer`` is named so in the claim (``given k >= 1, k integer``). A callable takes a 1-d float array of
         length ``dim`` and returns a scalar or a 1-d array.
     constant : positive number
         ``L``. A float is taken at its exact binary value.
@@ -235,7 +236,7 @@ def _numerical(f: Callable[..., Any], L: sp.Expr, p: float, dim: int, box: Exact
                           low=low, high=high, tolerance=tol)
     label = f"counterexample search ({counted(search.pairs, 'pair')}, tolerance {float(tol):g})"
     if search.violation is not None:
-        proof.rechecked_pair(label, search.violation, cases=search.pairs,
+        proof.rechecked_pair(label, search.violation, cases=search.pairs, constant=L, norm=p,
                              note=f"||f(x) - f(y)|| / ||x - y|| = {search.violation['ratio']:.6g} > {L}")
     else:
         proof.instance(label, True, point={}, cases=search.pairs)
@@ -328,6 +329,27 @@ def _as_real(exprs: list[sp.Expr], variables: Sequence[sp.Symbol] | None, where:
     return exprs, inputs, params, where, float_notes + notes
 
 
+#: A symbol's declared sign as text, most specific first; an integer's strict bounds are printed as the integers they mean.
+_SIGNS = (("zero", "= 0", "= 0"), ("positive", "> 0", ">= 1"), ("negative", "< 0", "<= -1"), ("nonnegative", ">= 0", ">= 0"),
+          ("nonpositive", "<= 0", "<= 0"), ("nonzero", "!= 0", "!= 0"))
+#: A symbol's declared number class, most specific first (prime implies integer, integer implies rational).
+_CLASSES = (("prime", "prime"), ("composite", "composite"), ("even", "even"), ("odd", "odd"), ("integer", "integer"),
+            ("rational", "rational"), ("irrational", "irrational"), ("noninteger", "not an integer"))
+
+
+def _parameter_hypotheses(s: sp.Symbol) -> list[str]:
+    """A parameter's declared assumptions beyond ``real``, as the claim prints them (``a > 0``; ``k >= 1, k integer``).
+
+    The kernel decides over the symbols' declared domains, so a parameter declared positive or integer restricts the
+    claim: ``x/k`` is 1-Lipschitz for a positive integer ``k``, not for ``k = 1/2``.
+    """
+    facts = s.assumptions0
+    integer = facts.get("integer") is True
+    out = [f"{s.name} {whole if integer else real}" for key, real, whole in _SIGNS if facts.get(key) is True][:1]
+    out += [f"{s.name} {word}" for key, word in _CLASSES if facts.get(key) is True][:1]
+    return out
+
+
 def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.Symbol] | None, where: list[Any],
               seed: int | None, budget: int | None, tol: Fraction) -> CheckResult:
     exprs, xs, params, where, notes = _as_real(_components(f), variables, where)
@@ -349,9 +371,13 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
     region = f"R^{len(xs)}" if exact is None else f"the box {exact.text()}"
     if assumed:  # the symbols' own assumptions restrict the domain: the claim says so
         region += " with " + ", ".join(map(str, assumed))
+    # the parameters' declared assumptions restrict the claim as much as where= does (a*x with a > 0 and a <= 1 is
+    # 1-Lipschitz; with a = -5 it is not): the claim names them
+    declared = [text for s in params for text in _parameter_hypotheses(s)]
+    given = [*map(str, where), *declared]
     a, b = labels = _point_labels({s.name for s in params})
     claim = (f"||f({a}) - f({b})||_{_norm_word(p)} <= {_shown_constant(L)} ||{a} - {b}||_{_norm_word(p)} for all {a}, {b} in "
-             f"{region} with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(map(str, where))}" if where else ""))
+             f"{region} with f({', '.join(map(str, xs))}) = {shown}" + (f", given {', '.join(given)}" if given else ""))
     key = f"{_SOURCE}/{sp.srepr(shown)}/{L}/{p}/{domain}/{where}"
     proof = Proof(key)
     proof.kernel_points = []
@@ -385,7 +411,7 @@ def _symbolic(f: Any, L: sp.Expr, p: float, domain: Any, variables: Sequence[sp.
         reason = result.reason
     # printed: the claim's domain (the closed box, where=, the inputs' sign assumptions), which the steps cover (the
     # Jacobian's on the open box, the closed one by continuity); the mean value inequality only backs a proof
-    domain = tuple(dict.fromkeys(str(h) for h in [*hypotheses, *assumed]))
+    domain = tuple(dict.fromkeys([*(str(h) for h in [*hypotheses, *assumed]), *declared]))
     premises = result.premises if result.verdict is Verdict.PROVED else tuple(q for q in result.premises
                                                                              if q.key != _MEAN_VALUE[0])
     return _amend(result, claim=claim, source=_SOURCE, reason=reason, evidence=evidence, domain=domain, premises=premises)

@@ -76,6 +76,7 @@ from dpaudit.verify.verdict import (
     Verdict,
     _issue,
     combine_verdicts,
+    counterexample_text,
     unique_premises,
 )
 
@@ -330,7 +331,7 @@ class Proof(FactSteps, CrossChecks):
             if has_float(shown):
                 raise ArgumentTypeError(f"Proof.exact({label!r}) failed at a point given with floats ({dict(shown)}): a float "
                                 "comparison is not exact; give the point in rationals, or use a cross-check")
-            self._record_counterexample(f"exact: {label}", shown)
+            self._record_counterexample(f"exact: {label}", shown, claim)
             return self._add(Step("proof", "exact", label, Verdict.DISPROVED, cases, note or "fails", claim=claim))
         return self._add(Step("proof", "exact", label, Verdict.PROVED, cases, note, claim=claim))
 
@@ -353,6 +354,9 @@ class Proof(FactSteps, CrossChecks):
         the integrator's error estimate is accepted, and that estimate becomes a premise). ``conditions`` are the statement's hypotheses at the
         counterexample, each an exact boolean or a closed-form number that must be ``>= 0``; a
         refutation whose hypotheses are not all verified is not recorded.
+
+        What the kernel decides is the sign of ``margin``, nothing about the label: the certified claim of the
+        DISPROVED is ``<margin> >= 0`` at the point (with the hypotheses checked there), and ``label`` stays a label.
         """
         if method == "quadrature":
             # a margin computed by quadrature, already lowered by the integrator's error estimate: its float value
@@ -367,11 +371,15 @@ class Proof(FactSteps, CrossChecks):
         sign = exact_sign(margin)
         if sign is not None and sign < 0 and not failed:
             values = {k: (v if k == APPROX else plain(v)) for k, v in counterexample.items()}
+            point = counterexample_text({k: v for k, v in values.items() if k != APPROX})
             margin = sp.sympify(margin)
             values["margin (negative = statement fails)"] = plain(margin)  # exact; its float only under APPROX
             values[APPROX] = {**dict(values.pop(APPROX, None) or {}), "margin": approx(margin)}  # last: after the exact values
-            self._record_counterexample(label, values)
-            self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {approx(margin)!s:.10}"), margin)
+            checked = f"; its hypotheses there checked: {', '.join(conditions)}" if conditions else ""
+            source = " (a quadrature value lowered by its error estimate)" if method == "quadrature" else ""
+            claim = f"{plain(margin)} >= 0: the margin given{source} for the point {point}{checked}"
+            self._record_counterexample(label, values, claim)
+            self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {approx(margin)!s:.10}", claim=claim), margin)
             return True
         if failed:
             state = "hypotheses not verified there: " + ", ".join(failed)
@@ -383,7 +391,12 @@ class Proof(FactSteps, CrossChecks):
     # -- result ---------------------------------------------------------------------------------
 
     def claim(self) -> str:
-        """What the proof steps decided, as formulas (the certified claim of :meth:`result`; labels are not part of it)."""
+        """What the proof steps decided, as formulas (the certified claim of :meth:`result`; labels are not part of it).
+
+        With a counterexample recorded (a DISPROVED), the relation the kernel decided false there.
+        """
+        if self._counterexample is not None:  # a DISPROVED: the relation the kernel decided false at its counterexample
+            return self._counterexample_claim
         parts = [s.claim or f"[{s.label}]" for s in self._steps if s.kind == "proof" and not s.trivial]
         return "; ".join(dict.fromkeys(parts))
 

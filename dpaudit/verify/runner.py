@@ -1,14 +1,19 @@
 """``dpaudit prove``: run checks (the built-in ones and/or a user's own) and print the table.
 
-Columns: lemma, source, method, cases, verdict, premises (what the verdict takes on trust), time. A PROVED whose
+Columns: lemma, source, method, cases, verdict, premises, time. The premises cell holds what the verdict takes on
+trust (cited theorems, assumed steps), the domain its steps were decided on, and the hypotheses it holds under (the
+symbols' declared domains, ``symbols: t > 0``, and exact readings of floats): a PROVED ``1/t - 1/(t + 1) >= 0`` with
+``t`` declared positive says ``symbols: t > 0`` beside it, since it is false for ``t`` in ``(-1, 0)``. A PROVED whose
 hypotheses have no common solution reads "proved (vacuous)". Below the table, for the checks under ``--path`` (for
 every check with ``--claims``): the claim the kernel certified beside each verdict, and the check's statement as a
 label only (nothing binds an author's statement text to what the check's proof decided).
 Each check runs under a timeout; a timeout is UNDECIDED with the reason. The expected verdicts
 are a regression snapshot: a verdict equal to the expected one is ``ok``; UNDECIDED -> PROVED is
 reported as an *improvement* (update the snapshot); anything else is a mismatch, and so is a
-check that raises. Exit status: 0 when there is no mismatch, 1 otherwise, 2 on a usage problem
-(``--only`` matches nothing, ``--path`` holds no check, or a check under ``--path`` takes the name of a
+check that raises or calls ``sys.exit`` (an error row; the other checks still run). Exit status: 0 when there is no
+mismatch, 1 otherwise, 2 on a usage problem, printed as one line (``--only`` matches nothing, ``--path`` holds no
+check, a module under ``--path`` cannot be loaded (a syntax error, an exception or ``sys.exit`` while it is imported,
+a ``CHECK`` that is not a LemmaCheck, a check name defined twice), or a check under ``--path`` takes the name of a
 built-in check: refused even with ``--no-builtin``, so a verdict is never reported under a name that is not its own).
 
 Examples
@@ -33,6 +38,7 @@ True
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import threading
@@ -45,6 +51,7 @@ from typing import TextIO
 
 from dpaudit._table import render, terminal_width
 from dpaudit._text import counted
+from dpaudit.errors import DPAuditError
 from dpaudit.verify.discovery import checks_in_path, unique_checks
 from dpaudit.verify.lemma import LemmaCheck
 from dpaudit.verify.verdict import CheckResult, Verdict
@@ -53,6 +60,9 @@ __all__ = ["COLUMNS", "DEFAULT_TIMEOUT", "CheckTimeout", "Row", "format_claims",
            "run_check", "run_checks"]
 
 COLUMNS = ("lemma", "source", "method", "cases", "verdict", "premises", "time")
+
+_SYMBOLS = "symbols: "  # how a Proof's result lists its symbols' declared domains (one hypothesis)
+_ONLY_REAL = re.compile(r"\S+ real")
 
 #: Seconds a check may run unless it sets its own ``timeout`` (the slowest built-in check takes ~2 s).
 DEFAULT_TIMEOUT: float = 120.0
@@ -164,6 +174,8 @@ def run_check(check: LemmaCheck, *, timeout: float | None = DEFAULT_TIMEOUT) -> 
         error = ""
     except Exception as exc:  # report, never hide: the row fails the run
         result, error = None, f"{type(exc).__name__}: {exc}"
+    except SystemExit as exc:  # a check's code path ended the process (a helper's main()): its row fails, the rest run
+        result, error = None, f"the check called sys.exit({exc.code!r}) (SystemExit): no verdict"
     return Row(check, result, time.perf_counter() - start, error)
 
 
@@ -183,11 +195,36 @@ def _counts(rows: Sequence[Row]) -> Counter[str]:
     return Counter(str(row.result.verdict) if row.result else "error" for row in rows)
 
 
+def _hypotheses(result: CheckResult) -> list[str]:
+    """The result's hypotheses that restrict its statement: a symbol declared only ``real`` is left out.
+
+    Statements are over the reals (a symbol with no assumption is read as real and says so): ``x real`` restricts
+    nothing, while ``t > 0``, ``n > 0 integer`` or ``z read as real`` do and are kept, as is every other hypothesis
+    (a float read at its exact value) except the claim itself (which is printed as the claim).
+    """
+    out = []
+    for text in result.assumptions:
+        if result.claim.startswith(text):  # the claim itself, recorded as what is given (verify.lipschitz): printed already
+            continue
+        if text.startswith(_SYMBOLS):
+            kept = [item for item in text[len(_SYMBOLS):].split(", ") if not _ONLY_REAL.fullmatch(item)]
+            if kept:
+                out.append(_SYMBOLS + ", ".join(kept))
+        else:
+            out.append(text)
+    return out
+
+
 def _premises_cell(result: CheckResult) -> str:
-    """What the verdict rests on: the premises taken on trust, and the domain its steps were decided on."""
+    """What the verdict rests on: the premises taken on trust, the domain its steps were decided on, its hypotheses.
+
+    The hypotheses are the symbols' declared domains (``symbols: t > 0``) and readings of floats: a statement proved
+    for a positive ``t`` holds only there, so the table says so beside the verdict.
+    """
     parts = [result.premises_text()] if result.premises else []
     if result.domain:
         parts.append("domain: " + ", ".join(result.domain))
+    parts.extend(_hypotheses(result))
     return "; ".join(parts) or "-"
 
 
@@ -209,6 +246,11 @@ def format_table(rows: Sequence[Row], *, paper_order: Sequence[str] = (), width:
     given = sum(1 for row in rows if row.result is not None and row.result.proved and row.result.premises)
     if given:
         out.append(f"{given} of the proved verdicts rest on premises taken on trust (see the premises column; --premises lists them)")
+    restricted = sum(1 for row in rows if row.result is not None and row.result.proved
+                     and (_hypotheses(row.result) or row.result.domain))
+    if restricted:
+        out.append(f"{restricted} of the proved verdicts hold only under hypotheses (the symbols' declared domains, a "
+                   "restricted domain: see the premises column)")
     papers = list(dict.fromkeys([*paper_order, *(p for row in rows for p in row.check.papers)]))
     per_paper = []
     for paper in papers:
@@ -254,13 +296,43 @@ def format_claims(rows: Sequence[Row]) -> str:
         claim = row.result.claim
         if row.result.proved and row.result.vacuity:
             claim += f" ({row.result.vacuity})"
+        hypotheses = _hypotheses(row.result)
+        if hypotheses:  # what the claim assumes, whatever the verdict (a counterexample satisfies them)
+            claim += f" [hypotheses: {'; '.join(hypotheses)}]"
         out.append(f"  {row.check.name}: {row.verdict_text}: {claim}")
         out.append(f"      statement (label): {row.check.statement}")
     return "\n".join(out)
 
 
 def format_premises(rows: Sequence[Row]) -> str:
-    """Every premise taken on trust, once, with its text and the checks resting on it."""
+    """Every premise taken on trust, once, with its text and the checks resting on it; then the proved verdicts' hypotheses.
+
+    A hypothesis (a symbol's declared domain, a restricted domain) is not taken on trust: it is part of what the
+    verdict states. It is listed after the premises, with the checks that hold only under it, so that "premises
+    taken on trust: none" is never read as "holds for every value".
+    """
+    return "\n".join([_trusted_premises(rows), *_hypotheses_lines(rows)])
+
+
+def _hypotheses_lines(rows: Sequence[Row]) -> list[str]:
+    entries: dict[str, list[str]] = {}
+    for row in rows:
+        if row.result is None or not row.result.proved:
+            continue
+        for text in [*(f"domain: {d}" for d in row.result.domain), *_hypotheses(row.result)]:
+            users = entries.setdefault(text, [])
+            if row.check.name not in users:
+                users.append(row.check.name)
+    if not entries:
+        return []
+    out = [f"hypotheses the proved verdicts hold under (part of what they state, not taken on trust): {len(entries)}"]
+    for text, users in entries.items():
+        out.append(f"  {text}")
+        out.append(f"      used by {len(users)}: {', '.join(users)}")
+    return out
+
+
+def _trusted_premises(rows: Sequence[Row]) -> str:
     entries: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
     for row in rows:
         if row.result is None:
@@ -334,8 +406,8 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
     for path in args.path:
         try:
             found = checks_in_path(path)
-        except FileNotFoundError as exc:
-            print(str(exc), file=out)
+        except DPAuditError as exc:  # a missing path or a module that cannot be loaded: one line, exit 2
+            print(" ".join(str(exc).split()), file=out)
             return 2
         if not found:
             print(f"dpaudit prove --path: no module under {path} defines CHECK or CHECKS", file=out)
@@ -350,7 +422,7 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None,
     try:
         selected = list(unique_checks(selected))
     except ValueError as exc:
-        print(f"dpaudit prove: {exc}", file=out)
+        print("dpaudit prove: " + " ".join(str(exc).split()), file=out)
         return 2
     if args.only:
         selected = [c for c in selected if args.only.lower() in c.name.lower()]

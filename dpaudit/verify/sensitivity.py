@@ -268,7 +268,8 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     proof.given(claim, *(box.notes if box is not None else ()))
     label = f"neighbour search ({search.count} neighbours, tolerance {float(tol):g})"
     if search.violation is not None:
-        proof.rechecked_pair(label, search.violation, cases=search.count,
+        proof.rechecked_pair(label, search.violation, cases=search.count, constant=b, norm=p,
+                             image=("query(D)", "query(D')"), preimage=None,
                              note=f"distance {search.violation['distance']:.6g} > {shown_number(b)}")
     else:
         proof.instance(label, True, point={}, cases=search.count)

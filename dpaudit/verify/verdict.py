@@ -111,26 +111,107 @@ def certified(result: CheckResult) -> bool:
             and cert.digest == certified_fields(result))
 
 
+def _part_claim(part: CheckResult) -> str:
+    """A part's certified claim with the domain it was decided on (what the part's verdict is about)."""
+    text = part.claim or "(a part with no claim)"
+    return f"{text} [on the domain: {'; '.join(part.domain)}]" if part.domain and "domain:" not in text else text
+
+
 def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResult:
-    """The conjunction of ``parts`` as one result, certified when every part is.
+    """The conjunction of ``parts`` as one result, certified when the parts it rests on are.
 
     The verdict is :func:`combine_verdicts`'; this is the way to combine kernel results by hand (a
-    CheckResult built around :func:`combine_verdicts` is not certified). The result carries every part's
-    premises, domain restrictions and hypotheses (a part proved on ``[0, 1]`` makes the conjunction hold on
-    ``[0, 1]`` only): ``premises``, ``domain`` and ``assumptions`` given in ``fields`` are added to them, never
-    substituted.
+    CheckResult built around :func:`combine_verdicts` is not certified). The certified claim is the conjunction
+    of the parts' own claims, each with the domain it was decided on; ``claim`` (the caller's words) is kept as
+    the result's :attr:`~CheckResult.statement`, a label that nothing checks.
+
+    * **PROVED**: the result carries every part's premises, domain restrictions and hypotheses (a part proved on
+      ``[0, 1]`` makes the conjunction hold on ``[0, 1]`` only): ``premises``, ``domain`` and ``assumptions``
+      given in ``fields`` are added to them (a further restriction), never substituted; a part's vacuity is kept.
+    * **DISPROVED**: the conjunction fails where its first certified failing part fails: the result carries that
+      part's re-checked counterexample, domain and hypotheses, and nothing else. A ``domain=`` or ``assumptions=``
+      restriction in ``fields`` that this part was not decided under is not part of the refuted claim (nothing here
+      re-checks the counterexample against it): it is named in ``details`` and left out of ``domain`` and
+      ``assumptions``, so the result never says it fails on a domain its counterexample may lie outside of. A
+      ``counterexample=`` in ``fields`` must be a failing part's own.
+    * **UNDECIDED** otherwise, with the parts' reasons (or ``reason=``).
+
+    Raises
+    ------
+    InvalidArgument
+        If no part is given, a part is not a CheckResult, ``fields`` holds ``certificate`` or ``established``, or a
+        ``counterexample``
+        that is no failing part's.
+    KernelError
+        If a certified DISPROVED part carries no counterexample (every DISPROVED issued by the kernel has one).
     """
+    if not parts:
+        raise InvalidArgument("combine_results: give at least one part (a CheckResult) to combine")
+    for i, p in enumerate(parts):
+        if not isinstance(p, CheckResult):
+            raise InvalidArgument(f"combine_results: part {i} must be a CheckResult, got {type(p).__name__}")
+    for name in ("certificate", "established"):
+        if name in fields:
+            raise InvalidArgument(f"combine_results: {name}= cannot be given (it comes from what the parts decided)")
     verdict = combine_verdicts(*(p.verdict for p in parts))
-    premises = unique_premises([*(q for p in parts for q in p.premises), *fields.pop("premises", ())])
-    domain = tuple(dict.fromkeys([*(d for p in parts for d in p.domain), *fields.pop("domain", ())]))
-    assumptions = tuple(dict.fromkeys([*(a for p in parts for a in p.assumptions), *fields.pop("assumptions", ())]))
+    statement = fields.pop("statement", None) or claim
+    given_counterexample = fields.pop("counterexample", None)
+    extra_premises = tuple(fields.pop("premises", ()))
+    extra_domain = tuple(fields.pop("domain", ()))
+    extra_assumptions = tuple(fields.pop("assumptions", ()))
+    extra_vacuity = fields.pop("vacuity", "")
+    texts = [_part_claim(p) for p in parts]
+    conjunction = texts[0] if len(texts) == 1 else " AND ".join(f"({t})" for t in texts)
+    if verdict is Verdict.DISPROVED:
+        return _combined_disproved(statement, conjunction, parts, given_counterexample, extra_premises, extra_domain,
+                                   extra_assumptions, fields)
+    if given_counterexample is not None:
+        raise InvalidArgument("combine_results: counterexample= given, but no part is DISPROVED (a counterexample comes "
+                              "only from a failing part)")
+    premises = unique_premises([*(q for p in parts for q in p.premises), *extra_premises])
+    domain = tuple(dict.fromkeys([*(d for p in parts for d in p.domain), *extra_domain]))
+    assumptions = tuple(dict.fromkeys([*(a for p in parts for a in p.assumptions), *extra_assumptions]))
     if verdict is Verdict.PROVED:  # a part proved on hypotheses with no common solution says nothing: the whole says so
-        fields.setdefault("vacuity", "; ".join(dict.fromkeys(p.vacuity for p in parts if p.vacuity)))
-    result = CheckResult(verdict, claim, premises=premises, domain=domain, assumptions=assumptions, **fields)
-    decided = [p for p in parts if p.verdict is verdict] if verdict is Verdict.DISPROVED else list(parts)
-    if verdict is not Verdict.UNDECIDED and decided and all(certified(p) for p in decided):
+        fields["vacuity"] = "; ".join(dict.fromkeys(v for v in (*(p.vacuity for p in parts), extra_vacuity) if v))
+    else:
+        fields.setdefault("reason", "; ".join(f"part {i + 1}: {p.reason or p.verdict}" for i, p in enumerate(parts)
+                                              if p.verdict is not Verdict.PROVED))
+    established = tuple(e for p in parts for e in p.established) if verdict is Verdict.PROVED else ()
+    result = CheckResult(verdict, conjunction, premises=premises, domain=domain, assumptions=assumptions,
+                         statement=statement, established=established, **fields)
+    if verdict is Verdict.PROVED and all(certified(p) for p in parts):
         return _issue(result)
     return result
+
+
+def _combined_disproved(statement: str, conjunction: str, parts: tuple[CheckResult, ...], given: Any,
+                        extra_premises: tuple[Premise, ...], extra_domain: tuple[str, ...],
+                        extra_assumptions: tuple[str, ...], fields: dict[str, Any]) -> CheckResult:
+    """The DISPROVED conjunction: it rests on one failing part's re-checked counterexample (see :func:`combine_results`)."""
+    from dpaudit.verify.kernel import KernelError  # the kernel imports this module
+
+    failing = [p for p in parts if p.verdict is Verdict.DISPROVED]
+    for p in failing:
+        if certified(p) and p.counterexample is None:
+            raise KernelError(f"combine_results: the certified DISPROVED part {p.claim!r} carries no counterexample")
+    if given is not None:
+        chosen = [p for p in failing if p.counterexample is not None and dict(p.counterexample) == dict(given)]
+        if not chosen:
+            raise InvalidArgument(f"combine_results: counterexample={given!r} is not the counterexample of a failing part "
+                                  "(a DISPROVED conjunction keeps its failing part's own re-checked counterexample)")
+        failing = chosen
+    part = next((p for p in failing if certified(p)), failing[0])
+    if part.counterexample is None:
+        raise InvalidArgument(f"combine_results: the DISPROVED part {part.claim!r} carries no counterexample")
+    premises = unique_premises([*part.premises, *extra_premises])
+    unchecked = [d for d in extra_domain if d not in part.domain] + [a for a in extra_assumptions if a not in part.assumptions]
+    if unchecked:  # the refuted claim is the part's, on its own domain: a restriction it was not decided under is not in it
+        fields["details"] = (f"not part of the refuted claim (its counterexample is not checked against them): "
+                             f"{'; '.join(unchecked)}" + (f"; {fields['details']}" if fields.get("details") else ""))
+    fields.pop("vacuity", None)
+    result = CheckResult(Verdict.DISPROVED, conjunction, premises=premises, domain=part.domain,
+                         assumptions=part.assumptions, counterexample=part.counterexample, statement=statement, **fields)
+    return _issue(result) if certified(part) else result
 
 
 class Verdict(enum.Enum):

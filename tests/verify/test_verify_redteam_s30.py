@@ -1,196 +1,166 @@
-"""Red-team findings of session s30 on the verification inputs: a dataset outside ``sensitivity``'s domain, exponents
-near 1 (sympy's factor building a dense polynomial), numbers of more than double precision (numpy long doubles,
-sympy Floats of any precision)."""
+"""Red team s30 on ``dpaudit prove`` and ``verify.lipschitz``.
+
+* F4: a PROVED that rests on a symbol's declared domain (``t`` positive: ``1/t - 1/(t + 1) >= 0`` is false for ``t`` in
+  ``(-1, 0)``) prints that hypothesis beside the verdict, in the default table, the claims and ``--premises``; and
+  lipschitz's claim names its parameters' declared assumptions (``a*x`` given ``a <= 1`` is 1-Lipschitz only because
+  ``a`` is declared positive; ``x/k`` only because ``k`` is a positive integer).
+* F5: a check that calls ``sys.exit`` is an error row; the other checks run and the exit status is 1.
+* F9: a module under ``--path`` that cannot be loaded is a one-line usage error, exit status 2, no traceback.
+"""
 
 from __future__ import annotations
 
-import json
-import resource
-import subprocess
+import io
 import sys
 import textwrap
-from decimal import Decimal
-from fractions import Fraction
+import threading
 
-import numpy as np
 import pytest
 import sympy as sp
 
-from dpaudit.errors import InvalidArgument
-from dpaudit.neighbors import ItemAddRemove, ItemReplace, UserAddRemove, UserReplace
-from dpaudit.verify import Verdict, lipschitz, sensitivity
-from dpaudit.verify._inputs import exact_constant, exact_real
-from dpaudit.verify.box import exact_box
+from dpaudit.cli import main as cli_main
+from dpaudit.verify import LemmaCheck, Proof, Verdict, lipschitz, runner
+from dpaudit.verify.discovery import CheckLoadError, checks_in_path
 
+T = sp.Symbol("t", positive=True)
+N = sp.Symbol("n", integer=True, positive=True)
 X = sp.Symbol("x", real=True)
 
 
-# -- F2: sensitivity's domain ------------------------------------------------------------------------------------------
+def _nonneg_check(name: str, expr: sp.Expr) -> LemmaCheck:
+    def run():
+        proof = Proof(name)
+        proof.nonneg(f"{expr} >= 0", expr)
+        return proof.result()
 
-def _user_sum(d: np.ndarray) -> float:
-    return float(d.mean(axis=1).sum())
-
-
-OUTSIDE = [  # a true claim on [0, 1] (sensitivity 1), and a dataset with one entry outside [0, 1]
-    (ItemReplace(), np.array([0.0, 0, 0, 0, 3.0]), lambda d: float(d.sum()), r"dataset\[4\] = 3\.0"),
-    (ItemAddRemove(), np.array([0.0, 0, 0, 0, -2.0]), lambda d: float(d.sum()), r"dataset\[4\] = -2\.0"),
-    (UserReplace(), np.array([[0.0, 0], [0, 0], [0.5, 3.0]]), _user_sum, r"dataset\[2, 1\] = 3\.0"),
-    (UserAddRemove(), np.array([[0.0, 0], [5.0, 0], [0, 0]]), _user_sum, r"dataset\[1, 0\] = 5\.0"),
-]
+    return LemmaCheck(name=name, source="red team s30", statement=f"{expr} >= 0", expected=Verdict.PROVED, check=run)
 
 
-@pytest.mark.parametrize(("relation", "data", "query", "entry"), OUTSIDE, ids=lambda v: str(v)[:14])
-def test_sensitivity_refuses_a_dataset_outside_the_domain_naming_the_entry(relation, data, query, entry):
-    # the old search used this D as the counterexample: a certified DISPROVED of a true claim about [0, 1]
-    with pytest.raises(InvalidArgument, match=entry):
-        sensitivity(query, 1.0, relation=relation, dataset=data, domain=(0.0, 1.0), budget=100)
+def _row_of(text: str, name: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(name))
 
 
-def test_sensitivity_domain_check_is_exact_at_an_inexact_bound():
-    third = 1 / 3  # the float below 1/3: inside [0, 1/3]; the next float is above 1/3: outside
-    above = float(np.nextafter(third, 1.0))
-    with pytest.raises(InvalidArgument, match=r"dataset\[2\]"):
-        sensitivity(lambda d: float(d.sum()), 0.34, relation=ItemReplace(), dataset=np.array([0.0, third, above]),
-                    domain=(0, sp.Rational(1, 3)), budget=50)
-    inside = sensitivity(lambda d: float(d.sum()), 0.34, relation=ItemReplace(), dataset=np.array([0.0, third, third]),
-                         domain=(0, sp.Rational(1, 3)), budget=100)
-    assert inside.verdict is Verdict.UNDECIDED, inside.reason
+# -- F4: the hypotheses a PROVED rests on are printed --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("relation", [ItemReplace(), ItemAddRemove(), UserReplace(), UserAddRemove()], ids=str)
-def test_sensitivity_only_ever_evaluates_datasets_inside_the_domain(relation):
-    seen: list[np.ndarray] = []
-
-    def query(d: np.ndarray) -> float:
-        seen.append(d.copy())
-        return float(np.clip(d, -1.0, 2.0).reshape(d.shape[0], -1).mean(axis=1).sum())
-
-    data = np.full((4, 3), 0.5) if relation.min_ndim >= 2 else np.full(6, 0.5)
-    result = sensitivity(query, 3.0, relation=relation, dataset=data, domain=(-1.0, 2.0), budget=300, seed=1)
-    assert result.verdict is Verdict.UNDECIDED, result.reason  # true: a row's mean moves by at most 3
-    reach = 3.0 if isinstance(relation, (ItemReplace, UserReplace)) else 2.0  # a row -1 -> 2, or a row of 2 added
-    assert result.evidence["largest distance"] >= reach - 1e-12  # the search did reach the domain's ends
-    lows = [float(d.min()) for d in seen if d.size]
-    highs = [float(d.max()) for d in seen if d.size]
-    assert min(lows) >= -1.0 and max(highs) <= 2.0, (min(lows), max(highs), len(seen))
+def test_prove_prints_the_symbols_declared_domains_beside_a_proved_verdict():
+    checks = [_nonneg_check("mine/inv", 1 / T - 1 / (T + 1)), _nonneg_check("mine/logn", sp.log(N)),
+              _nonneg_check("mine/square", X**2)]
+    out = io.StringIO()
+    assert runner.main([], stream=out, checks=checks) == 0
+    text = out.getvalue()
+    assert "symbols: t > 0" in _row_of(text, "mine/inv")  # in the default table, not only with a flag
+    assert "symbols: n > 0 integer" in _row_of(text, "mine/logn")
+    # statements are over the reals: a symbol declared only real restricts nothing and is not listed
+    assert "x real" not in _row_of(text, "mine/square") and _row_of(text, "mine/square").split()[-2] == "-"
+    assert "2 of the proved verdicts hold only under hypotheses" in text
 
 
-# -- F6: exponents near 1 ----------------------------------------------------------------------------------------------
-
-_HUGE_EXPONENTS = textwrap.dedent("""
-    import json, sys, numpy as np, sympy as sp
-    from dpaudit import bounds, verify
-    from dpaudit.bounds import symbols
-    from dpaudit.verify.kernel import core
-    t = sp.Symbol("t", positive=True)
-    n = symbols.n
-    out = {
-        "rational": verify.decision(t**sp.Rational(10000001, 10000000) - t),
-        "float": verify.decision(t**sp.Float(1.0000001) - t),
-        "just above the limit": verify.decision(t**sp.Rational(4097, 4096) - t),
-        "integer 4096": verify.decision(t**4096 - t),
-        "zero": verify.decide_zero(t**sp.Rational(10000001, 10000000) - t),
-        "kernel integer 10**7": core.decide(sp.Ge(t**10**7 - t, 0, evaluate=False)),
-        "inequality": bounds.check_inequality(t, t**sp.Float(1.0000001), where=[t >= 1]),
-        "rate": bounds.check_rate(n**sp.Float(1.0000001), n, claim="L", source="test", rng=np.random.default_rng(0)),
-    }
-    print(json.dumps({k: [getattr(v, "verdict", v).name, getattr(v, "note", getattr(v, "reason", ""))]
-                      for k, v in out.items()}))
-""")
+def test_prove_claims_and_premises_name_the_hypotheses():
+    checks = [_nonneg_check("mine/inv", 1 / T - 1 / (T + 1))]
+    out = io.StringIO()
+    assert runner.main(["--claims", "--premises"], stream=out, checks=checks) == 0
+    text = out.getvalue()
+    assert "mine/inv: proved: -1/(t + 1) + 1/t >= 0 [hypotheses: symbols: t > 0]" in text
+    # no premise is taken on trust, and the listing does not stop there: the hypotheses follow, with their users
+    assert "premises taken on trust: none" in text
+    tail = text.split("premises taken on trust: none", 1)[1]
+    assert "hypotheses the proved verdicts hold under" in tail and "symbols: t > 0" in tail and "used by 1: mine/inv" in tail
 
 
-def _limit_memory() -> None:
-    limit = 3_000_000 * 1024  # 3 GB of address space, as the red team ran it: a dense polynomial of degree 10**7 needs more
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def test_exponents_near_one_are_undecided_in_bounded_memory_and_time():
-    # sympy's factor (in decision's rewrites) built a polynomial of degree 10**7 (MemoryError or hours), and the kernel
-    # translated t**(10**7) into a product of 10**7 factors (Z3 out of memory). Run apart, with 3 GB and a generous
-    # time out (a hang guard, not a speed measurement: each decision takes well under a second here).
-    run = subprocess.run([sys.executable, "-c", _HUGE_EXPONENTS], capture_output=True, text=True, timeout=240,
-                         preexec_fn=_limit_memory, check=False)
-    assert run.returncode == 0, run.stderr[-3000:]
-    answers = json.loads(run.stdout.strip().splitlines()[-1])
-    assert all(verdict == "UNDECIDED" for verdict, _ in answers.values()), answers
-    for key in ("rational", "float", "just above the limit"):
-        assert "above 4096" in answers[key][1] and "rewrites not tried" in answers[key][1], answers[key]
-    assert "above 4096" in answers["kernel integer 10**7"][1], answers["kernel integer 10**7"]
-
-
-def test_decision_below_the_degree_limit_still_uses_rewrites():
-    from dpaudit import verify
-
-    t = sp.Symbol("t", positive=True)
-    pythagoras = sp.sin(t) ** 2 + sp.cos(t) ** 2 - 1  # degree 2: proved through sympy's simplify (Z3 cannot)
-    assert verify.decision(pythagoras, "==").verdict is Verdict.PROVED
-    assert verify.decide_zero(pythagoras) is Verdict.PROVED
-
-
-# -- F8b: numbers of more than double precision -----------------------------------------------------------------------
-
-def test_lipschitz_reads_a_numpy_long_double_exactly():
-    third = np.longdouble(1) / 3
-    exact = Fraction(*third.as_integer_ratio())
-    result = lipschitz(X / 3, third)  # raised a raw TypeError
-    assert result.verdict is (Verdict.PROVED if exact >= Fraction(1, 3) else Verdict.DISPROVED), result
-    assert str(sp.Rational(exact.numerator, exact.denominator)) in result.claim or exact == Fraction(1 / 3)
-
-
-@pytest.mark.parametrize(("f", "constant", "verdict"), [
-    (X, sp.Float("0.99999999999999999999", 30), Verdict.DISPROVED),  # refused, "must be a finite positive number"
-    (X, sp.Float("1.00000000000000000001", 30), Verdict.PROVED),
-    (X * sp.Float("1e-400", 20), sp.Float("1e-401", 20), Verdict.DISPROVED),  # refused: float(1e-401) is 0
-    (X * sp.Float("1e-401", 20), sp.Float("1e-401", 20), Verdict.PROVED),
-    (2 * X, sp.Float("1e400", 20), Verdict.PROVED),
-    (X / 3, Decimal("0.3333333333333333333333333333"), Verdict.DISPROVED),
-    (X / 3, np.float32(1) / np.float32(3), Verdict.PROVED),  # float32(1/3) = 11184811/33554432 > 1/3
-])
-def test_lipschitz_reads_floats_of_any_precision_exactly(f, constant, verdict):
-    assert lipschitz(f, constant).verdict is verdict
-
-
-@pytest.mark.parametrize("constant", [np.longdouble("inf"), np.longdouble("nan"), np.float32("-inf"), 1 + 0j,
-                                      np.complex128(1), Decimal("nan"), sp.Float("nan"), sp.oo, np.longdouble(-1), 0.0,
-                                      True, "1/0", sp.sqrt(2) - 2])
-def test_lipschitz_refuses_a_constant_that_is_not_finite_and_positive(constant):
-    with pytest.raises(InvalidArgument, match="constant"):
-        lipschitz(X, constant)
-
-
-def test_exact_real_and_exact_constant():
-    assert exact_real(np.longdouble(1) / 3) == sp.Rational(*(np.longdouble(1) / 3).as_integer_ratio())
-    assert exact_real(np.float32(0.1)) == sp.Rational(13421773, 134217728)
-    assert exact_real(sp.Float("1e-401", 20)) > 0 and exact_real(Decimal("0.1")) == sp.Rational(1, 10)
-    assert exact_real(sp.Float("0.99999999999999999999", 30)) < 1
-    assert [exact_real(v) for v in (True, np.bool_(False), float("inf"), sp.sqrt(2), "1", None)] == [None] * 6
+def test_lipschitz_claim_names_the_parameters_declared_sign():
     a = sp.Symbol("a", positive=True)
-    assert exact_constant("t", "c", sp.Float("0.5", 30) * a) == a / 2  # a symbolic constant: its float read exactly
-    assert exact_constant("t", "c", sp.Float("0.5", 30) * sp.sqrt(2)) == sp.sqrt(2) / 2
+    result = lipschitz(a * X, 1, variables=[X], where=[a <= 1])
+    assert result.verdict is Verdict.PROVED
+    # false at a = -5, which "given a <= 1" alone allows: the claim must say a > 0
+    assert result.claim.endswith("given a <= 1, a > 0"), result.claim
+    assert "a > 0" in result.domain
 
 
-def test_domain_bounds_of_more_than_double_precision_are_exact():
-    third = np.longdouble(1) / 3
-    box = exact_box("t", (0, third), 1)
-    assert box is not None and box.high[0] == sp.Rational(*third.as_integer_ratio())  # was float(third)
-    box = exact_box("t", (0, sp.Float("0.99999999999999999999", 30)), 1)
-    assert box is not None and box.high[0] < 1  # was 1.0: a box larger than the one given
-    assert box.float_bounds()[1][0] < 1.0  # rounded inward
-    with pytest.raises(InvalidArgument, match="domain"):
-        exact_box("t", (0, np.longdouble("inf")), 1)
+def test_lipschitz_claim_names_an_integer_parameter():
+    k = sp.Symbol("k", integer=True, positive=True)
+    result = lipschitz(X / k, 1, variables=[X])
+    assert result.verdict is Verdict.PROVED
+    # false at k = 1/2: the claim must say k is an integer >= 1
+    assert result.claim.endswith("given k >= 1, k integer"), result.claim
+    # a parameter declared only real restricts nothing: the claim adds no hypothesis
+    b = sp.Symbol("b", real=True)
+    plain = lipschitz(sp.Min(sp.Max(X, b), b + 1), 1, variables=[X])
+    assert plain.verdict is Verdict.PROVED and "given" not in plain.claim, plain.claim
 
 
-@pytest.mark.parametrize("bound", [Fraction(1, 10), np.longdouble(1) / 10, 0.1], ids=repr)
-def test_sensitivity_compares_with_the_exact_bound(bound):
-    # the distance is the float 0.1, above 1/10: a Fraction bound was rounded to that float (UNDECIDED, "<= 0.1")
-    exact = Fraction(*bound.as_integer_ratio())
-    result = sensitivity(lambda d: float(np.clip(d[0], 0, 1)) * 0.1, bound, relation=ItemReplace(), dataset=np.zeros(4),
-                         domain=(0, 1), budget=100, tolerance=0)
-    assert result.verdict is (Verdict.DISPROVED if exact < Fraction(0.1) else Verdict.UNDECIDED), result.reason
-    assert ("<= 1/10 " in result.claim) is (bound == Fraction(1, 10)), result.claim
+def test_prove_table_shows_a_lipschitz_parameters_sign():
+    a = sp.Symbol("a", positive=True)
+    check = LemmaCheck(name="mine/ax", source="red team s30", statement="a x is 1-Lipschitz for a <= 1",
+                       expected=Verdict.PROVED, check=lambda: lipschitz(a * X, 1, variables=[X], where=[a <= 1]))
+    out = io.StringIO()
+    assert runner.main([], stream=out, checks=[check]) == 0
+    row = _row_of(out.getvalue(), "mine/ax")
+    assert "domain: a <= 1, a > 0" in row and "symbols: a > 0" in row
+    assert "||f(x) - f(y)||" not in row  # the claim is printed as the claim (--claims), not repeated as a hypothesis
 
 
-@pytest.mark.parametrize("bound", [np.longdouble("inf"), float("nan"), 0, -1.0, True, sp.sqrt(2)], ids=repr)
-def test_sensitivity_refuses_a_bound_that_is_not_finite_and_positive(bound):
-    with pytest.raises(InvalidArgument, match="bound"):
-        sensitivity(lambda d: float(d.sum()), bound, relation=ItemReplace(), dataset=np.zeros(3), budget=10)
+# -- F5: a check that calls sys.exit ---------------------------------------------------------------------------------
+
+
+def _exiting_check(name: str, code: object) -> LemmaCheck:
+    def run():
+        proof = Proof(name)
+        proof.nonneg("x^2 - 1 >= 0 (false)", X**2 - 1)
+        sys.exit(code)
+
+    return LemmaCheck(name=name, source="red team s30", statement="x^2 >= 1", expected=Verdict.PROVED, check=run)
+
+
+@pytest.mark.parametrize("code", [0, None, "bye"])
+def test_prove_reports_a_check_that_calls_sys_exit_as_an_error_and_runs_the_others(code):
+    checks = [_exiting_check("mine/exit", code), _nonneg_check("mine/square", X**2)]
+    out = io.StringIO()
+    assert runner.main([], stream=out, checks=checks) == 1
+    text = out.getvalue()
+    assert "error !! expected proved" in _row_of(text, "mine/exit")
+    assert "proved" in _row_of(text, "mine/square")  # the check after it still ran
+    assert "MISMATCH mine/exit" in text and "sys.exit" in text
+
+
+def test_run_check_off_the_main_thread_reports_sys_exit_too():
+    rows: list[runner.Row] = []
+    worker = threading.Thread(target=lambda: rows.append(runner.run_check(_exiting_check("mine/exit", 0), timeout=30)))
+    worker.start()
+    worker.join(60)
+    assert rows and rows[0].status == "error" and "sys.exit(0)" in rows[0].error
+
+
+# -- F9: a --path module that cannot be loaded --------------------------------------------------------------------
+
+_BAD_MODULES = {
+    "syntax": ("def f(:\n", "SyntaxError"),
+    "not_a_check": ("CHECK = 5\n", "is not a dpaudit.verify.LemmaCheck"),
+    "checks_not_iterable": ("CHECKS = 5\n", "TypeError"),
+    "raises": ("raise RuntimeError('at import')\n", "RuntimeError: at import"),
+    "exits": ("import sys\nsys.exit(0)\n", "sys.exit(0)"),
+    "duplicate": (textwrap.dedent('''
+        from dpaudit.verify import LemmaCheck, Verdict
+        C = LemmaCheck(name="mine/dup", source="me", statement="s", expected=Verdict.UNDECIDED, check=lambda: None)
+        CHECKS = (C, C)
+        '''), "duplicate check name 'mine/dup'"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_BAD_MODULES))
+def test_prove_path_with_a_bad_module_is_a_one_line_usage_error(tmp_path, capsys, kind):
+    source, message = _BAD_MODULES[kind]
+    (tmp_path / f"{kind}.py").write_text(source)
+    out = io.StringIO()
+    assert runner.main(["--no-builtin", "--path", str(tmp_path)], stream=out) == 2
+    text = out.getvalue()
+    assert text.count("\n") == 1 and message in text and "Traceback" not in text, text
+    assert kind in text or kind == "duplicate"  # names the file that failed
+    # the same through the command line: exit 2, one line, no traceback
+    assert cli_main(["prove", "--no-builtin", "--path", str(tmp_path)]) == 2
+    printed = capsys.readouterr()
+    assert printed.out.count("\n") == 1 and message in printed.out and "Traceback" not in printed.out + printed.err
+    with pytest.raises(CheckLoadError):
+        checks_in_path(tmp_path)
+    if kind != "duplicate":  # a module that failed to import is not left half-initialised in sys.modules
+        assert not any(name.startswith("_dpaudit_user_checks_") and name.endswith(f".{kind}") for name in sys.modules)

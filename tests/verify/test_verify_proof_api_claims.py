@@ -1,0 +1,174 @@
+"""Red team s30, F0 / F0b: the certified claim is what the kernel decided, and every DISPROVED is re-checked.
+
+``combine_results`` certified the caller's text as its claim ("0 >= 1" PROVED) and dropped the failing part's
+counterexample; ``Proof.rechecked_pair``, ``numeric_count``, ``instance`` (with a bool) and ``refute`` recorded a
+certified DISPROVED from values the caller supplied, with nothing re-checked (or with the label as the claim).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from dpaudit.bounds import check_inequality
+from dpaudit.errors import InvalidArgument
+from dpaudit.verify import LemmaCheck, Proof, Verdict, certified, combine_results, lipschitz
+from dpaudit.verify.kernel import KernelError
+from dpaudit.verify.verdict import _issue
+
+X = sp.Symbol("x", real=True)
+CLAMP = sp.Min(sp.Max(X, -1), 1)
+
+
+# -- F0: combine_results -------------------------------------------------------------------------
+
+
+def test_combined_proved_certifies_the_parts_claims_not_the_callers_text():
+    # before: PROVED, certified, claim "0 >= 1"
+    part = lipschitz(CLAMP, 1)
+    r = combine_results("0 >= 1", part, check_inequality(X**2, X**2 + 1))
+    assert r.verdict is Verdict.PROVED and certified(r)
+    assert "0 >= 1" not in r.claim and r.statement == "0 >= 1"
+    assert part.claim in r.claim and "x**2 <= x**2 + 1" in r.claim
+
+
+def test_combined_proved_states_each_parts_domain_in_the_claim():
+    on_box = lipschitz(X**2, 2, domain=(0, 1))
+    r = combine_results("x^2 is 2-Lipschitz", on_box, check_inequality(X**2, X**2 + 1))
+    assert r.verdict is Verdict.PROVED and certified(r)
+    assert f"({on_box.claim} [on the domain: {'; '.join(on_box.domain)}])" in r.claim
+
+
+def test_combined_disproved_keeps_the_failing_parts_counterexample_and_claim():
+    # before: DISPROVED, certified, claim "x**2 >= 0 for all real x", counterexample None
+    part = lipschitz(CLAMP, sp.Rational(1, 2))
+    assert part.verdict is Verdict.DISPROVED and part.counterexample is not None
+    r = combine_results("x**2 >= 0 for all real x", part)
+    assert r.verdict is Verdict.DISPROVED and certified(r)
+    assert r.counterexample == part.counterexample and r.claim == part.claim
+    assert r.statement == "x**2 >= 0 for all real x"
+    both = combine_results("both", lipschitz(CLAMP, 1), part)
+    assert both.verdict is Verdict.DISPROVED and certified(both) and both.counterexample == part.counterexample
+
+
+def test_a_disproved_is_never_said_to_fail_on_a_domain_its_counterexample_may_miss():
+    # before: DISPROVED "x <= 0 for all x" on the domain x <= 0 (where it holds), certified, no counterexample
+    part = check_inequality(X, 0)
+    assert part.verdict is Verdict.DISPROVED
+    r = combine_results("x <= 0 on x <= 0", part, domain=("x <= 0",), assumptions=("x is small",))
+    assert r.verdict is Verdict.DISPROVED and certified(r) and r.counterexample == part.counterexample
+    assert r.claim == part.claim and r.domain == part.domain and r.assumptions == part.assumptions
+    assert "not part of the refuted claim" in r.details and "x <= 0" in r.details and "x is small" in r.details
+
+
+def test_a_counterexample_given_must_be_a_failing_parts_own():
+    part = lipschitz(CLAMP, sp.Rational(1, 2))
+    with pytest.raises(InvalidArgument, match="not the counterexample of a failing part"):
+        combine_results("s", part, counterexample={"x": 5})
+    with pytest.raises(InvalidArgument, match="no part is DISPROVED"):
+        combine_results("s", lipschitz(CLAMP, 1), counterexample={"x": 5})
+    assert combine_results("s", part, counterexample=part.counterexample).counterexample == part.counterexample
+
+
+def test_a_certified_disproved_part_without_a_counterexample_is_an_internal_error():
+    proof = Proof("test/combine-no-cex")
+    proof.refute("1 <= 0", {"x": 0}, sp.Integer(-1))
+    bare = _issue(proof.result().__class__(Verdict.DISPROVED, "1 <= 0"))  # certified, no counterexample
+    with pytest.raises(KernelError, match="no counterexample"):
+        combine_results("s", bare)
+
+
+def test_the_runner_prints_the_conjunction_as_what_the_kernel_decided():
+    check = LemmaCheck(name="test/comb", source="test", statement="label", expected=Verdict.PROVED,
+                       check=lambda: combine_results("0 >= 1", lipschitz(CLAMP, 1)))
+    result = check.run()
+    assert result.verdict is Verdict.PROVED and "0 >= 1" not in result.claim and result.statement == "label"
+
+
+# -- F0b: Proof methods that recorded a DISPROVED from the caller's values ---------------------------
+
+
+def test_rechecked_pair_recomputes_the_violation_exactly():
+    # before: the identity at x = 0, y = 1 (|f(x) - f(y)| = 1 = |x - y|) was a certified DISPROVED
+    proof = Proof("test/pair-ok")
+    point = {"x": [0.0], "y": [1.0], "f(x)": [0.0], "f(y)": [1.0]}
+    assert not proof.rechecked_pair("identity is 1-Lipschitz", point, cases=1, note="", constant=1, norm=2)
+    r = proof.result()
+    assert r.verdict is Verdict.UNDECIDED and r.counterexample is None and "evidence only" in r.details
+    proof = Proof("test/pair-bad")
+    assert proof.rechecked_pair("f is 1/2-Lipschitz", point, cases=1, note="", constant=Fraction(1, 2), norm=2)
+    r = proof.result()
+    assert r.verdict is Verdict.DISPROVED and certified(r)
+    assert r.claim.startswith("||f(x) - f(y)||_2 <= 1/2 ||x - y||_2 at x = ['0'], y = ['1']")
+    assert "re-checked exactly: 1 > 1/2" in r.claim and r.counterexample["||f(x) - f(y)||_2"] == "1"
+
+
+def test_rechecked_pair_is_exact_on_the_floats_values():
+    # 0.1 + 0.2 != 0.3 in floats: |f(x) - f(y)| = 0.30000000000000004 vs 1 * |0.3 - 0| is a real (tiny) violation
+    proof = Proof("test/pair-float")
+    point = {"x": [0.3], "y": [0.0], "f(x)": [0.1 + 0.2], "f(y)": [0.0]}
+    assert proof.rechecked_pair("f is 1-Lipschitz", point, cases=1, note="", constant=1, norm=1)
+    swapped = Proof("test/pair-float-swapped")
+    point = {"x": [0.1 + 0.2], "y": [0.0], "f(x)": [0.3], "f(y)": [0.0]}
+    assert not swapped.rechecked_pair("f is 1-Lipschitz", point, cases=1, note="", constant=1, norm=1)
+
+
+def test_rechecked_pair_sensitivity_form_compares_with_the_bound():
+    proof = Proof("test/pair-sens")
+    point = {"query(D)": [0.0, 0.0], "query(D')": [1.0, 1.0]}  # l2 distance sqrt(2)
+    assert not proof.rechecked_pair("s", point, cases=1, note="", constant=sp.Rational(3, 2), norm=2,
+                                    image=("query(D)", "query(D')"), preimage=None)
+    assert proof.rechecked_pair("s", point, cases=1, note="", constant=sp.Rational(7, 5), norm=2,
+                                image=("query(D)", "query(D')"), preimage=None)
+    assert proof.result().counterexample["bound"] == "7/5"
+
+
+def test_numeric_count_violations_are_evidence_only():
+    # before: numeric_count(label, 10, 1, counterexample={"x": 1}) was a certified DISPROVED
+    proof = Proof("test/count")
+    assert not proof.numeric_count("x^2 >= 0", 10, 1, counterexample={"x": 1})
+    r = proof.result()
+    assert r.verdict is Verdict.UNDECIDED and r.counterexample is None and "evidence only" in r.details
+
+
+def test_instance_with_a_bool_is_evidence_and_with_a_relation_is_decided():
+    # before: instance(label, False, point={"x": 1}) was a certified DISPROVED with the label as its claim
+    for holds in (False, sp.false):
+        proof = Proof("test/instance-bool")
+        assert not proof.instance("x^2 >= 0 for all real x", holds, point={"x": 1})
+        assert proof.result().verdict is Verdict.UNDECIDED and proof.result().counterexample is None
+    proof = Proof("test/instance-relation")
+    assert not proof.instance("x^2 >= 0 for all real x", sp.Ge(-1, 0, evaluate=False), point={"x": 1})
+    r = proof.result()
+    assert r.verdict is Verdict.DISPROVED and certified(r) and r.claim == "-1 >= 0" and r.counterexample["x"] == 1
+    ok = Proof("test/instance-holds")
+    assert ok.instance("1 >= 0", sp.Ge(1, 0, evaluate=False), point={})
+    with pytest.raises(InvalidArgument, match="free symbols"):
+        ok.instance("x >= 0", sp.Ge(X, 0), point={})
+
+
+def test_refute_certifies_the_sign_of_the_margin_not_the_label():
+    # before: claim "" (the runner printed the label "x^2 >= 0" as what was disproved)
+    proof = Proof("test/refute")
+    assert proof.refute("x**2 >= 0 for all real x", {"x": 1}, sp.Integer(-1))
+    r = proof.result()
+    assert r.verdict is Verdict.DISPROVED and certified(r)
+    assert r.claim == "-1 >= 0: the margin given for the point x=1" and "x**2" not in r.claim
+    check = LemmaCheck(name="test/refute", source="test", statement="x^2 >= 0", expected=Verdict.DISPROVED,
+                       check=lambda: _refuted())
+    run = check.run()
+    assert run.claim.startswith("-1 >= 0") and run.statement == "x^2 >= 0"
+
+
+def _refuted():
+    proof = Proof("test/refute-run")
+    proof.refute("x**2 >= 0 for all real x", {"x": 1}, sp.Integer(-1))
+    return proof.result()
+
+
+def test_lipschitz_of_a_callable_still_disproves_through_the_exact_pair():
+    r = lipschitz(lambda v: 3 * v, 1, dim=1, seed=0, budget=200)
+    assert r.verdict is Verdict.DISPROVED and certified(r)
+    assert any(k.startswith("||f(x) - f(y)||") for k in r.counterexample)

@@ -19,6 +19,7 @@ import numpy as np
 import sympy as sp
 
 from dpaudit._validation import argument_error
+from dpaudit.verify._inputs import exact_real
 
 __all__ = ["ExactBox", "exact_bound", "exact_box"]
 
@@ -64,26 +65,20 @@ def _inward(v: sp.Rational, up: bool) -> float:
 def exact_bound(owner: str, parameter: str, value: Any, notes: list[str]) -> sp.Rational:
     """One bound as an exact rational: int, Fraction, sympy Rational, or a finite float at its exact binary value.
 
-    A note is appended to ``notes`` when that value is not the decimal the float prints as.
+    Any float (Python, numpy of any precision, sympy ``Float``, :class:`decimal.Decimal`) is read exactly
+    (:func:`~dpaudit.verify._inputs.exact_real`: a ``longdouble`` is not rounded to a double). A note is appended to
+    ``notes`` when that value is not the decimal the float prints as.
     """
-    allowed = "finite real numbers (int, float, Fraction or sympy Rational; a float is read at its exact binary value)"
-    if isinstance(value, (bool, np.bool_)):
+    allowed = ("finite real numbers (int, float, numpy scalar, Fraction or sympy Rational; a float is read at its "
+               "exact binary value)")
+    exact = exact_real(value)
+    if exact is None:
         raise argument_error(owner, parameter, allowed, value)
     if isinstance(value, (float, np.floating, sp.Float)):
-        f = float(value)
-        if not np.isfinite(f):
-            raise argument_error(owner, parameter, allowed, value)
-        exact = sp.Rational(f)
-        if exact != sp.Rational(repr(f)):
-            notes.append(f"the float {f!r} in {parameter} is read as its exact value {exact}")
-        return exact
-    if isinstance(value, (int, np.integer)):
-        return sp.Integer(int(value))
-    if isinstance(value, Fraction):
-        return sp.Rational(value.numerator, value.denominator)
-    if isinstance(value, sp.Basic) and value.is_Rational:
-        return sp.Rational(value)
-    raise argument_error(owner, parameter, allowed, value)
+        shown = repr(value) if isinstance(value, float) else str(value)
+        if exact != sp.Rational(shown):
+            notes.append(f"the float {shown} in {parameter} is read as its exact value {exact}")
+    return exact
 
 
 def exact_box(owner: str, domain: Any, dim: int) -> ExactBox | None:

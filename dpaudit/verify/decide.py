@@ -29,7 +29,13 @@ import sympy as sp
 from dpaudit._validation import argument_error
 from dpaudit.errors import ArgumentTypeError, InvalidArgument
 from dpaudit.verify.kernel import Decision, decide, number_sign
-from dpaudit.verify.kernel.core import _assumption_text, satisfiable, vacuity_text
+from dpaudit.verify.kernel.core import (
+    MAX_DEGREE,
+    _assumption_text,
+    degree,
+    satisfiable,
+    vacuity_text,
+)
 from dpaudit.verify.kernel.translate import UnsupportedFormula
 from dpaudit.verify.verdict import Verdict
 
@@ -128,7 +134,23 @@ def decision(expr: Any, kind: str = ">=", hypotheses: Sequence[Any] = ()) -> Dec
     first = decide(build(expr), hypotheses)
     if first.verdict is not Verdict.UNDECIDED or first.note.startswith("time limit"):
         return first  # out of time: sympy's rewrites would only spend more
+    if not _rewritable(expr):
+        return dataclasses.replace(first, note=f"{first.note}; {_NOT_REWRITTEN}")
     return decide(build(expr), hypotheses, rewrites=_forms(expr, build))
+
+
+_NOT_REWRITTEN = (f"sympy's rewrites not tried: the polynomial degree is above {MAX_DEGREE} (factor and simplify read "
+                  "t**(p/q) as a polynomial in t**(1/q), and would build it densely, in memory and without a time limit)")
+
+
+def _rewritable(expr: sp.Expr) -> bool:
+    """May sympy rewrite ``expr``? Not above :data:`~dpaudit.verify.kernel.core.MAX_DEGREE` (its degree bound).
+
+    ``sp.factor(t**(10000001/10000000) - t)`` builds a dense polynomial of degree 10**7 in ``t**(1/10**7)``
+    (a MemoryError, or hours), and ``t**4096 - t`` factors a degree-4095 polynomial: neither can be
+    interrupted. Such a goal gets the kernel's own (time-limited) decision only.
+    """
+    return degree(expr) <= MAX_DEGREE
 
 
 def vacuity(hypotheses: Sequence[Any]) -> str:
@@ -239,7 +261,7 @@ def decide_zero(expr: Any, hypotheses: Sequence[Any] = ()) -> Verdict:
     """
     expr, _ = exact_floats(expr)
     hypotheses = [exact_floats(h)[0] for h in hypotheses]
-    if expr.free_symbols:
+    if expr.free_symbols and _rewritable(expr):
         for form in (sp.expand(expr), sp.simplify(expr)):
             if form == 0:  # the kernel still proves that expr is defined everywhere, as written
                 return decide(sp.Eq(expr, 0, evaluate=False), hypotheses,

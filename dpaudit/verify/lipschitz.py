@@ -56,9 +56,10 @@ import sympy as sp
 
 from dpaudit._text import counted
 from dpaudit._validation import argument_error, check_int, check_nonnegative
+from dpaudit.verify._inputs import exact_constant
 from dpaudit.verify._record import _assumption_text
 from dpaudit.verify.box import ExactBox, exact_box
-from dpaudit.verify.decide import exact_floats, exact_sign
+from dpaudit.verify.decide import exact_floats
 from dpaudit.verify.lipschitz_routes import (
     _MEAN_VALUE,
     _assumption_relations,
@@ -101,14 +102,7 @@ def _exact_constant(owner: str, constant: Any) -> sp.Expr:
     A positive number (a float at its exact binary value), or a symbolic expression (a parameter of
     the claim, quantified like the others; restrict it with ``where``).
     """
-    value = sp.Rational(constant) if isinstance(constant, (float, np.floating)) else sp.sympify(constant)
-    if isinstance(value, sp.Expr) and value.free_symbols:
-        return _exact_floats(value)[0]
-    if not isinstance(value, sp.Expr) or not value.is_number or value.has(sp.Float) or exact_sign(value) != 1 \
-            or value in (sp.oo, sp.zoo):
-        raise argument_error(owner, "constant", "a finite positive number (int, float, Fraction or sympy number) or a "
-                             "symbolic expression", constant)
-    return value
+    return exact_constant(owner, "constant", constant)
 
 
 def _exact_floats(expr: Any) -> tuple[Any, list[str]]:

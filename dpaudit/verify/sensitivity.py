@@ -51,7 +51,6 @@ from dpaudit._validation import (
     check_finite_array,
     check_int,
     check_nonnegative,
-    check_positive,
 )
 from dpaudit.errors import InvalidArgument
 from dpaudit.neighbors import (
@@ -64,6 +63,7 @@ from dpaudit.neighbors import (
     worst_case_neighbors,
 )
 from dpaudit.verify._hypothesis import no_local_constants
+from dpaudit.verify._inputs import exact_positive, shown_number
 from dpaudit.verify.box import exact_box
 from dpaudit.verify.lipschitz import DEFAULT_TOLERANCE, parse_norm
 from dpaudit.verify.proof import Proof
@@ -88,8 +88,10 @@ class _Search:
     """State of one neighbour search."""
 
     def __init__(self, query: Callable[[NDArray[np.float64]], Any], base: NDArray[np.float64], relation: NeighborRelation,
-                 bound: Fraction, norm: float, tol: Fraction, budget: int) -> None:
+                 bound: Fraction, norm: float, tol: Fraction, budget: int, low: float = -np.inf,
+                 high: float = np.inf) -> None:
         self.query, self.base, self.relation = query, base, relation
+        self.low, self.high = low, high  # the entry domain (floats inside the exact one): nothing outside is tried
         self.bound, self.norm, self.tol, self.budget = bound, norm, tol, budget
         q_base = self._call(base)
         if q_base is None:
@@ -115,7 +117,7 @@ class _Search:
 
     def distance(self, other: NDArray[np.float64], strategy: str) -> float:
         """Evaluate one neighbour of the base dataset; returns ``||q(D) - q(D')||`` (0 when unusable)."""
-        if self.done or not np.all(np.isfinite(other)) or not self.relation.is_neighbor(self.base, other):
+        if self.done or not self._inside(other) or not self.relation.is_neighbor(self.base, other):
             return 0.0
         self.count += 1
         self.strategies[strategy] = self.strategies.get(strategy, 0) + 1
@@ -139,8 +141,14 @@ class _Search:
             self._confirm(other, scale, strategy)
         return dist
 
+    def _inside(self, data: NDArray[np.float64]) -> bool:
+        """Every entry finite and in the entry domain: the claim says nothing about datasets outside it."""
+        return bool(np.all(np.isfinite(data)) and np.all(data >= self.low) and np.all(data <= self.high))
+
     def rebase(self, base: NDArray[np.float64]) -> bool:
         """Search around another dataset ``D`` (the claim is about every pair of neighbours, not one ``D``)."""
+        if not self._inside(base):
+            return False
         q = self._call(base)
         if q is None or q.shape != self.q_base.shape:
             return False
@@ -193,7 +201,8 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         Maps a dataset (a float array shaped like ``dataset``, or with one row more or fewer under
         add/remove relations) to a scalar or a 1-d array.
     bound : float
-        The claimed sensitivity (``> 0``).
+        The claimed sensitivity (``> 0``), read exactly: a Fraction, a numpy long double or a sympy Float of any
+        precision is compared at its exact value, never rounded to a double.
     relation : NeighborRelation
         :class:`~dpaudit.neighbors.ItemReplace`, :class:`~dpaudit.neighbors.ItemAddRemove`,
         :class:`~dpaudit.neighbors.UserReplace` or :class:`~dpaudit.neighbors.UserAddRemove`.
@@ -211,7 +220,9 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         the floats; 0 asks for the exact comparison.
     domain : (low, high), optional
         The domain of a data entry, with exact bounds (a float at its exact binary value); the entries tried are
-        floats inside it. Default: unbounded (entries up to +-1e9 are tried).
+        floats inside it, and every entry of ``dataset`` must lie in it (:class:`~dpaudit.errors.InvalidArgument`
+        otherwise: the claim says nothing about data outside the domain). Default: unbounded (entries up to
+        +-1e300 are tried).
 
     Returns
     -------
@@ -221,7 +232,7 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         largest distance seen and the neighbour attaining it).
     """
     owner = "sensitivity"
-    b = Fraction(check_positive(owner, "bound", bound))
+    b = exact_positive(owner, "bound", bound)  # exact: a long double or a Fraction is not rounded to a double
     p = parse_norm(owner, norm)
     tol = Fraction(check_nonnegative(owner, "tolerance", tolerance))
     budget = DEFAULT_SENSITIVITY_BUDGET if budget is None else check_int(owner, "budget", budget, minimum=1)
@@ -235,13 +246,14 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         lows, highs = box.float_bounds()  # rounded inward: every entry tried lies in the exact domain
         low, high = float(lows[0]), float(highs[0])
         extremes = tuple(sorted({low, high, low / 2 + high / 2}))
+        _check_inside(owner, base, low, high, box.text())
     else:
         low, high = -_FAR, _FAR
         extremes = _EXTREMES
     key = f"dpaudit.verify.sensitivity/{relation}/{base.shape}/{float(b)}/{p}"
     rng = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
                                 if seed is None else check_int(owner, "seed", seed, minimum=0))
-    search = _Search(query, base, relation, b, p, tol, budget)
+    search = _Search(query, base, relation, b, p, tol, budget, *((low, high) if box is not None else (-np.inf, np.inf)))
     _worst_cases(search, extremes, domain is None)
     _extreme_rows(search, extremes, rng)
     _random(search, rng, budget // 6, low if domain is not None else -1e3, high if domain is not None else 1e3)
@@ -250,7 +262,7 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     _other_bases(search, rng, low, high, extremes)
     search.rebase(base)
     where = "R" if box is None else box.text()
-    claim = (f"||query(D) - query(D')||_{'inf' if p == np.inf else int(p)} <= {float(b):g} for every pair of neighbours D ~ D' "
+    claim = (f"||query(D) - query(D')||_{'inf' if p == np.inf else int(p)} <= {shown_number(b)} for every pair of neighbours D ~ D' "
              f"of shape {base.shape} under {relation} (entries in {where}; searched around the given D and random others)")
     proof = Proof(key)
     proof.given(claim, *(box.notes if box is not None else ()))
@@ -258,7 +270,7 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
     if search.violation is not None:
         proof.rechecked_pair(label, search.violation, cases=search.count, constant=b, norm=p,
                              image=("query(D)", "query(D')"), preimage=None,
-                             note=f"distance {search.violation['distance']:.6g} > {float(b):g}")
+                             note=f"distance {search.violation['distance']:.6g} > {shown_number(b)}")
     else:
         proof.instance(label, True, point={}, cases=search.count)
     result = proof.result()
@@ -270,12 +282,26 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         evidence["neighbours where the query was not finite"] = search.nonfinite
     reason = result.reason
     if result.verdict is Verdict.UNDECIDED:
-        reason = (f"no neighbour farther than {float(b):g} in {search.count} searched (largest distance {search.best:.10g}); "
+        reason = (f"no neighbour farther than {shown_number(b)} in {search.count} searched (largest distance {search.best:.10g}); "
                   "a search can only refute, never prove")
         if search.nonfinite:  # a NaN or infinite value is no counterexample: it is skipped, and said
             reason += (f"; the query was NaN or infinite (or the distance overflowed) on {search.nonfinite} neighbour(s), "
                        "skipped: not counterexamples")
     return _amend(result, claim=claim, source="dpaudit.verify.sensitivity", reason=reason, evidence=evidence)
+
+
+def _check_inside(owner: str, base: NDArray[np.float64], low: float, high: float, where: str) -> None:
+    """Refuse a dataset with an entry outside the domain: a pair around it is no counterexample to the claim.
+
+    ``low`` and ``high`` are the exact domain rounded inward, so a float lies in the exact domain exactly when
+    it lies in ``[low, high]``.
+    """
+    outside = np.argwhere((base < low) | (base > high))
+    if outside.size:
+        index = tuple(int(i) for i in outside[0])
+        raise argument_error(owner, "dataset", f"inside domain={where} in every entry ({len(outside)} entries are not)",
+                             base, fix=f"the entry dataset[{', '.join(map(str, index))}] = {float(base[index])!r} "
+                                       "lies outside it; clip the data into the domain or widen domain=")
 
 
 def _magnitudes(rng: np.random.Generator, shape: tuple[int, ...], low: float, high: float) -> NDArray[np.float64]:

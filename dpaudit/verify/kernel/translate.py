@@ -84,7 +84,7 @@ def check_real_symbol(s: sp.Symbol) -> None:
                               f"{kinds} (non-real, or allowing +-oo)")
 
 
-#: The largest numerator or denominator of a rational exponent the translation expands into a polynomial.
+#: The largest integer exponent, and numerator or denominator of a rational one, the translation expands into a polynomial.
 MAX_EXPONENT = 4096
 
 
@@ -210,6 +210,8 @@ class Translation:
         base, exp = e.args
         if exp.is_Integer:
             n = int(exp)
+            if abs(n) > MAX_EXPONENT:  # a product of |n| factors: t**(10**7) exhausts Z3's memory while it is built
+                raise UnsupportedFormula(f"the exponent {exp} of {e} is above {MAX_EXPONENT}")
             b = self.term(base)
             if n == 0:
                 return self.num(1)

@@ -262,7 +262,8 @@ def _as_mechanism(spec: str, obj: Any, d0: Any, d1: Any, delta: float | None, *,
     )
 
 
-def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str] | None:
+def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str, Any] | None:
+    """``(d0, d1, where they came from, their neighbour relation or None)`` from ``--d0/--d1`` or ``--pair``."""
     given_files = args.d0 is not None or args.d1 is not None
     pair_options = [o for o, v in (("--shape", args.shape), ("--low", args.low), ("--high", args.high)) if v is not None]
     if args.pair is not None and given_files:
@@ -272,7 +273,7 @@ def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str] | None:
     if given_files:
         if args.d0 is None or args.d1 is None:
             raise CommandLineError(f"give both --d0 FILE and --d1 FILE (only {'--d0' if args.d0 else '--d1'} was given)")
-        return load_dataset(args.d0, "--d0"), load_dataset(args.d1, "--d1"), f"files {args.d0} and {args.d1}"
+        return load_dataset(args.d0, "--d0"), load_dataset(args.d1, "--d1"), f"files {args.d0} and {args.d1}", None
     if args.pair is None:
         return None
     from dpaudit.neighbors.pairs import PAIR_RELATIONS, worst_case_pair
@@ -286,7 +287,7 @@ def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str] | None:
         d0, d1, relation = worst_case_pair(args.pair, shape=shape, low=low, high=high)
     except DPAuditError as exc:
         raise CommandLineError(f"--pair {args.pair}: {_one_line(exc)}") from exc
-    return d0, d1, f"worst-case {relation} pair {args.pair}, d0 shape {d0.shape}, d1 shape {d1.shape}"
+    return d0, d1, f"worst-case {relation} pair {args.pair}, d0 shape {d0.shape}, d1 shape {d1.shape}", relation
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
@@ -355,7 +356,8 @@ def prepare_case(args: argparse.Namespace) -> AuditCase:
             raise CommandLineError("--query-sensitivity applies to a module:callable naming a diffprivlib mechanism or "
                                    "an OpenDP measurement, not to a catalogue entry")
         entry = _catalogue_entry(spec)
-        d0, d1, source = pair if pair is not None else (entry.d0, entry.d1, f"the catalogue entry's pair ({entry.name})")
+        # a catalogue entry's claim names its relation, under which the audit checks any pair given
+        d0, d1, source, _ = pair or (entry.d0, entry.d1, f"the catalogue entry's pair ({entry.name})", None)
         return replace(
             entry,
             d0=d0,
@@ -367,10 +369,22 @@ def prepare_case(args: argparse.Namespace) -> AuditCase:
         )
     if pair is None:
         raise CommandLineError(f"TARGET {spec!r} needs a pair: give --d0 FILE --d1 FILE or --pair NAME")
-    d0, d1, source = pair
+    d0, d1, source, relation = pair
     mechanism = _as_mechanism(spec, _import_attribute(spec), d0, d1, args.delta,
                               query_sensitivity=getattr(args, "query_sensitivity", None))
     if args.epsilon is None and not hasattr(mechanism, "claimed_guarantee"):
         raise CommandLineError(f"--epsilon is required: TARGET {spec!r} is a plain callable with no claimed_guarantee()")
     return AuditCase(spec, mechanism, d0, d1, args.epsilon, args.delta, _trials(args, None), broken=False, note=source,
-                     group="command line")
+                     group="command line", options=_pair_check(mechanism, relation))
+
+
+def _pair_check(mechanism: Any, relation: Any) -> dict[str, Any]:
+    """``{"check_neighbors": relation}`` for ``--pair``'s relation and a plain callable that declares none.
+
+    A dpaudit mechanism's claim, or a callable's ``neighbor_relation``, names the relation its guarantee is
+    about: the audit checks the pair under that one. A plain callable without one is checked under the
+    relation the named pair was built for (otherwise its result would say the pair was not checked).
+    """
+    if relation is None or hasattr(mechanism, "claimed_guarantee") or hasattr(mechanism, "neighbor_relation"):
+        return {}
+    return {"check_neighbors": relation}

@@ -85,7 +85,8 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
     data.add_argument(
         "--pair", metavar="NAME",
         help="a named worst-case pair instead of files: item-replace, item-add-remove, user-replace, "
-        "user-add-remove, query-l1, query-l2, query-linf",
+        "user-add-remove, query-l1, query-l2, query-linf (a plain callable that declares no neighbor_relation is "
+        "checked under the named pair's relation)",
     )
     data.add_argument("--shape", metavar="N[xM...]", help="--pair's dataset shape (default 100, 100x10 or scalar)")
     data.add_argument("--low", type=float, metavar="X", help="--pair's data domain, lower end (default -1)")

@@ -28,9 +28,17 @@ row relabelled (d1's rows made copies of d0's), edited, or copied from another a
 refused. A digest anyone can recompute is no defence against a deliberate edit, so on resume a few
 recorded blocks (``REDRAW_PER_DATASET`` per dataset, chosen with fresh operating-system randomness,
 so which ones cannot be predicted) are drawn again on their own streams, whose draws are
-deterministic, and compared byte for byte; any difference refuses the file. This also catches a
-mechanism whose code changed under the same name, or that is not a deterministic function of its
-``rng``.
+deterministic, and compared byte for byte; any difference refuses the file.
+
+What the re-draw does **not** guarantee. It samples only ``REDRAW_PER_DATASET`` blocks per dataset,
+so it catches a change of the mechanism's behaviour only when that change shows in a block it
+happens to re-draw: a mechanism that is not a deterministic function of its ``rng`` (every block
+differs) is refused, but a change confined to some blocks (code fixed after a bug that touched one
+block, a global flag the function reads) is caught only when that block is among the few re-drawn.
+A red team resumed a checkpoint after changing a global the mechanism reads and got a false
+VIOLATION from the loaded old block in 5 of 8 runs. **A change to anything outside the fingerprint
+above (globals the function reads, functions or methods it calls, a library it uses other than
+numpy and dpaudit) needs a fresh checkpoint**: delete the file or use a new path.
 
 One path, one audit at a time. A new file is built complete under a temporary name, locked, and
 linked into place (``os.link`` fails if the path exists: creation is exclusive), so a path holds

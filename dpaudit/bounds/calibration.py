@@ -27,7 +27,7 @@ from scipy import stats
 
 from dpaudit import accounting
 from dpaudit._validation import check_nonnegative, check_positive, check_probability
-from dpaudit.bounds.checks import DIGITS, check_identity, check_inequality, random_points
+from dpaudit.bounds.checks import DIGITS, _label, check_identity, check_inequality, random_points
 from dpaudit.bounds.symbols import Delta, T, delta, epsilon, mu_gdp, sigma, x
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict, combine_verdicts
 from dpaudit.errors import CheckFailed
@@ -376,9 +376,13 @@ def check_gaussian_noise(
         reason = ("eps_budget < 1 is not shown on the whole region, so [DR14, Thm A.1] does not apply"
                   if small_eps is not Verdict.PROVED else f"reduction to [DR14, Thm A.1]: {reduction.verdict}")
     region_text = tuple(f"{s} in [{lo:g}, {hi:g}]" for s, (lo, hi) in (region or {}).items())
-    return CheckResult(verdict, claim, source, "sympy+numeric", reduction.residual,
+    # the certified claim is what was decided; the caller's ``claim`` is a label (CheckResult.statement)
+    decided = (f"N(0, ({sigma_expr})**2) noise on a query of l2-sensitivity {sensitivity} is ({eps_budget}, {delta_budget})-DP"
+               + (f" for {', '.join(region_text)}" if region_text else "") + (f" where {', '.join(map(str, where))}" if where else ""))
+    return CheckResult(verdict, decided, source, "sympy+numeric", reduction.residual,
                        ("classical Gaussian theorem needs eps < 1", *region_text), counterexample or reduction.counterexample,
-                       reduction.cases + evaluated, details, premises=(_DR14_A1_PREMISE,), reason=reason)
+                       reduction.cases + evaluated, details, premises=(_DR14_A1_PREMISE,), reason=reason,
+                       statement=_label("check_gaussian_noise", claim))
 
 
 _DR14_A1_PREMISE = Premise("cited", "[DR14] Thm A.1", "for eps in (0, 1) and c^2 > 2 ln(1.25/delta), N(0, sigma^2) noise "
@@ -391,7 +395,7 @@ def _below_one_on_region(eps_budget: sp.Expr, region: Mapping[sp.Symbol, tuple[f
 
     Each boxed symbol is written ``lo + (hi - lo)/(1 + u)``, u > 0 (onto ``(lo, hi)``; the closed
     end hi is the limit u -> 0, so the margin must stay positive there: the check uses ``1 -
-    eps_budget`` at hi too), and sympy decides the sign.
+    eps_budget`` at hi too), and the verification kernel decides the sign (:func:`~dpaudit.verify.decide_positive`).
     """
     if where:
         return Verdict.UNDECIDED  # extra constraints are not encoded symbolically
@@ -437,7 +441,7 @@ def check_gaussian_classical(*, rng: np.random.Generator, sigma_expr: sp.Expr | 
         "agree" if mismatch is None else "DISAGREE")
     return CheckResult(verdict, noise.claim, DR14_GAUSS, "sympy+numeric", noise.residual, noise.assumptions,
                        mismatch or noise.counterexample, noise.cases + len(pts), details, premises=noise.premises,
-                       reason=noise.reason)
+                       reason=noise.reason, statement=noise.statement)
 
 
 def check_analytic_gaussian(*, rng: np.random.Generator, count: int = 64) -> CheckResult:

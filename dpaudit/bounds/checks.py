@@ -234,6 +234,19 @@ def _exact_inputs(lhs: Any, rhs: Any, where: Sequence[Any], assumptions: Sequenc
     return lhs, rhs, [w for w, _ in converted], (*stated, *notes)
 
 
+def _label(function: str, claim: str | None) -> str:
+    """The caller's ``claim=`` text: a label recorded as ``CheckResult.statement``, never the certified claim."""
+    if claim is not None and not isinstance(claim, str):
+        raise argument_error(function, "claim", "a string (a label for the result) or None", claim)
+    return claim or ""
+
+
+def _decided(lhs: sp.Expr, relation: str, rhs: sp.Expr, symbols: Sequence[sp.Symbol]) -> str:
+    """The certified claim: the formula the kernel decided, quantified over its symbols (domains: the hypotheses)."""
+    names = ", ".join(str(s) if isinstance(s, sp.Dummy) else s.name for s in symbols)
+    return f"{lhs} {relation} {rhs}" + (f" for all {names}" if names else "")
+
+
 def _hypotheses(symbols: Sequence[sp.Symbol], assumptions: Sequence[str]) -> tuple[str, ...]:
     """The printed hypotheses: ``assumptions`` and every symbol's declared domain.
 
@@ -322,8 +335,8 @@ def check_identity(
 ) -> CheckResult:
     """Check ``lhs == rhs`` symbolically (simplify / equals) and at random points.
 
-    ``claim``, ``source`` and ``rng`` are optional as in :func:`check_inequality` (default: ``"lhs = rhs"``,
-    ``"user claim"`` and a generator seeded from the claim).
+    ``claim``, ``source`` and ``rng`` are optional as in :func:`check_inequality`: the certified claim is the formula
+    decided (``"lhs = rhs for all x, ..."``), ``claim`` the caller's label (``CheckResult.statement``, not checked).
 
     Returns
     -------
@@ -333,12 +346,12 @@ def check_identity(
     """
     refuse_same_names("check_identity", "lhs", lhs, rhs, *where)
     lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
-    if claim is None:
-        claim = f"{lhs} = {rhs}"
-    if rng is None:
-        rng = rng_for(claim)
+    label = _label("check_identity", claim)
+    if rng is None:  # seeded as before the claim became the formula: the same points, the same verdicts
+        rng = rng_for(label or f"{lhs} = {rhs}")
     symbolic, residual, dec = _kernel(lhs - rhs, "==", where)
     syms = _symbols_of(lhs, rhs, *where)
+    claim = _decided(lhs, "=", rhs, syms)
     pts = random_points(syms, rng, count, region=region, where=where)
     f_l, f_r = _mp_fn(lhs, syms), _mp_fn(rhs, syms)
     counterexample: Mapping[str, Any] | None = None
@@ -357,7 +370,7 @@ def check_identity(
     shown = None if point is None else exact_counterexample(point, _sides(f_l, f_r, syms, point))
     return _issue(CheckResult(verdict, claim, source, "sympy+numeric", residual, _hypotheses(syms, assumptions), shown,
                               1 + evaluated, details, domain=tuple(map(str, where)),
-                              vacuity=vacuity(where) if verdict is Verdict.PROVED else ""))
+                              vacuity=vacuity(where) if verdict is Verdict.PROVED else "", statement=label))
 
 
 def _by_cases(residual: sp.Expr, where: Sequence[Any], claim: str) -> tuple[bool | None, str]:
@@ -396,11 +409,16 @@ def check_inequality(
 
     Parameters
     ----------
-    claim, source : str
-        What is checked and where it comes from (default: ``"lhs <= rhs"`` and ``"user claim"``).
+    claim : str, optional
+        The caller's words for the inequality: a label only, recorded as ``CheckResult.statement`` and printed
+        "[statement (label, not checked): ...]". The certified ``CheckResult.claim`` is always the formula the kernel
+        decided, ``"lhs <= rhs for all x, ..."`` (the symbols' domains among the hypotheses): a label that says
+        something else is never printed as proved.
+    source : str
+        Where the claim comes from (default ``"user claim"``).
     rng : numpy.random.Generator, optional
-        Source of the random points (default: a generator seeded from ``claim``, so the check is
-        reproducible).
+        Source of the random points (default: a generator seeded from ``claim``, or from ``"lhs <= rhs"`` without
+        one, so the check is reproducible).
     extra_points : sequence of mappings
         Additional points to test (e.g. a counterexample reported in the notes); they are subject
         to ``where`` like the random ones.
@@ -421,10 +439,11 @@ def check_inequality(
     """
     refuse_same_names("check_inequality", "lhs", lhs, rhs, *where)
     lhs, rhs, where, assumptions = _exact_inputs(lhs, rhs, where, assumptions)
-    if claim is None:
-        claim = f"{lhs} {'<' if strict else '<='} {rhs}"
-    if rng is None:
-        rng = rng_for(claim)
+    label = _label("check_inequality", claim)
+    relation = "<" if strict else "<="
+    if rng is None:  # seeded as before the claim became the formula: the same points, the same verdicts
+        rng = rng_for(label or f"{lhs} {relation} {rhs}")
+    claim = _decided(lhs, relation, rhs, _symbols_of(lhs, rhs, *where))
     method = "kernel+numeric"
     cases_note = ""
     premises: tuple[Premise, ...] = ()
@@ -447,7 +466,7 @@ def check_inequality(
     else:
         symbolic_answer, residual, dec = _kernel(rhs - lhs, kind, where)
     if symbolic and symbolic_answer is None and not strict and not reparametrize and has_kinks(rhs - lhs):
-        symbolic_answer, cases_note = _by_cases(rhs - lhs, where, claim)
+        symbolic_answer, cases_note = _by_cases(rhs - lhs, where, f"{lhs} {relation} {rhs}")
         if symbolic_answer:
             method = "cases+numeric"
     syms = _symbols_of(lhs, rhs, *where)
@@ -487,7 +506,7 @@ def check_inequality(
     reason = details if verdict is Verdict.UNDECIDED else ""
     return _issue(CheckResult(verdict, claim, source, method, residual, _hypotheses(syms, assumptions), shown,
                               1 + evaluated, details, premises=premises, reason=reason, domain=tuple(map(str, where)),
-                              vacuity=vacuity(where) if verdict is Verdict.PROVED else ""))
+                              vacuity=vacuity(where) if verdict is Verdict.PROVED else "", statement=label))
 
 
 @dataclass(frozen=True)

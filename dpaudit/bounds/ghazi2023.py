@@ -334,7 +334,8 @@ def check_alg1_gaussian(*, rng: np.random.Generator, sigma_expr: sp.Expr = SIGMA
     verdict = combine_verdicts(const.verdict, noise.verdict)
     return CheckResult(verdict, noise.claim, noise.source, noise.method, noise.residual, noise.assumptions,
                        noise.counterexample or const.counterexample, const.cases + noise.cases,
-                       f"constant: {const.verdict.name}; noise: {noise.details}", premises=noise.premises)
+                       f"constant: {const.verdict.name}; noise: {noise.details}", premises=noise.premises,
+                       statement=noise.statement)
 
 
 def check_tdlap_edge_mass(*, rng: np.random.Generator) -> CheckResult:

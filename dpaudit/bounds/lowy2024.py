@@ -369,7 +369,7 @@ def check_gaussian_lemma_a6(*, rng: np.random.Generator, max_epsilon: float = 2.
     if sampled.verdict is not Verdict.UNDECIDED:
         return sampled
     kernel = _gaussian_a6_kernel(delta_sym, sp.Rational(str(max_epsilon)))
-    return _amend(kernel, claim=sampled.claim, source=sampled.source, cases=kernel.cases + sampled.cases,
+    return _amend(kernel, claim=sampled.claim, statement=sampled.statement, source=sampled.source, cases=kernel.cases + sampled.cases,
                   details=f"{kernel.details}; sampled (evidence): {sampled.details}")
 
 

@@ -9,7 +9,6 @@ witness direction) and slopes of the log-ratio along random rays of the regime (
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -85,16 +84,22 @@ def check_rate(
 
     The verdict is the trusted kernel's (:func:`~dpaudit.bounds.rate_kernel.kernel_rate_check`): PROVED means
     ``derived <= K claimed`` on the whole domain for a constant ``K`` free of the rate variables (printed in
-    ``details``); DISPROVED means a log-direction of the regime, re-checked exactly, along which a derived term
-    outgrows the stated rate (the ratio then exceeds every constant times every polylog: a printed premise).
+    ``details``; for an O~ statement, ``ignore_logs``, ``K`` holds the derived terms' log factors of the rate
+    variables, ``details`` says so and the claim reads "Õ(...) (log factors of the rate variables ignored)");
+    DISPROVED means a log-direction of the regime, re-checked exactly, along which a derived term outgrows the stated
+    rate (the ratio then exceeds every constant times every polylog: a printed premise).
     The rate engine's reading (:func:`_engine_reading`: LP certificate or witness, numeric slopes) is evidence,
     appended to ``details``; when it disagrees with the kernel, ``details`` says so. Log factors of the rate variables
     are decided by the kernel too (log-linear forms, :mod:`~dpaudit.bounds.rate_logs`). Where the kernel route does not
     decide (a log factor that is not log-linear, a bound not reduced to its monomials), the verdict is UNDECIDED, the
-    engine's reading kept in ``details`` and ``reason`` as evidence. A PROVED that needs a regime constraint with log
-    factors of the rate variables (``d <= log(n)``, read in log space without them) is UNDECIDED: such a constraint
-    may refute, never prove. A PROVED is marked with the regime's ``vacuity`` when the kernel does not show the
-    regime (with the domain) has a point.
+    engine's reading kept in ``details`` and ``reason`` as evidence. A regime constraint with log factors of the rate
+    variables (``d <= log(n)``, read in log space without them) never proves (a PROVED that needs it is UNDECIDED),
+    and refutes only along a log-direction that satisfies it strictly in log space (see
+    :func:`~dpaudit.bounds.rate_kernel.kernel_rate_check`). A PROVED is marked with the regime's ``vacuity`` when the
+    kernel does not show the regime (with the domain) has a point.
+
+    The certified ``claim`` is the formula decided (:func:`certified_claim`: ``"derived = O(claimed) over the regime
+    ..."``); the caller's ``claim=`` text is a label, recorded as ``CheckResult.statement``.
 
     Parameters
     ----------
@@ -121,6 +126,8 @@ def check_rate(
         If a constraint is not an inequality (one sympy already evaluated to True or False included), or the kernel
         shows the regime (the constraints with the domain of the rate variables) has no point.
     """
+    if not isinstance(claim, str):
+        raise argument_error("check_rate", "claim", "a string (a label for the result)", claim)
     constraints = _checked_constraints(constraints)
     engine = _engine_reading(derived, claimed, claim=claim, source=source, rng=rng, variables=variables, small=small,
                              ignore_logs=ignore_logs, directions_tried=directions_tried, assumptions=assumptions,
@@ -138,36 +145,47 @@ def check_rate(
     empty = _regime_vacuity(derived, claimed_expr, rate_vars, directions, regime)
     if empty.startswith("vacuous"):
         raise argument_error("check_rate", "constraints", "a regime with points in the domain", empty)
+    label = claim
+    claim = certified_claim(derived, claimed_expr, rate_vars, directions, bool(ignore_logs), regime, derived_is_lower_bound)
+    # a regime constraint with log factors of the rate variables (read in log space without them) supports neither
+    # verdict unless checked exactly: kernel_rate_check leaves such a PROVED or DISPROVED UNDECIDED, with the reason
     kernel = _kernel(derived, claimed_expr, claim, rate_vars, directions, bool(ignore_logs), regime,
                      derived_is_lower_bound)
-    logged = [r for r in regime if _has_rate_logs(r, rate_vars)]
-    if kernel.verdict is Verdict.PROVED and logged:
-        # the log-space reading of such a constraint drops its log factors (d <= log n becomes y_d <= 0): a regime
-        # larger in one way, smaller in another, so it may refute but never prove. PROVED only without it.
-        kept = [r for r in regime if r not in logged]
-        without = _kernel(derived, claimed_expr, claim, rate_vars, directions, bool(ignore_logs), kept,
-                          derived_is_lower_bound)
-        if without.verdict is Verdict.PROVED:
-            kernel = without
-        else:
-            reason = (f"PROVED only with the regime constraints {', '.join(map(str, logged))} read in log space, which "
-                      "drops their log factors of the rate variables: such a constraint is used to refute, never to prove")
-            kernel = dataclasses.replace(kernel, verdict=Verdict.UNDECIDED, counterexample=None, premises=(),
-                                         vacuity="", reason=reason, details=f"{reason}; {kernel.details}",
-                                         certificate=None)
     reading = f"rate engine (evidence, not a decision): {engine.verdict.name}: {engine.details}"
     if engine.verdict is not Verdict.UNDECIDED and kernel.verdict is not Verdict.UNDECIDED and engine.verdict is not kernel.verdict:
         reading += " [the engine's reading disagrees with the kernel: investigate]"
     # every PROVED / DISPROVED is the kernel's: where the kernel does not decide (a log factor that is not
     # log-linear, a bound it cannot reduce to its monomials), the verdict is UNDECIDED and the engine's reading
     # stays in ``details`` as evidence only
-    result = _amend(kernel, claim=claim, source=source, method="kernel+rates",
+    result = _amend(kernel, claim=claim, statement=label, source=source, method="kernel+rates",
                     assumptions=(*assumptions, *kernel.assumptions), cases=kernel.cases + engine.cases,
                     details=f"{kernel.details}; {reading}",
                     reason=(f"kernel: {kernel.reason}; {reading}" if kernel.verdict is Verdict.UNDECIDED else kernel.reason))
     if result.verdict is Verdict.PROVED and empty and not result.vacuity:
         result = _amend(result, vacuity=empty)
     return result
+
+
+def certified_claim(derived: Any, claimed: Any, rate_vars: Sequence[sp.Symbol], directions: Sequence[int],
+                    ignore_logs: bool, regime: Sequence[Any], derived_is_lower_bound: bool) -> str:
+    """What :func:`check_rate` decides, as a formula: ``"derived = O(claimed) over the regime ..."``.
+
+    An O~ comparison (``ignore_logs``) reads ``"derived = Õ(claimed) (log factors of the rate variables ignored)"``:
+    its constant may hold log factors of the rate variables.
+    """
+    used = set().union(sp.sympify(derived).free_symbols, sp.sympify(claimed).free_symbols,
+                       *(r.free_symbols for r in regime))
+    ends = [f"{v} {'>=' if s > 0 else '<='} 1" for v, s in zip(rate_vars, directions, strict=True) if v in used]
+    text = f"{derived} = {'Õ' if ignore_logs else 'O'}({claimed})"
+    if ignore_logs:
+        text += " (log factors of the rate variables ignored)"
+    if ends:
+        text += " over the regime " + ", ".join(ends)
+    if regime:
+        text += " with " + ", ".join(map(str, regime))
+    if derived_is_lower_bound:
+        text += " (the derived rate a lower bound on the quantity)"
+    return text
 
 
 def _checked_constraints(constraints: Sequence[Any]) -> list[Any]:
@@ -180,11 +198,6 @@ def _checked_constraints(constraints: Sequence[Any]) -> list[Any]:
                                  "not already evaluated by sympy (build them with evaluate=False)", rel)
         out.append(rel)
     return out
-
-
-def _has_rate_logs(rel: Any, rate_vars: Sequence[sp.Symbol]) -> bool:
-    """The relation has a log factor of a rate variable (``d <= log(n)``)."""
-    return any(lg.args[0].free_symbols & set(rate_vars) for lg in rel.atoms(sp.log))
 
 
 def _regime_vacuity(derived: Any, claimed: Any, rate_vars: Sequence[sp.Symbol], directions: Sequence[int],

@@ -16,7 +16,7 @@ from scipy import optimize
 
 from dpaudit._validation import argument_error
 from dpaudit.bounds.rate_format import _pretty_name
-from dpaudit.bounds.rate_kernel import kernel_rate_check
+from dpaudit.bounds.rate_kernel import has_rate_logs, kernel_rate_check
 from dpaudit.bounds.rates import (
     Monomial,
     Rate,
@@ -312,8 +312,9 @@ def compare_rates(
                              f"variables={rb.variables}, directions={rb.directions}")
     cvecs = regime_vectors(constraints, ra.variables, ra.directions)
     ig = ignore_logs or ra.ignore_logs or rb.ignore_logs
-    ab = _dominance(ra, rb, ig, cvecs)
-    ba = _dominance(rb, ra, ig, cvecs)
+    logged = [i for i, rel in enumerate(constraints) if has_rate_logs(rel, ra.variables)]
+    ab = _log_gated(_dominance(ra, rb, ig, cvecs), ra, rb, ig, cvecs, logged)
+    ba = _log_gated(_dominance(rb, ra, ig, cvecs), rb, ra, ig, cvecs, logged)
     if certify:
         # every PROVED / DISPROVED passes through the kernel: the LP's reading alone is evidence, not a decision
         xa = ra.as_expr() if isinstance(a, Rate) else _as_expr(a, "compare_rates")
@@ -326,6 +327,34 @@ def compare_rates(
         ba = _gated(ba, kernel["B <= C A"], ra.variables)
     summary = _summary(ra, rb, ab, ba)
     return RateComparison(ra, rb, ab, ba, summary, tuple(constraints))
+
+
+def _log_gated(dom: Dominance, a: Rate, b: Rate, ignore_logs: bool, cvecs: list[list[sp.Expr]],
+               logged: Sequence[int]) -> Dominance:
+    """The LP's reading with the regime constraints that have log factors of the rate variables gated.
+
+    As in :func:`~dpaudit.bounds.rate_kernel.kernel_rate_check`: such a constraint (read in log space without its log
+    factors) never supports PROVED (the reading without it is kept when PROVED too), and supports DISPROVED only when
+    the witness direction satisfies it strictly (``<c, y> > 0``, exact): on its boundary the log factors decide (``log(n)
+    <= epsilon n <= 1`` forces ``n <= 2``). Otherwise UNDECIDED, with the reason in ``note``.
+    """
+    if not logged or dom.verdict is Verdict.UNDECIDED:
+        return dom
+    if dom.verdict is Verdict.PROVED:
+        without = _dominance(a, b, ignore_logs, [c for i, c in enumerate(cvecs) if i not in logged])
+        if without.verdict is Verdict.PROVED:
+            return without
+        why = "PROVED only with a regime constraint with log factors of the rate variables read in log space without them"
+    else:
+        w = dom.witness or {}
+        inside = [sum((sp.sympify(c) * sp.Rational(w.get(v, Fraction(0)).numerator, w.get(v, Fraction(0)).denominator)
+                       for c, v in zip(cvecs[i], a.variables, strict=True)), sp.Integer(0)) for i in logged]
+        if dom.witness is not None and all(bool(x > 0) for x in inside):
+            return dom
+        why = ("the witness direction is not strictly inside a regime constraint with log factors of the rate variables "
+               "(<c, y> > 0): not a refutation (strictly in log space)")
+    return Dominance(Verdict.UNDECIDED, offending=dom.offending,
+                     note=f"{why}; the LP's reading: {dom.verdict.name}" + (f"; {dom.note}" if dom.note else ""))
 
 
 def _gated(dom: Dominance, kernel: Any, variables: Sequence[sp.Symbol]) -> Dominance:
@@ -356,7 +385,7 @@ def _gated(dom: Dominance, kernel: Any, variables: Sequence[sp.Symbol]) -> Domin
 def _summary(a: Rate, b: Rate, ab: Dominance, ba: Dominance) -> str:
     pv, dv = Verdict.PROVED, Verdict.DISPROVED
     if ab.verdict is pv and ba.verdict is pv:
-        return "same rate (up to constants" + ("" if a.ignore_logs else " and equal log factors") + ")"
+        return "same rate (up to constants" + (" and log factors" if a.ignore_logs else ", log factors equal") + ")"
     if ab.verdict is pv and ba.verdict is dv:
         return f"A <= B everywhere; B is larger along {_direction_text(ba.witness)}"
     if ba.verdict is pv and ab.verdict is dv:

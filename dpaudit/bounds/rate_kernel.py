@@ -15,7 +15,8 @@ through a :class:`~dpaudit.verify.Proof` (so the verdict carries a kernel certif
 **PROVED** (every obligation proved) then means the concrete, non-asymptotic bound
 ``derived <= K * claimed`` at every point of the domain, with ``K = (sum_i c_i) * (sum_j 1/k_j)`` (free of the rate
 variables): ``m_i = e^{<alpha_i, y>} <= max_j e^{<beta_j, y>} <= sum_j b_j <= claimed * sum_j 1/k_j``. For an O~
-statement a derived term may carry log factors ``Lambda_i >= 0`` (proved): ``K`` then contains them (a polylog).
+statement a derived term may carry log factors ``Lambda_i >= 0`` (proved): ``K`` then contains them (a polylog of the
+rate variables, not a constant; ``details`` says so).
 
 **DISPROVED** needs the kernel's counterexample to an exponent obligation: a rational log-direction ``y*`` inside the
 regime (every ``y*_v > 0``, so side conditions such as ``n >= log(1/delta) log(m)/eps`` hold far along it) where
@@ -45,6 +46,7 @@ stated term has, log factors in the stated rate of an O~ statement) is UNDECIDED
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -120,6 +122,11 @@ class _ExactLogs(_Tropical):
         return super().terms(expr)
 
 
+def has_rate_logs(relation: Any, variables: Sequence[sp.Symbol]) -> bool:
+    """The relation has a log factor of a rate variable (``d <= log(n)``, ``epsilon n >= log(n)``)."""
+    return any(lg.args[0].free_symbols & set(variables) for lg in sp.sympify(relation).atoms(sp.log))
+
+
 def kernel_rate_check(
     derived: Any,
     claimed: Any,
@@ -133,6 +140,62 @@ def kernel_rate_check(
     derived_is_lower_bound: bool = False,
 ) -> CheckResult:
     """Decide "``derived`` is at most ``claimed`` (up to a constant) over the regime" through the kernel.
+
+    A regime constraint with log factors of the rate variables (``epsilon n >= log(n)``) is read in log space without
+    them (``y_n - y_epsilon >= 0``): a regime larger in one way and smaller in another, so alone it decides nothing.
+
+    * PROVED only without such constraints (the bound then holds on a larger regime); a PROVED that needs one is
+      UNDECIDED, with the reason.
+    * DISPROVED only along a log-direction where each such constraint holds *strictly* in log space
+      (``<c, y*> > 0``, re-checked exactly): its monomial ratio then grows like ``e^{t <c, y*>}`` and beats its
+      log factors (powers of ``t``), so the constraint holds far along the ray. On the boundary ``<c, y*> = 0``
+      (``log n <= epsilon n <= 1`` forces ``y_n = y_epsilon``, where ``n`` stays bounded) no refutation is issued:
+      UNDECIDED, with the reason.
+
+    See :func:`_kernel_rate_check` for the obligations.
+    """
+    regime, regime_vectors = tuple(regime), tuple(regime_vectors)
+    logged = tuple(i for i, rel in enumerate(regime) if has_rate_logs(rel, variables))
+    result = _kernel_rate_check(derived, claimed, key=key, variables=variables, directions=directions,
+                                ignore_logs=ignore_logs, regime=regime, regime_vectors=regime_vectors,
+                                derived_is_lower_bound=derived_is_lower_bound, strict=logged)
+    if not logged:
+        return result
+    shown = ", ".join(str(regime[i]) for i in logged)
+    if result.verdict is Verdict.PROVED:
+        kept = [i for i in range(len(regime)) if i not in logged]
+        without = _kernel_rate_check(derived, claimed, key=key, variables=variables, directions=directions,
+                                     ignore_logs=ignore_logs, regime=[regime[i] for i in kept],
+                                     regime_vectors=[regime_vectors[i] for i in kept],
+                                     derived_is_lower_bound=derived_is_lower_bound)
+        if without.verdict is Verdict.PROVED:
+            return without
+        reason = (f"PROVED only with the regime constraints {shown} read in log space, which drops their log factors "
+                  "of the rate variables: such a constraint is used to refute, never to prove")
+    elif result.verdict is Verdict.UNDECIDED:
+        reason = (f"the regime constraints {shown} have log factors of the rate variables: a refutation needs a "
+                  "log-direction where each holds strictly in log space (<c, y> > 0), and none was found; "
+                  f"{result.reason}")
+    else:
+        return result  # DISPROVED along a direction checked strictly against every such constraint
+    return dataclasses.replace(result, verdict=Verdict.UNDECIDED, counterexample=None, premises=(), vacuity="",
+                               reason=reason, details=f"{reason}; {result.details}", certificate=None)
+
+
+def _kernel_rate_check(
+    derived: Any,
+    claimed: Any,
+    *,
+    key: str,
+    variables: Sequence[sp.Symbol],
+    directions: Sequence[int],
+    ignore_logs: bool,
+    regime: Sequence[Any] = (),
+    regime_vectors: Sequence[Sequence[Any]] = (),
+    derived_is_lower_bound: bool = False,
+    strict: Sequence[int] = (),
+) -> CheckResult:
+    """The kernel's decision (:func:`kernel_rate_check`, which gates the regime constraints with log factors).
 
     Parameters
     ----------
@@ -148,6 +211,9 @@ def kernel_rate_check(
         The regime's constraints (sympy relations) and their log-space vectors ``c`` (``<c, y> >= 0``), from
         :func:`~dpaudit.bounds.rate_comparison.regime_vectors`; a constraint is read exactly in log space (its
         constants and log factors dropped), a premise printed beside the verdict.
+    strict : sequence of int
+        Indices of the constraints a refuting log-direction must satisfy strictly (``<c, y*> > 0``): those with log
+        factors of the rate variables.
     derived_is_lower_bound : bool
         ``derived`` is only a lower bound on the quantity: it can refute the claim, never prove it.
 
@@ -193,13 +259,17 @@ def kernel_rate_check(
                 "log space: y_v = direction_v ln v >= 0, so a monomial prod v^a_v is exp(<a * direction, y>)")
     if regime:
         proof.assume("regime read in log space", "the regime's conditions " + ", ".join(map(str, regime))
-                     + " are read as <c, y> >= 0 (their constants and log factors dropped)")
+                     + " are read as <c, y> >= 0 (their constants and log factors dropped)"
+                     + ("; those with log factors of the rate variables (" + ", ".join(str(regime[i]) for i in strict)
+                        + ") as <c, y> > 0 along a refuting direction, where they hold for t large" if strict else ""))
     b_forms = [_exponent_form(t, variables, directions, ys) for t in b_terms]
     top = b_forms[0] if len(b_forms) == 1 else sp.Max(*b_forms, evaluate=False)
     # unevaluated differences: the kernel decides them (sympy's automatic arithmetic would hand it a literal 0)
     residuals = [_minus(top, _exponent_form(t, variables, directions, ys)) for t in a_terms]
     decisions = [decision(r, ">=", log_space_rel) for r in residuals]
-    interior = [sp.Gt(y, 0, evaluate=False) for y in ys] + log_space_rel
+    # a refuting direction lies inside the regime (every y_v > 0) and strictly inside each constraint with log factors
+    interior = [sp.Gt(y, 0, evaluate=False) for y in ys] + [
+        sp.Gt(rel.lhs, 0, evaluate=False) if i in strict else rel for i, rel in enumerate(log_space_rel)]
     ctx = _Context(proof, derived, claimed, variables, directions, ys, domain, interior, a_split, b_split, a_terms, b_terms,
                    a_logs, b_logs)
     failed = next((i for i, dec in enumerate(decisions) if dec.verdict is Verdict.DISPROVED), None)
@@ -239,9 +309,20 @@ def kernel_rate_check(
     constant = sp.Add(*(c * lg for c, _, lg in a_split)) * sp.Add(*(1 / c for c, _, _ in b_split))
     result = proof.result()
     if result.verdict is Verdict.PROVED:
-        result = _amend(result, details=f"derived <= K * claimed on the whole domain, K = {constant}; "
+        where = (" where the regime's constraints hold without their constants (<c, y> >= 0; elsewhere in the regime "
+                 "the constraints' constants enter K)" if regime else " on the whole domain")
+        result = _amend(result, details=f"derived <= K * claimed{where}, {_constant_text(constant, variables)}; "
                                      + result.details)
     return result
+
+
+def _constant_text(constant: sp.Expr, variables: Sequence[sp.Symbol]) -> str:
+    """``K = ...``, saying whether ``K`` is free of the rate variables or holds their log factors (an O~ bound)."""
+    held = sorted(sp.sympify(constant).free_symbols & set(variables), key=lambda s: s.name)
+    if held:
+        return (f"K = {constant}, which holds log factors of the rate variables {', '.join(map(str, held))} (an O~ "
+                "bound: log factors ignored; K is not a constant)")
+    return f"K = {constant}, free of the rate variables"
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,9 @@ cannot reveal anything.
 from __future__ import annotations
 
 import abc
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -157,6 +159,9 @@ class UserAddRemove(NeighborRelation):
         return _add_remove_reason(a, b, "user")
 
 
+_FLOAT_SQUARE_LIMIT = Fraction(2) ** 1000  # a squared norm below it converts to float without overflow
+
+
 @dataclass(frozen=True)
 class QueryDistance(NeighborRelation):
     """Query answers within ``sensitivity`` of each other in the ``norm`` ("l1", "l2" or "linf").
@@ -175,7 +180,13 @@ class QueryDistance(NeighborRelation):
         check_one_of("QueryDistance", "norm", self.norm, ("l1", "l2", "linf"))
 
     def distance(self, a: Any, b: Any) -> float:
-        """``||a - b||`` in this relation's norm."""
+        """``||a - b||`` in this relation's norm (computed exactly for integer data, then rounded)."""
+        exact = self._exact_norm(a, b)
+        if exact is not None and (self.norm != "l2" or exact < _FLOAT_SQUARE_LIMIT):
+            return float(exact) if self.norm != "l2" else math.sqrt(exact)
+        return self._float_distance(a, b)  # (an l2 norm whose square passes the float range: the scaled float path)
+
+    def _float_distance(self, a: Any, b: Any) -> float:
         x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
         with np.errstate(invalid="ignore"):  # equal infinities are no change (inf - inf would be NaN)
             diff = np.abs(np.where(x == y, 0.0, x - y)).ravel()
@@ -183,16 +194,58 @@ class QueryDistance(NeighborRelation):
             return 0.0
         if self.norm == "l1":
             return float(diff.sum())
-        if self.norm == "l2":
-            return float(np.sqrt(np.sum(diff**2)))
+        if self.norm == "l2":  # scaled by the largest entry: squaring 1e285 would overflow to inf
+            top = float(diff.max())
+            return top if top in (0.0, np.inf) else top * float(np.sqrt(np.sum((diff / top) ** 2)))
         return float(diff.max())
+
+    def _exact_norm(self, a: Any, b: Any) -> Fraction | None:
+        """The exact l1 or linf norm (the exact *squared* l2 norm) of ``a - b``, or None.
+
+        Float64 holds integers exactly only up to ``2**53``: ``2**62`` and ``2**62 + 500`` are the
+        same float, so a float difference would call them neighbours at distance 0. When either
+        side has an integer (or bool) dtype, the difference is taken in Python integers (the other
+        side's finite floats as exact fractions). Float-only data, and float data holding
+        infinities or NaN (whose distance is infinite or undefined either way), keep the float
+        path.
+        """
+        x, y = np.asarray(a), np.asarray(b)
+        kinds = (x.dtype.kind, y.dtype.kind)
+        if not any(k in "iub" for k in kinds) or not all(k in "iubf" for k in kinds):
+            return None
+        if x.shape != y.shape:
+            return None
+        exact = []
+        for arr in (x, y):
+            if arr.dtype.kind == "f":
+                if not np.all(np.isfinite(arr)):
+                    return None
+                exact.append(np.array([Fraction(v) for v in arr.ravel().tolist()], dtype=object))
+            else:  # Python ints (object dtype): exact for every int64/uint64 value, no wrap-around
+                exact.append(arr.ravel().astype(object))
+        diffs = np.abs(exact[0] - exact[1])
+        if diffs.size == 0:
+            return Fraction(0)
+        if self.norm == "l1":
+            return Fraction(diffs.sum())
+        if self.norm == "l2":
+            return Fraction((diffs * diffs).sum())
+        return Fraction(diffs.max())
 
     def _reason_not_neighbors(self, a: NDArray[Any], b: NDArray[Any]) -> str | None:
         if a.shape != b.shape:
             return f"query answers must have equal shapes, got {a.shape} and {b.shape}"
-        dist = self.distance(a, b)
         # one part in 1e12 of slack: sensitivities are often computed in floating point
-        if dist <= self.sensitivity * (1 + 1e-12):
+        limit = self.sensitivity * (1 + 1e-12)
+        exact = self._exact_norm(a, b)
+        if exact is not None:
+            within = exact <= (Fraction(limit) ** 2 if self.norm == "l2" else Fraction(limit))
+            if within:
+                return None
+            shown = str(exact) if self.norm != "l2" else f"sqrt({exact})"
+            return f"{self.norm} distance {shown} (exact, integer data) exceeds the sensitivity {_exact(self.sensitivity)}"
+        dist = self._float_distance(a, b)
+        if dist <= limit:
             return None
         return f"{self.norm} distance {_exact(dist)} exceeds the sensitivity {_exact(self.sensitivity)}"
 

@@ -22,6 +22,7 @@ References
 
 from dpaudit.one_run.canaries import audit_canary_users, linear_canary_users, slot_scores
 from dpaudit.one_run.guesses import (
+    INCLUSION_TEST_LEVEL,
     MIN_GUESSES,
     audit_canaries,
     default_plans,
@@ -38,6 +39,7 @@ from dpaudit.one_run.tail_bounds import (
 )
 
 __all__ = [
+    "INCLUSION_TEST_LEVEL",
     "MIN_GUESSES",
     "GuessOutcome",
     "OneRunResult",

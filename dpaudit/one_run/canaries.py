@@ -160,7 +160,7 @@ def audit_canary_users(
         raise argument_error(OWNER, "score", f"a callable returning {k} scores, one per slot", raw)
     name = repr(mechanism) if len(repr(mechanism)) < 120 else type(mechanism).__name__
     result = audit_canaries(scores, included, epsilon=epsilon, delta=delta, confidence=confidence, guesses=guesses,
-                            seed=tie_seed, mechanism=name)
+                            seed=tie_seed, mechanism=name, check_inclusion=False)
     note = f"{counted(k, 'canary user')} in {counted(len(base) + k, 'user')} of {counted(can.shape[1], 'item')}; one run"
     entropy = root.entropy if isinstance(root.entropy, int) else None
     return replace(result, seed_entropy=entropy, run_seconds=seconds, notes=(*result.notes, note))

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.stats import binomtest
 
 from dpaudit._rng import as_generator
 from dpaudit._validation import (
@@ -44,10 +45,35 @@ from dpaudit.accounting.conversions import gdp_epsilon
 from dpaudit.one_run.result import GuessOutcome, OneRunResult
 from dpaudit.one_run.tail_bounds import fdp_mu, steinke_epsilon
 
-__all__ = ["MIN_GUESSES", "audit_canaries", "default_plans", "draw_inclusion", "guess_outcome"]
+__all__ = ["INCLUSION_TEST_LEVEL", "MIN_GUESSES", "audit_canaries", "default_plans", "draw_inclusion", "guess_outcome"]
 
 MIN_GUESSES = 8
 OWNER = "audit_canaries"
+#: Level of the two-sided exact binomial test that refuses an inclusion vector whose count of
+#: included canaries is implausible for independent fair coins; fair coins are refused with
+#: probability at most this (the exact test is conservative).
+INCLUSION_TEST_LEVEL = 1e-6
+
+
+def _check_fair_coin_count(included: NDArray[np.bool_]) -> None:
+    """Refuse ``included`` when its count is implausible under ``m`` independent fair coins.
+
+    The tail bounds of [SNJ23, Thm 3.1] hold only when each canary is included independently with
+    probability 1/2: an all-included vector makes "guess included" always right and reports a
+    large epsilon for a mechanism that ignores its data. A two-sided exact binomial test on the
+    count at level :data:`INCLUSION_TEST_LEVEL` catches such gross departures (for example 0%,
+    60% or 100% included of 1000); it cannot see dependence between the coins or a count only
+    mildly off (55% of 1000 passes), so drawing the coins with an rng (:func:`draw_inclusion`)
+    stays the caller's duty.
+    """
+    m, count = int(included.size), int(np.count_nonzero(included))
+    p_value = float(binomtest(count, m, 0.5, alternative="two-sided").pvalue)
+    if p_value < INCLUSION_TEST_LEVEL:
+        raise argument_error(
+            OWNER, "included",
+            f"independent fair coins (draw them with draw_inclusion(m, rng)); {count} of {m} included has "
+            f"two-sided binomial p-value {p_value:.3g} < {INCLUSION_TEST_LEVEL:g}, so the bound's premise "
+            "fails", f"{count} of {m} True")
 
 
 def draw_inclusion(k: int, rng: Any) -> NDArray[np.bool_]:
@@ -118,13 +144,18 @@ def audit_canaries(
     guesses: Sequence[tuple[int, int]] | None = None,
     seed: Any = None,
     mechanism: str = "canary scores",
+    check_inclusion: bool = True,
 ) -> OneRunResult:
     """One-run lower bound on epsilon from one score per canary [SNJ23], with the f-DP estimate [MMC24].
 
     **Precondition:** canary ``i`` was included with probability 1/2 independently of the others
     (:func:`draw_inclusion`), the mechanism ran once, and ``scores`` were computed from its output
     (and public information) without looking at ``included``. A higher score means "more likely
-    included".
+    included". Draw the inclusions with an rng (:func:`draw_inclusion`); an inclusion vector whose
+    count is implausible for fair coins (two-sided exact binomial test, level
+    :data:`INCLUSION_TEST_LEVEL` = 1e-6, so fair coins are refused at most once in a million
+    audits) is refused with :class:`~dpaudit.errors.InvalidArgument`. That test catches gross
+    misuse only (all or none included, 60% of 1000); the precondition is the caller's to keep.
 
     Parameters
     ----------
@@ -148,6 +179,9 @@ def audit_canaries(
         Seed of the tie-breaking permutation.
     mechanism : str
         A name for the report.
+    check_inclusion : bool
+        Run the fair-coin count test on ``included`` (default True). Pass False only for coins
+        drawn by dpaudit itself (as :func:`~dpaudit.one_run.audit_canary_users` does).
 
     Returns
     -------
@@ -172,6 +206,8 @@ def audit_canaries(
     if inc.shape != s.shape or inc.dtype.kind not in "biu" or not np.all((inc == 0) | (inc == 1)):
         raise argument_error(OWNER, "included", f"booleans of the same shape as scores {s.shape}", included)
     inc = inc.astype(bool)
+    if check_inclusion:
+        _check_fair_coin_count(inc)
     m = int(s.size)
     delta = check_probability(OWNER, "delta", delta)
     confidence = check_in_range(OWNER, "confidence", confidence, 0.0, 1.0, low_closed=False, high_closed=False)

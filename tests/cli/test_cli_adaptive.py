@@ -91,3 +91,12 @@ def test_trials_that_are_neither_a_number_nor_auto_exit_2(capsys):
         main(["audit", "Laplace", "--trials", "many"])
     assert stop.value.code == EXIT_BAD_INPUT
     assert "argument --trials: must be an integer >= 100 or auto; got 'many'" in capsys.readouterr().err
+
+
+def test_a_plain_callable_on_a_named_pair_is_checked_under_that_pair_s_relation(tmp_path, monkeypatch, capsys):
+    (tmp_path / "pair_cli_target.py").write_text(GOOD)
+    monkeypatch.chdir(tmp_path)
+    code, result = run_json(["audit", "pair_cli_target:good", "--pair", "query-l1", "--epsilon", "1", "--trials", "2000"],
+                            capsys)
+    assert code == EXIT_OK
+    assert not any("NOT checked" in note for note in result["notes"]), result["notes"]

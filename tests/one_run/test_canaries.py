@@ -131,3 +131,36 @@ def test_canary_user_arguments_are_checked():
         audit_canary_users(mech, can, rep, score=lambda r, c, p: r[:3])
     with pytest.raises(InvalidArgument, match="`k`"):
         linear_canary_users(9, 2, 8)
+
+
+@pytest.mark.parametrize(
+    ("count", "m"), [(1000, 1000), (0, 1000), (900, 1000), (600, 1000), (400, 1000), (21, 21)]
+)
+def test_implausible_inclusion_counts_are_refused(count, m):
+    # a red team's case: scores that ignore the coins, every canary "included", read as epsilon >= 4.49
+    scores = np.random.default_rng(1).normal(size=m)
+    included = np.zeros(m, dtype=bool)
+    included[np.random.default_rng(2).permutation(m)[:count]] = True
+    with pytest.raises(InvalidArgument, match=r"included.*binomial"):
+        audit_canaries(scores, included, epsilon=1.0, seed=0)
+
+
+@pytest.mark.parametrize(("count", "m"), [(550, 1000), (450, 1000), (20, 20), (500, 1000)])
+def test_plausible_inclusion_counts_are_accepted(count, m):
+    scores = np.random.default_rng(1).normal(size=m)
+    included = np.zeros(m, dtype=bool)
+    included[:count] = True
+    res = audit_canaries(scores, included, epsilon=1.0, seed=0)
+    assert res.included == count
+
+
+def test_inclusion_test_level_is_the_documented_one():
+    from scipy.stats import binomtest
+
+    from dpaudit.one_run import INCLUSION_TEST_LEVEL
+
+    assert INCLUSION_TEST_LEVEL == 1e-6
+    # the boundary: 2 * 2**-20 < 1e-6 < 2 * 2**-19, so 21 of 21 is refused and 20 of 20 is not
+    assert binomtest(21, 21, 0.5).pvalue < INCLUSION_TEST_LEVEL < binomtest(20, 20, 0.5).pvalue
+    scores = np.zeros(21)
+    audit_canaries(scores, np.ones(21, dtype=bool), epsilon=1.0, seed=0, check_inclusion=False)

@@ -233,36 +233,57 @@ def test_the_result_shows_its_stages_as_text_and_json():
     assert fixed["stages"] == [] and fixed["stop_reason"] is None  # a fixed count: fields present, empty
 
 
-class Paced:
-    """Laplace(1) noise that sleeps ``pause`` seconds per call, and ``later`` seconds per call after ``calls``."""
+class VirtualClock:
+    """``time.perf_counter`` plus a virtual offset that :class:`Paced` advances instead of sleeping.
 
-    def __init__(self, pause: float, calls: int | None = None, later: float = 0.0) -> None:
-        self.pause, self.calls, self.later, self.made = pause, calls, later, 0
+    The time-limit tests then do not depend on the machine's speed or load: the mechanism's virtual
+    pauses (tens of seconds) dwarf the auditor's real work (well under a second even on a busy machine).
+    """
+
+    def __init__(self) -> None:
+        self.offset, self.real = 0.0, time.perf_counter
+
+    def __call__(self) -> float:
+        return self.real() + self.offset
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    virtual = VirtualClock()
+    monkeypatch.setattr(time, "perf_counter", virtual)
+    return virtual
+
+
+class Paced:
+    """Laplace(1) noise whose calls take ``pause`` virtual seconds, ``later`` seconds each after ``calls``."""
+
+    def __init__(self, clock: VirtualClock, pause: float, calls: int | None = None, later: float = 0.0) -> None:
+        self.clock, self.pause, self.calls, self.later, self.made = clock, pause, calls, later, 0
 
     def __call__(self, data, rng, size=None):
         self.made += 1
-        time.sleep(self.later if self.calls is not None and self.made > self.calls else self.pause)
+        self.clock.offset += self.later if self.calls is not None and self.made > self.calls else self.pause
         return np.asarray(data, dtype=float) + rng.laplace(0.0, 1.0, size=size)
 
 
-def test_a_time_limit_stops_between_stages_says_so_and_max_stages_reproduces_it():
+def test_a_time_limit_stops_between_stages_says_so_and_max_stages_reproduces_it(clock):
     kwargs = dict(epsilon=1.0, delta=1e-6, trials="auto", first_trials=200, max_trials=10**6, block_size=100, seed=5)
-    timed = dpaudit.audit(Paced(0.004), 0.0, 1.0, max_seconds=1.0, **kwargs)
+    timed = dpaudit.audit(Paced(clock, 0.4), 0.0, 1.0, max_seconds=100.0, **kwargs)
     assert timed.stop_reason == "time" and timed.time_limited and 2 <= len(timed.stages) < len(stage_ends(200, 10**6))
-    assert timed.stages[-1].decision == "time" and timed.total_seconds < 1.0 + 0.5  # stopped before, not after
+    assert timed.stages[-1].decision == "time" and timed.total_seconds < 100.0 + 50.0  # stopped before, not after
     assert any("depends on this machine's speed" in note for note in timed.notes)
     assert f"max_stages={len(timed.stages)}" in timed.reproduce and "max_trials=1000000" in timed.reproduce
-    again = dpaudit.audit(Paced(0.0), 0.0, 1.0, max_stages=len(timed.stages), **kwargs)
+    again = dpaudit.audit(Paced(clock, 0.0), 0.0, 1.0, max_stages=len(timed.stages), **kwargs)
     assert again.stop_reason == "stage limit" and not again.time_limited
     drop = ("seconds", "decision")
     assert stages_of(again, drop) == stages_of(timed, drop) and again.evidence == timed.evidence
 
 
-def test_a_stage_that_overruns_the_time_limit_is_discarded_not_used_in_part():
+def test_a_stage_that_overruns_the_time_limit_is_discarded_not_used_in_part(clock):
     """The mechanism slows down after stage 1, so the projection is too hopeful and stage 2 overruns."""
-    mech = Paced(0.0, calls=9, later=1.0)  # the probe and stage 1 (4 blocks on each dataset) run fast
+    mech = Paced(clock, 0.0, calls=9, later=100.0)  # the probe and stage 1 (4 blocks on each dataset) run fast
     result = dpaudit.audit(mech, 0.0, 1.0, epsilon=1.0, delta=1e-6, trials="auto", first_trials=400, max_trials=10**5,
-                           block_size=100, max_seconds=2.0, seed=5)
+                           block_size=100, max_seconds=200.0, seed=5)
     assert result.stop_reason == "time" and len(result.stages) == 1 and result.trials == 400
     assert any("partial sample was discarded" in note for note in result.notes)
 

@@ -101,7 +101,7 @@ def choose_candidates(
         if len(finalists - WHOLE_SPLIT_FAMILIES) == FINALISTS:
             break
     # final round: the finalists refitted on all training rows, ranked on all ranking rows; those of
-    # WHOLE_SPLIT_FAMILIES fitted and ranked on the whole split
+    # WHOLE_SPLIT_FAMILIES cross-fitted on the whole split
     halves = fit_scores(layout, t0, t1, float_bits=float_bits, only=finalists - WHOLE_SPLIT_FAMILIES)
     crossed = _cross_fitted(layout, sel0, sel1, half, float_bits, finalists & WHOLE_SPLIT_FAMILIES)
     compared = len(halves) + len(crossed)  # one shrink for every score compared, whichever rows rank it

@@ -31,8 +31,8 @@ from scipy import stats
 
 import dpaudit
 from dpaudit.accounting.calibrate import gaussian_sigma_analytic
-from dpaudit.auditor.features import detect_layout, flatten_outputs
 from dpaudit.auditor import selection
+from dpaudit.auditor.features import detect_layout, flatten_outputs
 from dpaudit.auditor.selection import choose_candidates
 from dpaudit.mechanisms import GaussianMechanism
 from dpaudit.mechanisms.literature import NumericalSVT

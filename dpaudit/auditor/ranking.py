@@ -310,18 +310,21 @@ def rank_candidates(
     delta: float,
     z: float,
     tail_fit: bool = False,
+    compared: int | None = None,
 ) -> tuple[list[Candidate], list[Candidate]]:
     """Best (score, threshold, side, numerator) candidates per score, best first.
 
     Returns two lists: ranked by the predicted epsilon bound, and by the predicted GDP mu.
     Each score is evaluated and sorted once. ``tail_fit`` adds the tail-fit candidates of the
     scores marked ``smooth`` (a real value with a smooth distribution: the output itself when
-    nothing is fitted, a released value within one atom pattern).
+    nothing is fitted, a released value within one atom pattern). ``compared`` is the number of
+    scores the winners are compared across (``len(scores)`` unless the caller ranks others apart):
+    it sets the selection shrink.
     """
     by_epsilon: list[Candidate] = []
     by_gdp: list[Candidate] = []
     n_sel = len(b0)
-    shrink = selection_shrink(len(scores))
+    shrink = selection_shrink(len(scores) if compared is None else compared)
     for score in scores:
         s0 = np.sort(score(b0))
         s1 = np.sort(score(b1))

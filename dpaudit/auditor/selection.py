@@ -15,9 +15,23 @@ How the selection split is spent:
   bounds go to the **final** round, which refits them on all training rows and ranks them on
   all ranking rows. The budget of fitting and ranking thus goes to the families that pay;
   the cheap screen keeps many families affordable (a logistic fit on 10^5 rows costs seconds).
+  The families of ``WHOLE_SPLIT_FAMILIES`` are finalists whenever they are fitted, and are
+  **cross-fitted** on the *whole* selection split: fitted once on each half, each half's rows scored
+  by the fit on the other half, thresholds ranked on all those out-of-fold scores, and the event
+  evaluated with the score refitted on both halves together. Halving the rows costs these
+  families' noisy fits and their threshold choice the most; ranking them on the rows they were fitted on
+  would favour their overfitted extremes (a pattern of a few hundred rows), which out-of-fold
+  scores do not repeat.
 
-Whatever happens here depends on selection rows only, so the events handed to the estimation
+Whatever happens here depends on selection rows only (in-sample counts can mislead the choice, never
+the bound), so the events handed to the estimation
 split are fixed before it is read: the validity argument of :mod:`~dpaudit.auditor.runner` is untouched.
+
+References
+----------
+.. [NP33] J. Neyman and E. S. Pearson. On the problem of the most efficient tests of statistical
+   hypotheses. Phil. Trans. R. Soc. A 231, 1933 (the likelihood ratio's level sets are the most
+   powerful events).
 """
 
 from __future__ import annotations
@@ -25,11 +39,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.auditor.attacks import fit_scores
 from dpaudit.auditor.features import OutputLayout
 from dpaudit.auditor.ranking import Candidate, rank_candidates
+from dpaudit.auditor.score import Score
 
 __all__ = ["LEARNED_FRACTION", "SCALAR_FRACTION", "choose_candidates", "default_selection_fraction"]
 
@@ -37,6 +53,8 @@ SCALAR_FRACTION = 0.1
 LEARNED_FRACTION = 0.3
 SCREEN_ROWS = 25_000
 FINALISTS = 4
+#: Families refitted and ranked on the whole selection split in the final round (see above).
+WHOLE_SPLIT_FAMILIES = frozenset({"pattern value llr"})
 
 
 def _fits_nothing(layout: OutputLayout, float_bits: bool) -> bool:
@@ -75,11 +93,48 @@ def choose_candidates(
     # screening round: every family on a small slice of the training and ranking rows
     screen = fit_scores(layout, t0[:SCREEN_ROWS], t1[:SCREEN_ROWS], float_bits=float_bits)
     by_eps, _ = rank_candidates(screen, r0[:SCREEN_ROWS], r1[:SCREEN_ROWS], n_est=n_est, delta=delta, z=z)
-    finalists: set[str] = set()
+    # the whole-split families estimate the joint likelihood ratio, the most powerful score [NP33]
+    # once well fitted, which the screen's few rows cannot show: they are finalists whenever fitted
+    finalists: set[str] = {s.family for s in screen} & WHOLE_SPLIT_FAMILIES
     for cand in by_eps:
         finalists.add(cand.score.family)
-        if len(finalists) == FINALISTS:
+        if len(finalists - WHOLE_SPLIT_FAMILIES) == FINALISTS:
             break
-    # final round: the finalists refitted on all training rows, ranked on all ranking rows
-    scores = fit_scores(layout, t0, t1, float_bits=float_bits, only=finalists)
-    return rank_candidates(scores, r0, r1, n_est=n_est, delta=delta, z=z, tail_fit=True)
+    # final round: the finalists refitted on all training rows, ranked on all ranking rows; those of
+    # WHOLE_SPLIT_FAMILIES cross-fitted on the whole split
+    halves = fit_scores(layout, t0, t1, float_bits=float_bits, only=finalists - WHOLE_SPLIT_FAMILIES)
+    crossed = _cross_fitted(layout, sel0, sel1, half, float_bits, finalists & WHOLE_SPLIT_FAMILIES)
+    compared = len(halves) + len(crossed)  # one shrink for every score compared, whichever rows rank it
+    by_eps, by_gdp = rank_candidates(halves, r0, r1, n_est=n_est, delta=delta, z=z, tail_fit=True, compared=compared)
+    for out_of_fold, refitted in crossed:
+        more_eps, more_gdp = rank_candidates([out_of_fold], sel0, sel1, n_est=n_est, delta=delta, z=z, tail_fit=True,
+                                             compared=compared)
+        by_eps += [replace(c, score=refitted) for c in more_eps]
+        by_gdp += [replace(c, score=refitted) for c in more_gdp]
+    by_eps.sort(key=lambda c: -c.predicted)
+    by_gdp.sort(key=lambda c: -c.predicted)
+    return by_eps, by_gdp
+
+
+def _cross_fitted(layout: OutputLayout, sel0: NDArray[Any], sel1: NDArray[Any], half: int, float_bits: bool,
+                  families: set[str]) -> list[tuple[Score, Score]]:
+    """``(out-of-fold score, refitted score)`` of each of ``families`` on the selection split ``sel0``, ``sel1``.
+
+    The out-of-fold score reads *rows of the selection split by position*: the first ``half`` rows
+    through the fit on the others, the others through the fit on the first ``half``; it is only ever
+    called on ``sel0`` and ``sel1`` themselves, to rank thresholds. The refitted score (fitted on both
+    halves) is the one the chosen events use.
+    """
+    out: list[tuple[Score, Score]] = []
+    for family in sorted(families):
+        first = fit_scores(layout, sel0[:half], sel1[:half], float_bits=float_bits, only={family})
+        second = fit_scores(layout, sel0[half:], sel1[half:], float_bits=float_bits, only={family})
+        both = fit_scores(layout, sel0, sel1, float_bits=float_bits, only={family})
+        if not (len(first) == len(second) == len(both)):
+            continue  # some fit found nothing to fit (too few rows of a pattern): its scores do not pair up
+        for a, b, whole in zip(first, second, both, strict=True):
+            def out_of_fold(x: NDArray[Any], a: Score = a, b: Score = b) -> NDArray[np.float64]:
+                return np.concatenate([b(x[:half]), a(x[half:])])
+
+            out.append((replace(whole, fn=out_of_fold), whole))
+    return out

@@ -8,6 +8,12 @@
   included;
 * **the pattern-value log-ratio** (:mod:`dpaudit.auditor.pattern_llr`): the joint log-ratio of a
   mixed output's atom pattern and released values;
+* **the final round on the whole split** (:mod:`dpaudit.auditor.selection`): the pattern-value
+  log-ratio cross-fitted on the two halves of the selection split, its thresholds ranked on every
+  selection row's out-of-fold score and its events read through the fit on both halves, on
+  the censored pair (tight) and on a correct sparse vector releasing numbers (NumSVT [WDWKZ19,
+  Fig. 1], mixed outputs, at its claimed epsilon; both ``-m slow``), with ``SCREEN_ROWS`` lowered so
+  that the two rounds run at these trial counts;
 * **tail fits of the transcript's all-Gaussian log-ratio** (:mod:`dpaudit.auditor.attacks` marks
   it smooth): a Gaussian release beside an independent flag, tight at (1, 1e-3) in the far tail
   (``-m slow``: 200 audits of 10^5 trials).
@@ -25,9 +31,11 @@ from scipy import stats
 
 import dpaudit
 from dpaudit.accounting.calibrate import gaussian_sigma_analytic
+from dpaudit.auditor import selection
 from dpaudit.auditor.features import detect_layout, flatten_outputs
 from dpaudit.auditor.selection import choose_candidates
 from dpaudit.mechanisms import GaussianMechanism
+from dpaudit.mechanisms.literature import NumericalSVT
 
 FAILURE_PROB = 1e-4
 CONFIDENCE = 0.95
@@ -103,4 +111,41 @@ def test_false_alarms_on_the_new_selection_paths(name):
     limit = int(stats.binom.ppf(1 - FAILURE_PROB, AUDITS, 1 - CONFIDENCE))
     assert alarms <= limit, (f"{name}: {alarms} false alarms in {AUDITS} audits of {trials} trials > {limit} (binomial "
                              f"{1 - CONFIDENCE}, failure prob {FAILURE_PROB}); root seed {ROOT_SEED}")
+    assert np.median([r.epsilon_lower_bound for r in results]) > 0.0
+
+
+#: Selection rows screened in the whole-split cases: a fifth of the halves of their selection splits.
+WHOLE_SPLIT_SCREEN = 600
+WHOLE_SPLIT_CASES = {
+    "whole split: censored pair": (censored_pair, 0.0, 1.0, 20_000, dict(epsilon=1.0)),
+    "whole split: numerical sparse vector": (NumericalSVT(1.0, 1.0, 2), np.ones(10), 2.0 * np.ones(10), 20_000, {}),
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) for n in WHOLE_SPLIT_CASES])
+def test_false_alarms_of_the_whole_split_final_round(name, monkeypatch):
+    monkeypatch.setattr(selection, "SCREEN_ROWS", WHOLE_SPLIT_SCREEN)
+    mech, d0, d1, trials, kwargs = WHOLE_SPLIT_CASES[name]
+    fitted_on: list[int] = []
+    fit = selection.fit_scores
+
+    def spy(layout, a0, a1, *, float_bits=False, only=None):
+        if only is not None and "pattern value llr" in only:
+            fitted_on.append(len(a0))
+        return fit(layout, a0, a1, float_bits=float_bits, only=only)
+
+    monkeypatch.setattr(selection, "fit_scores", spy)
+    assert "pattern value llr" in _paths_taken(mech, d0, d1, trials, kwargs)
+    n_sel = int(0.3 * trials)  # as _paths_taken splits
+    assert fitted_on == [n_sel // 2, n_sel - n_sel // 2, n_sel]  # cross-fitted: on each half, then on the whole split
+    seeds = np.random.SeedSequence([ROOT_SEED, len(name)]).spawn(AUDITS)
+    results = [dpaudit.audit(mech, d0, d1, trials=trials, confidence=CONFIDENCE, seed=s, **kwargs) for s in seeds]
+    alarms = sum(r.violation for r in results)
+    limit = int(stats.binom.ppf(1 - FAILURE_PROB, AUDITS, 1 - CONFIDENCE))
+    whole = sum("pattern value llr" in r.evidence.attack for r in results)
+    print(f"{name}: {alarms} false alarms in {AUDITS} audits of {trials} trials (limit {limit}); the whole-split "
+          f"family's event chosen in {whole}")
+    assert alarms <= limit, (f"{name}: {alarms} false alarms in {AUDITS} audits of {trials} trials > {limit} (binomial "
+                             f"{1 - CONFIDENCE}, failure prob {FAILURE_PROB}); root seed {ROOT_SEED}; the whole-split "
+                             f"family's event chosen in {whole}")
     assert np.median([r.epsilon_lower_bound for r in results]) > 0.0

@@ -21,6 +21,7 @@ from dpaudit.neighbors import ItemAddRemove, ItemReplace, UserAddRemove, UserRep
 from dpaudit.verify import Verdict, lipschitz, sensitivity
 from dpaudit.verify._inputs import exact_constant, exact_real
 from dpaudit.verify.box import exact_box
+from dpaudit.verify.decide import decide_zero
 
 X = sp.Symbol("x", real=True)
 
@@ -194,3 +195,11 @@ def test_sensitivity_compares_with_the_exact_bound(bound):
 def test_sensitivity_refuses_a_bound_that_is_not_finite_and_positive(bound):
     with pytest.raises(InvalidArgument, match="bound"):
         sensitivity(lambda d: float(d.sum()), bound, relation=ItemReplace(), dataset=np.zeros(3), budget=10)
+
+
+def test_a_high_power_under_a_log_is_still_rewritten():
+    """Ghazi 2023 Prop B.1's Hoeffding exponent: sympy's simplify writes 1800 log(2/beta) as log(2**1800/beta**1800);
+    the degree gate that keeps sympy's rewrites off t**(10000001/10000000) - t must not leave it UNDECIDED."""
+    beta = sp.Symbol("beta", positive=True)
+    written = sp.log(2**1800 / beta**1800)
+    assert decide_zero(written - 1800 * sp.log(2 / beta)) is Verdict.PROVED

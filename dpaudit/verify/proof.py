@@ -350,20 +350,20 @@ class Proof(FactSteps, CrossChecks):
 
         ``margin`` is a closed-form number that is ``>= 0`` iff the statement holds at
         ``counterexample`` (e.g. ``rhs - lhs``); its sign is decided by
-        :func:`~dpaudit.verify.exact_sign` (with ``method="quadrature"``, a float margin already lowered by
-        the integrator's error estimate is accepted, and that estimate becomes a premise). ``conditions`` are the statement's hypotheses at the
+        :func:`~dpaudit.verify.exact_sign`. ``conditions`` are the statement's hypotheses at the
         counterexample, each an exact boolean or a closed-form number that must be ``>= 0``; a
         refutation whose hypotheses are not all verified is not recorded.
 
         What the kernel decides is the sign of ``margin``, nothing about the label: the certified claim of the
         DISPROVED is ``<margin> >= 0`` at the point (with the hypotheses checked there), and ``label`` stays a label.
+
+        ``method="quadrature"``: ``margin`` is a float from a numerical integrator (``scipy.integrate.quad``,
+        ``mpmath.quad``). Its error estimate is not a bound, so the margin is *evidence* only: a negative one is
+        printed in the details and never recorded as a counterexample (returns False). For a DISPROVED, enclose the
+        integral rigorously (e.g. :mod:`dpaudit.exact`'s Arb integrals) and pass the closed-form margin.
         """
         if method == "quadrature":
-            # a margin computed by quadrature, already lowered by the integrator's error estimate: its float value
-            # is taken as the margin, so the refutation rests on that estimate (a premise printed beside the verdict)
-            margin = sp.Rational(float(margin))
-            self._premises.append(Premise("assumed", "quadrature error estimate", "the integrator's error estimate bounds "
-                                          "its error (scipy.integrate.quad / mpmath.quad), so the lowered margin is exact enough"))
+            return self._quadrature_evidence(label, counterexample, margin)
         failed = []
         for name, value in (conditions or {}).items():
             if not condition_holds(f"refute({label!r}) condition {name!r}", value):
@@ -376,8 +376,7 @@ class Proof(FactSteps, CrossChecks):
             values["margin (negative = statement fails)"] = plain(margin)  # exact; its float only under APPROX
             values[APPROX] = {**dict(values.pop(APPROX, None) or {}), "margin": approx(margin)}  # last: after the exact values
             checked = f"; its hypotheses there checked: {', '.join(conditions)}" if conditions else ""
-            source = " (a quadrature value lowered by its error estimate)" if method == "quadrature" else ""
-            claim = f"{plain(margin)} >= 0: the margin given{source} for the point {point}{checked}"
+            claim = f"{plain(margin)} >= 0: the margin given for the point {point}{checked}"
             self._record_counterexample(label, values, claim)
             self._add(Step("refute", method, label, Verdict.DISPROVED, 1, f"margin {approx(margin)!s:.10}", claim=claim), margin)
             return True
@@ -386,6 +385,19 @@ class Proof(FactSteps, CrossChecks):
         else:
             state = "holds there" if sign is not None else "sign undecided"
         self._add(Step("refute", method, label, Verdict.UNDECIDED, 1, state), margin)
+        return False
+
+    def _quadrature_evidence(self, label: str, counterexample: Mapping[str, Any], margin: Any) -> bool:
+        """A margin from numerical quadrature: a violation it shows is evidence, printed in the details, never a DISPROVED."""
+        try:
+            value = float(margin)
+        except (TypeError, ValueError) as exc:
+            raise ArgumentTypeError(f"refute({label!r}, method='quadrature'): the margin must be a number, got {margin!r}") from exc
+        if not value >= 0:  # NaN too: the integrator failed, which is no evidence that the statement holds
+            self._note_evidence(label, "quadrature", 1, counterexample,
+                                f"quadrature margin {value:.10g} is not >= 0 (its error estimate is not a bound)")
+        else:
+            self._add(Step("cross", "quadrature", label, Verdict.PROVED, 1, f"quadrature margin {value:.10g} >= 0"))
         return False
 
     # -- result ---------------------------------------------------------------------------------

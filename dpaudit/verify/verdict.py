@@ -401,7 +401,8 @@ class CheckResult:
     def line(self) -> str:
         """One-line rendering: verdict, the claim decided (with its vacuity) and the check's statement as a label.
 
-        Then the citation, premises, the counterexample or why undecided.
+        Then the citation, the premises (beside a PROVED, and beside a DISPROVED whose refutation rests on any: what
+        was taken on trust is printed whatever it led to), the counterexample or why undecided.
         """
         text = f"{self.verdict.name:<10} {self.claim}"
         if self.verdict is Verdict.PROVED and self.vacuity:
@@ -410,7 +411,7 @@ class CheckResult:
             text += f"  [statement (label, not checked): {self.statement}]"
         if self.source:
             text += f"  {self.source}"
-        if self.verdict is Verdict.PROVED and self.premises:
+        if self.verdict in (Verdict.PROVED, Verdict.DISPROVED) and self.premises:
             text += f"  [given {self.premises_text()}]"
         if self.domain:
             text += f"  [on the domain: {'; '.join(self.domain)}]"

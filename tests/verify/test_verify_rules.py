@@ -14,6 +14,7 @@ from dpaudit.verify import (
     Proof,
     Verdict,
     Violation,
+    certified,
     decide_nonneg,
     decide_zero,
     exact_sign,
@@ -140,12 +141,35 @@ def test_verify_refutation_needs_a_negative_margin_and_verified_hypotheses():
     assert proof.result().verdict is Verdict.DISPROVED
 
 
-def test_verify_quadrature_refutation_is_a_premise():
+@pytest.mark.parametrize("margin", [0.5 - 0.7, -1e-300, sp.Integer(-1), float("nan")])
+def test_verify_quadrature_refutation_is_evidence_only(margin):
+    # a quadrature margin rests on the integrator's error estimate, which is not a bound: never a DISPROVED
     proof = Proof("test/quadrature")
-    assert proof.refute("a loss of 0.7 > 0.5 measured by quadrature", {"loss": 0.7}, 0.5 - 0.7, method="quadrature")
+    assert not proof.refute("a loss of 0.7 > 0.5 measured by quadrature", {"loss": 0.7}, margin, method="quadrature")
     result = proof.result()
-    assert result.verdict is Verdict.DISPROVED
-    assert "quadrature error estimate" in result.premises_text()
+    assert result.verdict is Verdict.UNDECIDED and result.counterexample is None, result.line()
+    assert not result.premises, result.premises_text()
+    assert "evidence only" in result.details and "error estimate is not a bound" in result.details, result.details
+
+
+def test_verify_quadrature_margin_that_holds_is_recorded_and_proves_nothing():
+    proof = Proof("test/quadrature-ok")
+    assert not proof.refute("a loss of 0.3 <= 0.5 measured by quadrature", {"loss": 0.3}, 0.2, method="quadrature")
+    result = proof.result()
+    assert result.verdict is Verdict.UNDECIDED and "quadrature margin 0.2 >= 0" in result.details
+
+
+def test_verify_line_prints_premises_beside_a_disproved():
+    proof = Proof("test/premised-refutation")
+    proof.assume("a reduction to one coordinate", "the statement holds iff it holds on the first coordinate")
+    assert proof.refute("x <= 1 fails at x = 2", {"x": 2}, sp.Integer(1) - 2)
+    result = proof.result()
+    assert result.verdict is Verdict.DISPROVED and certified(result)
+    assert "[given a reduction to one coordinate]" in result.line(), result.line()
+    # and a DISPROVED without premises says nothing of them
+    bare = Proof("test/bare-refutation")
+    assert bare.refute("x <= 1 fails at x = 2", {"x": 2}, sp.Integer(1) - 2)
+    assert "[given" not in bare.result().line()
 
 
 def test_verify_hypothesis_failure_is_reported_with_cases():

@@ -6,8 +6,6 @@ calibrations (halved noise, miscalibrated AboveThreshold) must turn the verdict 
 
 from __future__ import annotations
 
-import math
-
 import mpmath
 import pytest
 import sympy as sp
@@ -103,13 +101,22 @@ def test_above_threshold_check_detects_miscalibration(rng):
                                    budget=epsilon, claim="standard AT", source="[DR14, Thm 3.23]", rng=rng,
                                    region={epsilon: (0.1, 2.0)}, count=2)
     assert ok.verdict is Verdict.PROVED
-    # threshold noise halved: the budget is exceeded and the quadrature finds it
+    # threshold noise halved: the budget is exceeded, shown by a certified (Arb) lower bound on a stream's loss
     bad = cal.check_above_threshold(sensitivity=sp.Integer(1), threshold_scale=1 / epsilon, query_scale=4 / epsilon,
                                     budget=epsilon, claim="halved threshold noise", source="[test]", rng=rng,
                                     region={epsilon: (0.1, 2.0)}, count=2)
-    assert bad.verdict is Verdict.DISPROVED
-    assert bad.counterexample["stream_loss"] > bad.counterexample["budget"]
-    assert math.isfinite(bad.counterexample["stream_loss"])
+    assert bad.verdict is Verdict.DISPROVED and bad.method == "sympy+exact"
+    assert bad.counterexample["certified loss lower bound"] > bad.counterexample["budget"]
+
+
+def test_the_stream_loss_is_a_certified_lower_bound_below_the_coupling_bound():
+    # Ghazi et al. 2025's printed scales at eps = 1: Lap(4), Lap(8) on sensitivity-2 scores; [DR14, Thm 3.23]'s coupling
+    # bound is 2/4 + 2 * 2/8 = 1, the budget 1/2
+    lower, stream = cal.certified_stream_loss(4.0, 8.0, 2.0)
+    assert lower.rad() < 1e-40 and 0.9996 < float(lower.lower()) <= 1.0
+    assert "20 queries" in stream
+    # the doubled scales spend at most eps/2 = 1/2: the certified lower bound stays below it
+    assert float(cal.certified_stream_loss(8.0, 16.0, 2.0)[0].upper()) <= 0.5
 
 
 def test_gaussian_noise_needs_eps_below_one_on_the_whole_region_not_on_samples(rng):

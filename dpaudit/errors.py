@@ -39,6 +39,7 @@ __all__ = [
     "DPAuditError",
     "EnclosureError",
     "InvalidArgument",
+    "KernelError",
     "MechanismError",
     "NotNeighborsError",
     "NothingToLearnWarning",
@@ -74,6 +75,10 @@ class UnknownName(DPAuditError, KeyError):
 
 class CheckFailed(DPAuditError, AssertionError):
     """A check found its subject wrong: a privacy assertion, or two computations that disagree."""
+
+
+class KernelError(DPAuditError, AssertionError):
+    """An internal contradiction of the verification kernel: a statement both proved and refuted by a re-checked counterexample."""
 
 
 class EnclosureError(DPAuditError, ArithmeticError):

@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from dpaudit.errors import ArgumentTypeError, CheckFailed, InvalidArgument
 from dpaudit.verify._record import Step, _Record, has_float
 from dpaudit.verify.decide import plain
-from dpaudit.verify.proof_pairs import exact_violation
+from dpaudit.verify.proof_pairs import _kernel_truth, exact_violation
 from dpaudit.verify.verdict import Verdict
 
 __all__ = ["NUMERIC_RTOL", "CrossChecks", "Violation", "finite_floats", "st", "vectors"]
@@ -196,7 +196,6 @@ class CrossChecks(_Record):
                 return False
             self._add(Step("cross", "exact", label, Verdict.PROVED, cases, note))
             return True
-        from dpaudit.verify.proof import _kernel_truth  # the kernel's decision of exact relations
 
         relations = list(holds) if isinstance(holds, (list, tuple)) else [holds]
         owner = f"Proof.instance({label!r})"

@@ -68,6 +68,7 @@ from dpaudit.verify.exact_conditions import (
 )
 from dpaudit.verify.fact_steps import FactSteps, LocalFact, dependency_result
 from dpaudit.verify.kernel import KernelError
+from dpaudit.verify.proof_pairs import _kernel_truth
 from dpaudit.verify.regions import Region, coverage
 from dpaudit.verify.verdict import (
     APPROX,
@@ -81,30 +82,6 @@ from dpaudit.verify.verdict import (
 )
 
 __all__ = ["LocalFact", "Proof", "dependency_result"]
-
-
-def _kernel_truth(owner: str, relation: Any) -> bool:
-    """A relation between exact closed-form numbers, decided by the kernel (And / Or / Not of them recursively)."""
-    if isinstance(relation, (sp.And, sp.Or)):
-        parts = [_kernel_truth(owner, a) for a in relation.args]
-        return all(parts) if isinstance(relation, sp.And) else any(parts)
-    if isinstance(relation, sp.Not):
-        return not _kernel_truth(owner, relation.args[0])
-    if not isinstance(relation, sp.core.relational.Relational):
-        raise InvalidArgument(f"{owner}: an exact step takes the relation the kernel decides (e.g. sp.Le(a, b, evaluate=False) "
-                              f"of exact numbers, or sp.Eq(sp.Integer(number_of_failures), 0, evaluate=False) for an "
-                              f"enumeration), not a truth value computed elsewhere; got {relation!r} "
-                              f"({type(relation).__name__})")
-    if relation.free_symbols:
-        raise InvalidArgument(f"{owner}: an exact step is about numbers; {relation} has the free symbols "
-                              f"{sorted(map(str, relation.free_symbols))} (use nonneg, zero or cases)")
-    if relation.has(sp.Float):
-        raise InvalidArgument(f"{owner}: {relation} holds a float, which is not exact; use sympy.Rational")
-    sign = exact_sign(sp.sympify(relation.lhs) - sp.sympify(relation.rhs))  # the kernel: rationals, or arb balls excluding 0
-    if sign is None:
-        raise InvalidArgument(f"{owner}: the kernel cannot certify the sign of {relation.lhs} - ({relation.rhs})")
-    return {sp.Equality: sign == 0, sp.Unequality: sign != 0, sp.LessThan: sign <= 0, sp.StrictLessThan: sign < 0,
-            sp.GreaterThan: sign >= 0, sp.StrictGreaterThan: sign > 0}[type(relation)]
 
 
 def _where(text: str, hypotheses: Sequence[Any]) -> str:

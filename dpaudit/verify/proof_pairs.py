@@ -119,3 +119,27 @@ def exact_violation(owner: str, point: Mapping[str, Any], *, constant: Any, norm
     at = ", ".join(f"{k} = {[str(c) for c in w]}" for k, w in vectors.items())
     claim = f"{left_name} <= {right_name} at {at} (re-checked exactly: {left_value} > {right_value})"
     return claim, {left_name: str(left_value), ("bound" if preimage is None else right_name): str(right_value)}
+
+
+def _kernel_truth(owner: str, relation: Any) -> bool:
+    """A relation between exact closed-form numbers, decided by the kernel (And / Or / Not of them recursively)."""
+    if isinstance(relation, (sp.And, sp.Or)):
+        parts = [_kernel_truth(owner, a) for a in relation.args]
+        return all(parts) if isinstance(relation, sp.And) else any(parts)
+    if isinstance(relation, sp.Not):
+        return not _kernel_truth(owner, relation.args[0])
+    if not isinstance(relation, sp.core.relational.Relational):
+        raise InvalidArgument(f"{owner}: an exact step takes the relation the kernel decides (e.g. sp.Le(a, b, evaluate=False) "
+                              f"of exact numbers, or sp.Eq(sp.Integer(number_of_failures), 0, evaluate=False) for an "
+                              f"enumeration), not a truth value computed elsewhere; got {relation!r} "
+                              f"({type(relation).__name__})")
+    if relation.free_symbols:
+        raise InvalidArgument(f"{owner}: an exact step is about numbers; {relation} has the free symbols "
+                              f"{sorted(map(str, relation.free_symbols))} (use nonneg, zero or cases)")
+    if relation.has(sp.Float):
+        raise InvalidArgument(f"{owner}: {relation} holds a float, which is not exact; use sympy.Rational")
+    sign = exact_sign(sp.sympify(relation.lhs) - sp.sympify(relation.rhs))  # the kernel: rationals, or arb balls excluding 0
+    if sign is None:
+        raise InvalidArgument(f"{owner}: the kernel cannot certify the sign of {relation.lhs} - ({relation.rhs})")
+    return {sp.Equality: sign == 0, sp.Unequality: sign != 0, sp.LessThan: sign <= 0, sp.StrictLessThan: sign < 0,
+            sp.GreaterThan: sign >= 0, sp.StrictGreaterThan: sign > 0}[type(relation)]

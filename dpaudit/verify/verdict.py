@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import InvalidArgument, KernelError
 
 __all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "certified_fields", "combine_results",
            "combine_verdicts", "verdict_from_sympy"]
@@ -188,8 +188,6 @@ def _combined_disproved(statement: str, conjunction: str, parts: tuple[CheckResu
                         extra_premises: tuple[Premise, ...], extra_domain: tuple[str, ...],
                         extra_assumptions: tuple[str, ...], fields: dict[str, Any]) -> CheckResult:
     """The DISPROVED conjunction: it rests on one failing part's re-checked counterexample (see :func:`combine_results`)."""
-    from dpaudit.verify.kernel import KernelError  # the kernel imports this module
-
     failing = [p for p in parts if p.verdict is Verdict.DISPROVED]
     for p in failing:
         if certified(p) and p.counterexample is None:

@@ -36,7 +36,7 @@ import sympy as sp
 import z3
 from flint import ctx
 
-from dpaudit.errors import DPAuditError, InvalidArgument
+from dpaudit.errors import DPAuditError, InvalidArgument, KernelError
 from dpaudit.verify.kernel.evaluate import branch_and_bound, enclose_constant, truth
 from dpaudit.verify.kernel.translate import Translation, UnsupportedFormula, check_real_symbol
 from dpaudit.verify.verdict import Verdict
@@ -65,10 +65,6 @@ HIGH_DEGREE_TIMEOUT_MS = 2_000
 #: Z3's nonlinear arithmetic does not look at its timeout while it works on such a polynomial (``log(beta**1800 + 1)
 #: >= 0`` ran for 471 s under a 2 s timeout).
 TIME_LIMIT = 20.0
-
-
-class KernelError(DPAuditError, AssertionError):
-    """An internal contradiction: a statement both proved and refuted by a re-checked counterexample."""
 
 
 class NotSmooth(DPAuditError):

@@ -157,8 +157,8 @@ def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResu
     statement = fields.pop("statement", None) or claim
     given_counterexample = fields.pop("counterexample", None)
     extra_premises = tuple(fields.pop("premises", ()))
-    extra_domain = tuple(fields.pop("domain", ()))
-    extra_assumptions = tuple(fields.pop("assumptions", ()))
+    extra_domain = _texts(fields.pop("domain", ()))
+    extra_assumptions = _texts(fields.pop("assumptions", ()))
     extra_vacuity = fields.pop("vacuity", "")
     texts = [_part_claim(p) for p in parts]
     conjunction = texts[0] if len(texts) == 1 else " AND ".join(f"({t})" for t in texts)
@@ -182,6 +182,11 @@ def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResu
     if verdict is Verdict.PROVED and all(certified(p) for p in parts):
         return _issue(result)
     return result
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    """A ``domain=`` or ``assumptions=`` as a tuple of conditions: one string is one condition, not its characters."""
+    return (value,) if isinstance(value, str) else tuple(value)
 
 
 def _combined_disproved(statement: str, conjunction: str, parts: tuple[CheckResult, ...], given: Any,

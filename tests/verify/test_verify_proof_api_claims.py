@@ -172,3 +172,16 @@ def test_lipschitz_of_a_callable_still_disproves_through_the_exact_pair():
     r = lipschitz(lambda v: 3 * v, 1, dim=1, seed=0, budget=200)
     assert r.verdict is Verdict.DISPROVED and certified(r)
     assert any(k.startswith("||f(x) - f(y)||") for k in r.counterexample)
+
+
+def test_combine_results_reads_one_domain_string_as_one_condition():
+    import sympy as sp
+
+    from dpaudit.bounds import check_inequality
+    from dpaudit.verify import combine_results
+
+    x = sp.Symbol("x", real=True)
+    proved = combine_results("both", check_inequality(x, x + 1), check_inequality(x, x + 2), domain="x < 1")
+    assert "x < 1" in proved.domain and "<" not in proved.domain
+    refuted = combine_results("both", check_inequality(x, x + 1), check_inequality(x**2, x), domain="x < 1")
+    assert "x; <; 1" not in refuted.details

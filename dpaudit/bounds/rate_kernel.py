@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -88,6 +89,21 @@ def has_rate_logs(relation: Any, variables: Sequence[sp.Symbol]) -> bool:
     return any(lg.args[0].free_symbols & set(variables) for lg in sp.sympify(relation).atoms(sp.log))
 
 
+@dataclass(frozen=True)
+class _Question:
+    """The question :func:`kernel_rate_check` puts to the kernel: its arguments, sympified and made tuples."""
+
+    derived: sp.Expr
+    claimed: sp.Expr
+    key: str
+    variables: tuple[sp.Symbol, ...]
+    directions: tuple[int, ...]
+    ignore_logs: bool
+    regime: tuple[Any, ...]
+    regime_vectors: tuple[Sequence[Any], ...]
+    derived_is_lower_bound: bool
+
+
 def kernel_rate_check(
     derived: Any,
     claimed: Any,
@@ -113,50 +129,7 @@ def kernel_rate_check(
       (``log n <= epsilon n <= 1`` forces ``y_n = y_epsilon``, where ``n`` stays bounded) no refutation is issued:
       UNDECIDED, with the reason.
 
-    See :func:`_kernel_rate_check` for the obligations.
-    """
-    regime, regime_vectors = tuple(regime), tuple(regime_vectors)
-    logged = tuple(i for i, rel in enumerate(regime) if has_rate_logs(rel, variables))
-    result = _kernel_rate_check(derived, claimed, key=key, variables=variables, directions=directions,
-                                ignore_logs=ignore_logs, regime=regime, regime_vectors=regime_vectors,
-                                derived_is_lower_bound=derived_is_lower_bound, strict=logged)
-    if not logged:
-        return result
-    shown = ", ".join(str(regime[i]) for i in logged)
-    if result.verdict is Verdict.PROVED:
-        kept = [i for i in range(len(regime)) if i not in logged]
-        without = _kernel_rate_check(derived, claimed, key=key, variables=variables, directions=directions,
-                                     ignore_logs=ignore_logs, regime=[regime[i] for i in kept],
-                                     regime_vectors=[regime_vectors[i] for i in kept],
-                                     derived_is_lower_bound=derived_is_lower_bound)
-        if without.verdict is Verdict.PROVED:
-            return without
-        reason = (f"PROVED only with the regime constraints {shown} read in log space, which drops their log factors "
-                  "of the rate variables: such a constraint is used to refute, never to prove")
-    elif result.verdict is Verdict.UNDECIDED:
-        reason = (f"the regime constraints {shown} have log factors of the rate variables: a refutation needs a "
-                  "log-direction where each holds strictly in log space (<c, y> > 0), and none was found; "
-                  f"{result.reason}")
-    else:
-        return result  # DISPROVED along a direction checked strictly against every such constraint
-    return dataclasses.replace(result, verdict=Verdict.UNDECIDED, counterexample=None, premises=(), vacuity="",
-                               reason=reason, details=f"{reason}; {result.details}", certificate=None)
-
-
-def _kernel_rate_check(
-    derived: Any,
-    claimed: Any,
-    *,
-    key: str,
-    variables: Sequence[sp.Symbol],
-    directions: Sequence[int],
-    ignore_logs: bool,
-    regime: Sequence[Any] = (),
-    regime_vectors: Sequence[Sequence[Any]] = (),
-    derived_is_lower_bound: bool = False,
-    strict: Sequence[int] = (),
-) -> CheckResult:
-    """The kernel's decision (:func:`kernel_rate_check`, which gates the regime constraints with log factors).
+    See :func:`_decide` for the obligations.
 
     Parameters
     ----------
@@ -172,9 +145,6 @@ def _kernel_rate_check(
         The regime's constraints (sympy relations) and their log-space vectors ``c`` (``<c, y> >= 0``), from
         :func:`~dpaudit.bounds.rate_comparison.regime_vectors`; a constraint is read exactly in log space (its
         constants and log factors dropped), a premise printed beside the verdict.
-    strict : sequence of int
-        Indices of the constraints a refuting log-direction must satisfy strictly (``<c, y*> > 0``): those with log
-        factors of the rate variables.
     derived_is_lower_bound : bool
         ``derived`` is only a lower bound on the quantity: it can refute the claim, never prove it.
 
@@ -186,9 +156,52 @@ def _kernel_rate_check(
         (``"log-direction y"``, e.g. ``"n: 3/2, m: 1/2, d: 1/2"``) and the exponent margin (and, when the exponents
         tie, the margin in powers of ``t`` of the log factors).
     """
-    proof = Proof(key)
-    derived, claimed = sp.sympify(derived), sp.sympify(claimed)
-    variables, directions = tuple(variables), tuple(directions)
+    regime, regime_vectors = tuple(regime), tuple(regime_vectors)
+    logged = tuple(i for i, rel in enumerate(regime) if has_rate_logs(rel, variables))
+    question = _Question(sp.sympify(derived), sp.sympify(claimed), key, tuple(variables), tuple(directions), ignore_logs,
+                         regime, regime_vectors, derived_is_lower_bound)
+    result = _decide(question, strict=logged)
+    if not logged:
+        return result
+    shown = ", ".join(str(regime[i]) for i in logged)
+    if result.verdict is Verdict.PROVED:
+        kept = [i for i in range(len(regime)) if i not in logged]
+        without = _decide(dataclasses.replace(question, regime=tuple(regime[i] for i in kept),
+                                              regime_vectors=tuple(regime_vectors[i] for i in kept)))
+        if without.verdict is Verdict.PROVED:
+            return without
+        reason = (f"PROVED only with the regime constraints {shown} read in log space, which drops their log factors "
+                  "of the rate variables: such a constraint is used to refute, never to prove")
+    elif result.verdict is Verdict.UNDECIDED:
+        reason = (f"the regime constraints {shown} have log factors of the rate variables: a refutation needs a "
+                  "log-direction where each holds strictly in log space (<c, y> > 0), and none was found; "
+                  f"{result.reason}")
+    else:
+        return result  # DISPROVED along a direction checked strictly against every such constraint
+    return dataclasses.replace(result, verdict=Verdict.UNDECIDED, counterexample=None, premises=(), vacuity="",
+                               reason=reason, details=f"{reason}; {result.details}", certificate=None)
+
+
+def _decide(question: _Question, strict: Sequence[int] = ()) -> CheckResult:
+    """The kernel's decision of ``question`` (:func:`kernel_rate_check`, which gates the regime constraints with log factors).
+
+    Parameters
+    ----------
+    question : _Question
+        The comparison asked (the parameters of :func:`kernel_rate_check`).
+    strict : sequence of int
+        Indices of the constraints a refuting log-direction must satisfy strictly (``<c, y*> > 0``): those with log
+        factors of the rate variables.
+
+    Returns
+    -------
+    CheckResult
+        As :func:`kernel_rate_check` describes, before its gate.
+    """
+    proof = Proof(question.key)
+    derived, claimed, variables, directions = question.derived, question.claimed, question.variables, question.directions
+    ignore_logs, regime, regime_vectors = question.ignore_logs, question.regime, question.regime_vectors
+    derived_is_lower_bound = question.derived_is_lower_bound
     tro = _ExactLogs(variables, directions, ignore_logs=False)
     try:
         a_terms = _merge(tro.terms(derived), ignore_logs=False)

@@ -30,7 +30,7 @@ from dpaudit.bounds.symbols import J, L, R, beta, d, delta, epsilon, eta, k, lam
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
 from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.verify.proof import Proof
-from dpaudit.verify.verdict import _amend, combine_results
+from dpaudit.verify.verdict import combine_results
 
 __all__ = [
     "CHECKS",
@@ -369,8 +369,9 @@ def check_gaussian_lemma_a6(*, rng: np.random.Generator, max_epsilon: float = 2.
     if sampled.verdict is not Verdict.UNDECIDED:
         return sampled
     kernel = _gaussian_a6_kernel(delta_sym, sp.Rational(str(max_epsilon)))
-    return _amend(kernel, claim=sampled.claim, statement=sampled.statement, source=sampled.source, cases=kernel.cases + sampled.cases,
-                  details=f"{kernel.details}; sampled (evidence): {sampled.details}")
+    # the certified claim stays the kernel's (its steps as formulas); the words of the sampled check are the label
+    return combine_results(sampled.statement, kernel, source=sampled.source, method=kernel.method,
+                           cases=kernel.cases + sampled.cases, details=f"{kernel.details}; sampled (evidence): {sampled.details}")
 
 
 def _gaussian_a6_kernel(sensitivity: sp.Symbol, max_epsilon: sp.Rational) -> CheckResult:

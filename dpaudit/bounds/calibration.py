@@ -34,9 +34,9 @@ from dpaudit.bounds.symbols import Delta, T, delta, epsilon, mu_gdp, sigma, x
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict, combine_verdicts
 from dpaudit.exact.enclosure import precision
 from dpaudit.exact.threshold import ThresholdSpec, threshold_profile
-from dpaudit.verify.decide import decide_positive
+from dpaudit.verify.decide import approx, decide_positive
 from dpaudit.verify.proof import Proof
-from dpaudit.verify.verdict import combine_results
+from dpaudit.verify.verdict import APPROX, combine_results
 
 __all__ = [
     "above_threshold_budget",
@@ -396,12 +396,14 @@ def _decimal(value: float) -> sp.Rational:
 def _refute_gaussian(name: str, sigma_expr: sp.Expr, sens_expr: sp.Expr, eps_expr: sp.Expr, delta_expr: sp.Expr,
                      candidates: Sequence[Mapping[sp.Symbol, float]], region: Mapping[sp.Symbol, tuple[float, float]],
                      where: Sequence[Any], limit: int = 4) -> CheckResult | None:
-    """A DISPROVED re-checked exactly: at a candidate point (its floats read as exact rationals), the closed-form
+    """A DISPROVED re-checked exactly: at a candidate point (rounded to two significant digits, else its floats read as
+    exact rationals), the closed-form
     exact delta [BW18, Thm 8] at sigma exceeds the budget, its sign decided by the kernel (arb balls), and the point
     lies in the region and satisfies ``where`` (checked exactly). ``None`` when no candidate re-checks.
     """
-    for pt in candidates[:limit]:
-        exact = {s: sp.Rational(float(v)) for s, v in pt.items()}
+    readable = [{s: sp.Rational(f"{float(v):.2g}") for s, v in pt.items()} for pt in candidates[:limit]]
+    exact_points = [{s: sp.Rational(float(v)) for s, v in pt.items()} for pt in candidates[:limit]]
+    for exact in [*readable, *exact_points]:  # a short decimal near the candidate first, then its exact binary value
         sig, sens, eps_v, dl = (sp.sympify(e).subs(exact) for e in (sigma_expr, sens_expr, eps_expr, delta_expr))
         achieved = gaussian_delta_expr(eps_v, sig, sens)
         conditions: dict[str, Any] = {}
@@ -418,7 +420,7 @@ def _refute_gaussian(name: str, sigma_expr: sp.Expr, sens_expr: sp.Expr, eps_exp
         proof = Proof(name)
         proof.cite("[BW18] Thm 8", _BW18_TEXT)
         point = {**{s.name: v for s, v in sorted(exact.items(), key=lambda t: t[0].name)}, "sigma": sig,
-                 "exact delta(eps)": achieved}
+                 "exact delta(eps)": achieved, APPROX: {"sigma": approx(sig), "exact delta(eps)": approx(achieved)}}
         if proof.refute("the exact delta of N(0, sigma^2) exceeds the delta budget", point, dl - achieved,
                         conditions=conditions):
             return proof.result()

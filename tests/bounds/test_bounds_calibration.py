@@ -14,6 +14,7 @@ from dpaudit import accounting
 from dpaudit.bounds import Verdict
 from dpaudit.bounds import calibration as cal
 from dpaudit.bounds.symbols import Delta, delta, epsilon
+from dpaudit.verify.verdict import certified
 
 
 def test_laplace_calibration_proved_and_halved_scale_disproved(rng):
@@ -26,12 +27,15 @@ def test_laplace_calibration_proved_and_halved_scale_disproved(rng):
 
 def test_classical_gaussian_inside_and_outside_its_hypothesis(rng):
     inside = cal.check_gaussian_classical(rng=rng)
-    assert inside.verdict is Verdict.PROVED
+    assert inside.verdict is Verdict.PROVED and certified(inside)
     # the classical formula stops being private for large epsilon (e.g. eps = 10, delta = 1e-5)
     outside = cal.check_gaussian_classical(rng=rng, eps_range=(1.0, 20.0))
-    assert outside.verdict is Verdict.DISPROVED
-    ce = outside.counterexample
-    assert ce["exact_delta"] > ce["claimed_delta"]
+    assert outside.verdict is Verdict.DISPROVED and certified(outside)
+    ce = outside.counterexample  # exact rationals, re-checked by the kernel; checked here again with accounting's curve
+    eps_ce, dl_ce, sens_ce, sig_ce = (sp.Rational(ce[k]) if k != "sigma" else sp.sympify(ce[k])
+                                      for k in ("epsilon", "delta", "Delta", "sigma"))
+    assert 1 <= eps_ce <= 20 and "epsilon >= 1" in outside.claim and "epsilon <= 20" in outside.claim
+    assert accounting.analytic_gaussian_delta(float(eps_ce), float(sig_ce), float(sens_ce)) > float(dl_ce)
     # independently of the check: the exact curve at eps = 10, delta = 1e-5
     sigma10 = float(cal.gaussian_sigma_classical_expr().subs({Delta: 1, epsilon: 10, delta: sp.Rational(1, 10**5)}))
     assert accounting.analytic_gaussian_delta(10.0, sigma10, 1.0) > 1e-5

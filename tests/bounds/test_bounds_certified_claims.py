@@ -183,10 +183,14 @@ def test_check_gaussian_noise_certifies_what_it_decided_and_keeps_the_caller_s_w
     r = check_gaussian_noise(sp.Integer(1), sensitivity=Delta, eps_budget=epsilon, delta_budget=delta,
                              claim="sigma = 1 is always private", source="a user", rng=np.random.default_rng(0),
                              region={epsilon: (0.5, 0.9), Delta: (1, 2), delta: (1e-6, 1e-3)})
-    assert r.verdict is Verdict.DISPROVED
+    from dpaudit.verify.verdict import certified
+
+    assert r.verdict is Verdict.DISPROVED and certified(r)
     assert "sigma = 1 is always private" not in r.claim and r.statement == "sigma = 1 is always private"
-    assert r.claim.startswith("N(0, (1)**2) noise on a query of l2-sensitivity Delta is (epsilon, delta)-DP")
-    assert "epsilon in [0.5, 0.9]" in r.claim
+    # the certified claim is the exact margin the kernel signed at the point, with the region checked there
+    assert ">= 0: the margin given for the point" in r.claim
+    assert "epsilon >= 1/2" in r.claim and "epsilon <= 9/10" in r.claim
+    assert [p.key for p in r.premises] == ["[BW18] Thm 8"]
 
 
 # run_checks' one path (CheckSpec.__call__): a PROVED / DISPROVED the kernel did not issue is UNDECIDED ------------

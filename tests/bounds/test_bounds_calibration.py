@@ -109,8 +109,14 @@ def test_above_threshold_check_detects_miscalibration(rng):
     bad = cal.check_above_threshold(sensitivity=sp.Integer(1), threshold_scale=1 / epsilon, query_scale=4 / epsilon,
                                     budget=epsilon, claim="halved threshold noise", source="[test]", rng=rng,
                                     region={epsilon: (0.1, 2.0)}, count=2)
-    assert bad.verdict is Verdict.DISPROVED and bad.method == "sympy+exact"
-    assert bad.counterexample["certified loss lower bound"] > bad.counterexample["budget"]
+    assert bad.verdict is Verdict.DISPROVED and bad.method == "kernel+exact" and certified(bad)
+    ce = bad.counterexample  # an exact point: the scales there are exact, the loss bound's ends exact binary rationals
+    eps_ce = sp.Rational(ce["epsilon"])
+    assert sp.Rational("0.1") <= eps_ce <= 2 and sp.Rational(ce["threshold scale"]) == 1 / eps_ce
+    assert sp.Rational(ce["query scale"]) == 4 / eps_ce and sp.Rational(ce["budget"]) == eps_ce
+    lower = sp.log(sp.Rational(ce["P(pattern), lower end"]) / sp.Rational(ce["P'(pattern), upper end"]))
+    assert float(lower) > float(eps_ce)  # the certified loss lower bound exceeds the budget
+    assert ok.premises[0].key == "[DR14] Thm 3.23" and certified(ok)
 
 
 def test_the_stream_loss_is_a_certified_lower_bound_below_the_coupling_bound():

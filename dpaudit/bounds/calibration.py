@@ -32,7 +32,7 @@ from dpaudit import accounting
 from dpaudit._validation import check_nonnegative, check_positive, check_probability
 from dpaudit.bounds.checks import DIGITS, _label, check_identity, check_inequality, random_points
 from dpaudit.bounds.symbols import Delta, T, delta, epsilon, mu_gdp, sigma, x
-from dpaudit.bounds.verdict import CheckResult, Premise, Verdict, combine_verdicts
+from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
 from dpaudit.exact.enclosure import precision
 from dpaudit.exact.threshold import ThresholdSpec, threshold_profile
 from dpaudit.verify.decide import approx, decide_positive

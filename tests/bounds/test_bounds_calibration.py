@@ -7,6 +7,7 @@ calibrations (halved noise, miscalibrated AboveThreshold) must turn the verdict 
 from __future__ import annotations
 
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -114,6 +115,8 @@ def test_above_threshold_check_detects_miscalibration(rng):
     eps_ce = sp.Rational(ce["epsilon"])
     assert sp.Rational("0.1") <= eps_ce <= 2 and sp.Rational(ce["threshold scale"]) == 1 / eps_ce
     assert sp.Rational(ce["query scale"]) == 4 / eps_ce and sp.Rational(ce["budget"]) == eps_ce
+    for key in ("threshold scale", "query scale"):  # exact binary numbers: the Arb law integrated is that of these scales
+        assert sp.Rational(float(sp.Rational(ce[key]))) == sp.Rational(ce[key])
     lower = sp.log(sp.Rational(ce["P(pattern), lower end"]) / sp.Rational(ce["P'(pattern), upper end"]))
     assert float(lower) > float(eps_ce)  # the certified loss lower bound exceeds the budget
     assert ok.premises[0].key == "[DR14] Thm 3.23" and certified(ok)
@@ -155,3 +158,12 @@ def test_numerical_counterexamples_are_confirmed_exactly():
     assert not _confirmed(x**2, x, {x: 0.5}, "le")  # 1/4 <= 1/2 holds
     assert _confirmed(x, x, {x: 0.5}, "lt")  # x < x fails
     assert not _confirmed(sp.sqrt(x) ** 2, x, {x: 0.3}, "eq")  # an identity: no counterexample
+
+
+def test_a_disagreement_with_accounting_is_evidence_that_makes_the_verdict_undecided(rng, monkeypatch):
+    """The kernel proves the formula; dpaudit's own code computing a larger scale is reported, never DISPROVED."""
+    assert cal.check_laplace_calibration(rng=np.random.default_rng(3)).verdict is Verdict.PROVED
+    monkeypatch.setattr(cal.accounting, "laplace_scale", lambda sens, eps: 2 * sens / eps)
+    res = cal.check_laplace_calibration(rng=np.random.default_rng(3))
+    assert res.verdict is Verdict.UNDECIDED and not certified(res)
+    assert "accounting.laplace_scale disagrees" in res.reason and res.counterexample is None

@@ -193,3 +193,10 @@ def test_checks_depend_on_the_claim_not_on_a_constant(rng):
     other = b.with_expression(tau**2 / (n**2 * epsilon**2 * R))
     assert levy2021.check_thm2_variance(rng=rng, claim=other).verdict is D_
     assert levy2021.check_thm2_variance(rng=np.random.default_rng(1)).verdict is P
+
+
+def test_tdlap_ceiling_is_a_printed_premise_of_the_kernel_proof(rng):
+    res = ghazi2023.check_tdlap_edge_mass(rng=rng)
+    assert res.verdict is P and certified(res)
+    assert [p.key for p in res.premises] == ["ceiling"]  # ceil(y) = y + f, f >= 0: taken on trust, printed
+    assert "f + 1" in res.claim  # the kernel decided the inequality for every f >= 0

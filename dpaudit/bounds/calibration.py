@@ -275,10 +275,12 @@ def above_threshold_loss(threshold_scale: float, query_scale: float, sensitivity
 # ------------------------------------------------------------------------------------------------
 
 
-def _numeric_result(claim: str, source: str, counterexample: Mapping[str, float] | None, cases: int, details: str,
+def _numeric_result(claim: str, source: str, counterexample: Mapping[str, Any] | None, cases: int, details: str,
                     method: str = "numeric", reason: str = "") -> CheckResult:
-    """UNDECIDED with the evidence: a comparison of floating-point code at sampled points proves nothing, and a
-    disagreement it finds is a float comparison, not a counterexample the kernel re-checked (it goes in the reason)."""
+    """UNDECIDED with the evidence: a comparison of floating-point code at sampled points proves nothing.
+
+    A disagreement it finds is a float comparison, not a counterexample the kernel re-checked: it goes in the reason.
+    """
     if counterexample is not None:
         reason = f"the sampled comparison disagrees (evidence, not re-checked exactly): {counterexample}; {reason}"
     return CheckResult(Verdict.UNDECIDED, claim, source, method, None, (), None, cases, details, reason=reason,
@@ -409,10 +411,11 @@ def _decimal(value: float) -> sp.Rational:
 def _refute_gaussian(name: str, sigma_expr: sp.Expr, sens_expr: sp.Expr, eps_expr: sp.Expr, delta_expr: sp.Expr,
                      candidates: Sequence[Mapping[sp.Symbol, float]], region: Mapping[sp.Symbol, tuple[float, float]],
                      where: Sequence[Any], limit: int = 4) -> CheckResult | None:
-    """A DISPROVED re-checked exactly: at a candidate point (rounded to two significant digits, else its floats read as
-    exact rationals), the closed-form
-    exact delta [BW18, Thm 8] at sigma exceeds the budget, its sign decided by the kernel (arb balls), and the point
-    lies in the region and satisfies ``where`` (checked exactly). ``None`` when no candidate re-checks.
+    """A DISPROVED re-checked exactly at a point near a candidate, or ``None`` when no candidate re-checks.
+
+    The point is the candidate rounded to two significant digits, else its floats read as exact rationals; there the
+    closed-form exact delta [BW18, Thm 8] at sigma exceeds the budget, its sign decided by the kernel (arb balls),
+    and the point lies in the region and satisfies ``where`` (checked exactly).
     """
     readable = [{s: sp.Rational(f"{float(v):.2g}") for s, v in pt.items()} for pt in candidates[:limit]]
     exact_points = [{s: sp.Rational(float(v)) for s, v in pt.items()} for pt in candidates[:limit]]

@@ -34,8 +34,8 @@ import sympy as sp
 
 from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
-from dpaudit.errors import ArgumentTypeError
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
+from dpaudit.errors import ArgumentTypeError
 from dpaudit.verify._record import _assumption_text, rng_for
 from dpaudit.verify.decide import decision, exact_floats, refuse_same_names, vacuity
 from dpaudit.verify.kernel import Decision, KernelError, point_keys, recheck

@@ -201,6 +201,11 @@ def _shown(point: Mapping[sp.Symbol, float]) -> dict[str, float]:
     return {s.name: float(v) for s, v in sorted(point.items(), key=lambda t: t[0].name)}
 
 
+def _decimal(value: float) -> sp.Rational:
+    """A region end given as a float, read as the decimal it was written as (``1e-3`` is 1/1000)."""
+    return sp.Rational(repr(float(value)))
+
+
 def _exact_point(point: Mapping[sp.Symbol, float]) -> dict[str, Fraction]:
     """A numerical point at the exact values of its floats (the point :func:`_confirmed` re-checks).
 

@@ -49,7 +49,7 @@ from dpaudit.bounds.symbols import (
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
 from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.verify import Proof
-from dpaudit.verify.verdict import _amend, combine_results
+from dpaudit.verify.verdict import combine_results
 
 __all__ = [
     "CHECKS",
@@ -420,8 +420,10 @@ def check_alg3_composition(*, rng: np.random.Generator, count: int = 64) -> Chec
     proof.numeric_le("eps/2 + T eps'(e^eps' - 1) <= eps at random points (50-digit evaluation)", values[:, 3], values[:, 0],
                      {"epsilon": values[:, 0], "delta": values[:, 1], "T": values[:, 2]})
     result = proof.result()
-    return _amend(result, claim="Alg 3 is (eps, delta)-DP by advanced composition for eps <= 1",
-                  source=str(_cite("Alg 3, line 2")))
+    # the certified claim stays the proof's steps as formulas; the sentence is the label (CheckResult.statement)
+    return combine_results("Alg 3 is (eps, delta)-DP by advanced composition for eps <= 1", result,
+                           source=str(_cite("Alg 3, line 2")), method=result.method, residual=result.residual,
+                           cases=result.cases, details=result.details)
 
 
 CHECKS: tuple[CheckSpec, ...] = (

@@ -29,10 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit._exact_literals import csv_literals, describe, first_overflow, first_rounded_difference, json_literals
 from dpaudit.auditor.cases import AuditCase
 from dpaudit.errors import DPAuditError
 
-__all__ = ["CommandLineError", "load_dataset", "parse_shape", "prepare_case"]
+__all__ = ["CommandLineError", "load_dataset", "load_pair", "parse_shape", "prepare_case"]
 
 _MODULE_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
@@ -43,12 +44,51 @@ class CommandLineError(DPAuditError):
 
 def load_dataset(path: str, option: str) -> np.ndarray:
     """Read a dataset from a ``.npy``, ``.csv`` (comma-separated numbers) or ``.json`` file."""
+    return _read_dataset(path, option)[0]
+
+
+def load_pair(path0: str, path1: str) -> tuple[np.ndarray, np.ndarray]:
+    """Read ``--d0`` and ``--d1``, refusing a pair that float64 rounding would change.
+
+    A ``.csv``/``.json`` number is read as float64; where the two datasets differ, the difference
+    of the values read must equal the exact difference of the numbers written to a relative
+    ``2**-26`` (:mod:`dpaudit._exact_literals` says why), else the audit would be of another pair:
+    ``9007199254740993.0`` and ``9007199254740994.0`` differ by 1 but are read 2 apart.
+    """
+    d0, literals0 = _read_dataset(path0, "--d0")
+    d1, literals1 = _read_dataset(path1, "--d1")
+    found = first_rounded_difference(d0, literals0, d1, literals1)
+    if found is not None:
+        where = _position(found.index)
+        raise CommandLineError(
+            f"--d0 {path0!r} and --d1 {path1!r}{where}: {found.literal0} and {found.literal1} differ by exactly "
+            f"{describe(abs(found.exact))}, but as float64 they differ by {describe(abs(found.audited))}, more than 2**-26 of the "
+            "difference (the pair audited would not be the pair in the files); give the values as float64 in .npy "
+            "files, or as decimals that float64 holds closely enough"
+        )
+    return d0, d1
+
+
+def _position(index: tuple[int, ...]) -> str:
+    """' row 3, column 2' (counting from 1) for an index into a dataset; '' for a single number."""
+    if not index:
+        return ""
+    if len(index) == 1:
+        return f" row {index[0] + 1}"
+    if len(index) == 2:
+        return f" row {index[0] + 1}, column {index[1] + 1}"
+    return f" index {index} (counting from 0)"
+
+
+def _read_dataset(path: str, option: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """The dataset, and the texts of its numbers (None for ``.npy``: binary values are what they are)."""
     file = Path(path)
     suffix = file.suffix.lower()
     if suffix not in (".npy", ".csv", ".json"):
         raise CommandLineError(f"{option} {path!r}: unsupported file type {suffix or '(none)'!r}; use .npy, .csv or .json")
     if not file.is_file():
         raise CommandLineError(f"{option} {path!r}: no such file")
+    literals = None
     try:
         if suffix == ".npy":
             data = np.load(file, allow_pickle=False)
@@ -56,14 +96,22 @@ def load_dataset(path: str, option: str) -> np.ndarray:
             with warnings.catch_warnings():  # an empty file: numpy warns, then the check below refuses it
                 warnings.filterwarnings("ignore", message=r".*(input contained no data|[Ee]mpty input file)", category=UserWarning)
                 data = np.loadtxt(file, delimiter=",", dtype=float)
-            _refuse_rounded_integers(file, data, option, path)
+                _refuse_rounded_integers(file, data, option, path)
+                literals = csv_literals(file, data.shape)
         else:
-            data = np.asarray(json.loads(file.read_text()))
+            text = file.read_text()
+            data = np.asarray(json.loads(text))
+            if data.dtype.kind in "biuf":
+                literals = json_literals(text, data.shape)
     except (OSError, ValueError) as exc:
         raise CommandLineError(f"{option} {path!r}: cannot read it as {suffix[1:]} numbers ({_one_line(exc)})") from exc
     if data.dtype.kind not in "biuf":
         raise CommandLineError(f"{option} {path!r}: must hold numbers only (a rectangular array), got dtype {data.dtype}")
-    return data
+    overflow = first_overflow(data, literals)
+    if overflow is not None:
+        raise CommandLineError(f"{option} {path!r}{_position(overflow[0])}: {overflow[1]} is beyond float64's range "
+                               "(it would be audited as infinite)")
+    return data, literals
 
 
 def _refuse_rounded_integers(file: Path, data: np.ndarray, option: str, path: str) -> None:
@@ -288,7 +336,8 @@ def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str, Any] | Non
     if given_files:
         if args.d0 is None or args.d1 is None:
             raise CommandLineError(f"give both --d0 FILE and --d1 FILE (only {'--d0' if args.d0 else '--d1'} was given)")
-        return load_dataset(args.d0, "--d0"), load_dataset(args.d1, "--d1"), f"files {args.d0} and {args.d1}", None
+        d0, d1 = load_pair(args.d0, args.d1)
+        return d0, d1, f"files {args.d0} and {args.d1}", None
     if args.pair is None:
         return None
     from dpaudit.neighbors.pairs import PAIR_RELATIONS, worst_case_pair

@@ -29,7 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit._exact_literals import csv_literals, describe, first_overflow, first_rounded_difference, json_literals
+from dpaudit._exact_literals import (
+    csv_literals,
+    describe,
+    first_overflow,
+    first_rounded_difference,
+    json_literals,
+)
 from dpaudit.auditor.cases import AuditCase
 from dpaudit.errors import DPAuditError
 
@@ -44,29 +50,71 @@ class CommandLineError(DPAuditError):
 
 def load_dataset(path: str, option: str) -> np.ndarray:
     """Read a dataset from a ``.npy``, ``.csv`` (comma-separated numbers) or ``.json`` file."""
-    return _read_dataset(path, option)[0]
+    file = Path(path)
+    suffix = file.suffix.lower()
+    if suffix not in (".npy", ".csv", ".json"):
+        raise CommandLineError(f"{option} {path!r}: unsupported file type {suffix or '(none)'!r}; use .npy, .csv or .json")
+    if not file.is_file():
+        raise CommandLineError(f"{option} {path!r}: no such file")
+    try:
+        if suffix == ".npy":
+            data = np.load(file, allow_pickle=False)
+        elif suffix == ".csv":
+            with warnings.catch_warnings():  # an empty file: numpy warns, then the check below refuses it
+                warnings.filterwarnings("ignore", message=r".*(input contained no data|[Ee]mpty input file)", category=UserWarning)
+                data = np.loadtxt(file, delimiter=",", dtype=float)
+            _refuse_rounded_integers(file, data, option, path)
+        else:
+            data = np.asarray(json.loads(file.read_text()))
+    except (OSError, ValueError) as exc:
+        raise CommandLineError(f"{option} {path!r}: cannot read it as {suffix[1:]} numbers ({_one_line(exc)})") from exc
+    if data.dtype.kind not in "biuf":
+        raise CommandLineError(f"{option} {path!r}: must hold numbers only (a rectangular array), got dtype {data.dtype}")
+    return data
 
 
 def load_pair(path0: str, path1: str) -> tuple[np.ndarray, np.ndarray]:
     """Read ``--d0`` and ``--d1``, refusing a pair that float64 rounding would change.
 
-    A ``.csv``/``.json`` number is read as float64; where the two datasets differ, the difference
-    of the values read must equal the exact difference of the numbers written to a relative
-    ``2**-26`` (:mod:`dpaudit._exact_literals` says why), else the audit would be of another pair:
-    ``9007199254740993.0`` and ``9007199254740994.0`` differ by 1 but are read 2 apart.
+    A ``.csv``/``.json`` number is read as float64; where the two datasets (of one shape) differ,
+    the difference of the values read must equal the exact difference of the numbers written to a
+    relative ``2**-26`` (:mod:`dpaudit._exact_literals` says why), else the audit would be of
+    another pair: ``9007199254740993.0`` and ``9007199254740994.0`` differ by 1 but are read 2
+    apart. A finite number read as infinite (``1e400``) is refused too.
     """
-    d0, literals0 = _read_dataset(path0, "--d0")
-    d1, literals1 = _read_dataset(path1, "--d1")
+    d0, d1 = load_dataset(path0, "--d0"), load_dataset(path1, "--d1")
+    literals: dict[str, np.ndarray | None] = {}
+    for data, path, option in ((d0, path0, "--d0"), (d1, path1, "--d1")):
+        if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+            literals[option] = _literals(path, data)
+            overflow = first_overflow(data, literals[option])
+            if overflow is not None:
+                raise CommandLineError(f"{option} {path!r}{_position(overflow[0])}: {overflow[1]} is beyond float64's "
+                                       "range (it would be audited as infinite)")
+    if d0.shape != d1.shape:
+        return d0, d1
+    literals0 = literals["--d0"] if "--d0" in literals else _literals(path0, d0)
+    literals1 = literals["--d1"] if "--d1" in literals else _literals(path1, d1)
     found = first_rounded_difference(d0, literals0, d1, literals1)
     if found is not None:
-        where = _position(found.index)
         raise CommandLineError(
-            f"--d0 {path0!r} and --d1 {path1!r}{where}: {found.literal0} and {found.literal1} differ by exactly "
-            f"{describe(abs(found.exact))}, but as float64 they differ by {describe(abs(found.audited))}, more than 2**-26 of the "
-            "difference (the pair audited would not be the pair in the files); give the values as float64 in .npy "
-            "files, or as decimals that float64 holds closely enough"
+            f"--d0 {path0!r} and --d1 {path1!r}{_position(found.index)}: {found.literal0} and {found.literal1} differ "
+            f"by exactly {describe(abs(found.exact))}, but as float64 they differ by {describe(abs(found.audited))}, more "
+            "than 2**-26 of the difference (the pair audited would not be the pair in the files); give the values as "
+            "float64 in .npy files, or as decimals that float64 holds closely enough"
         )
     return d0, d1
+
+
+def _literals(path: str, data: np.ndarray) -> np.ndarray | None:
+    """The texts of a read dataset's numbers in its shape (None for ``.npy``: binary values are what they are)."""
+    file = Path(path)
+    suffix = file.suffix.lower()
+    if suffix == ".csv":
+        return csv_literals(file, data.shape)
+    if suffix == ".json":
+        return json_literals(file.read_text(), data.shape)
+    return None
 
 
 def _position(index: tuple[int, ...]) -> str:
@@ -78,40 +126,6 @@ def _position(index: tuple[int, ...]) -> str:
     if len(index) == 2:
         return f" row {index[0] + 1}, column {index[1] + 1}"
     return f" index {index} (counting from 0)"
-
-
-def _read_dataset(path: str, option: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """The dataset, and the texts of its numbers (None for ``.npy``: binary values are what they are)."""
-    file = Path(path)
-    suffix = file.suffix.lower()
-    if suffix not in (".npy", ".csv", ".json"):
-        raise CommandLineError(f"{option} {path!r}: unsupported file type {suffix or '(none)'!r}; use .npy, .csv or .json")
-    if not file.is_file():
-        raise CommandLineError(f"{option} {path!r}: no such file")
-    literals = None
-    try:
-        if suffix == ".npy":
-            data = np.load(file, allow_pickle=False)
-        elif suffix == ".csv":
-            with warnings.catch_warnings():  # an empty file: numpy warns, then the check below refuses it
-                warnings.filterwarnings("ignore", message=r".*(input contained no data|[Ee]mpty input file)", category=UserWarning)
-                data = np.loadtxt(file, delimiter=",", dtype=float)
-                _refuse_rounded_integers(file, data, option, path)
-                literals = csv_literals(file, data.shape)
-        else:
-            text = file.read_text()
-            data = np.asarray(json.loads(text))
-            if data.dtype.kind in "biuf":
-                literals = json_literals(text, data.shape)
-    except (OSError, ValueError) as exc:
-        raise CommandLineError(f"{option} {path!r}: cannot read it as {suffix[1:]} numbers ({_one_line(exc)})") from exc
-    if data.dtype.kind not in "biuf":
-        raise CommandLineError(f"{option} {path!r}: must hold numbers only (a rectangular array), got dtype {data.dtype}")
-    overflow = first_overflow(data, literals)
-    if overflow is not None:
-        raise CommandLineError(f"{option} {path!r}{_position(overflow[0])}: {overflow[1]} is beyond float64's range "
-                               "(it would be audited as infinite)")
-    return data, literals
 
 
 def _refuse_rounded_integers(file: Path, data: np.ndarray, option: str, path: str) -> None:

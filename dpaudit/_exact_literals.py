@@ -41,8 +41,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["DIFFERENCE_TOLERANCE", "RoundedDifference", "csv_literals", "describe", "first_rounded_difference",
-           "first_overflow", "json_literals"]
+__all__ = [
+    "DIFFERENCE_TOLERANCE",
+    "RoundedDifference",
+    "csv_literals",
+    "describe",
+    "first_overflow",
+    "first_rounded_difference",
+    "json_literals",
+]
 
 #: The relative change of a difference between the pair's literals that float64 rounding may cause
 #: (half of float64's 53-bit significand; see the module docstring).
@@ -69,7 +76,7 @@ class RoundedDifference:
 def csv_literals(file: Path, shape: tuple[int, ...]) -> np.ndarray | None:
     """The CSV's number texts, stripped, in the array's shape (None if they do not line up)."""
     texts = np.asarray(np.char.strip(np.loadtxt(file, delimiter=",", dtype=str)))
-    return texts.astype(object) if texts.shape == shape else None
+    return texts if texts.shape == shape else None
 
 
 def json_literals(text: str, shape: tuple[int, ...]) -> np.ndarray | None:
@@ -122,7 +129,7 @@ def first_rounded_difference(d0: np.ndarray, literals0: np.ndarray | None, d1: n
         gap = np.abs(f0 - f1)
         near = ~((gap >= _FAR_APART * (np.abs(f0) + np.abs(f1))) & (gap >= _ABOVE_SUBNORMAL))
     if literals0 is not None and literals1 is not None:
-        near &= literals0.astype(str) != literals1.astype(str)
+        near &= np.asarray(literals0, dtype=str) != np.asarray(literals1, dtype=str)
     for flat in np.flatnonzero(near):
         index = tuple(int(i) for i in np.unravel_index(flat, d0.shape))
         text0 = None if literals0 is None else literals0[index]

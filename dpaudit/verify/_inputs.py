@@ -79,6 +79,8 @@ def exact_constant(owner: str, parameter: str, value: Any) -> sp.Expr:
             raise argument_error(owner, parameter, allowed, value) from exc
     if not isinstance(exact, sp.Expr):
         raise argument_error(owner, parameter, allowed, value)
+    if exact.has(sp.oo, sp.S.NegativeInfinity, sp.zoo, sp.nan):
+        raise argument_error(owner, parameter, allowed, value)
     exact = exact_floats(exact)[0]  # a Float inside a closed form (Float('0.5', 30) * sqrt(2)) at its exact value
     if exact.free_symbols:
         return exact

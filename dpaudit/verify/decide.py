@@ -206,6 +206,22 @@ def refuse_huge_constants(what: str, expr: Any) -> None:
                                   "more than 4,300 digits, and the kernel's translation and its printed claims do)")
 
 
+_INFINITIES = (sp.oo, sp.S.NegativeInfinity)
+
+
+def _bare_infinity(expr: sp.Basic) -> bool:
+    """Does ``expr`` hold ``oo`` or ``-oo`` as a value (not as a Sum's limit or inside a Piecewise)?
+
+    ``zoo`` and ``nan`` (``1/0``, a Piecewise's undefined branch: what a case split meets where the statement is
+    not defined) are left to the kernel, which never signs them (UNDECIDED).
+    """
+    if expr in _INFINITIES:
+        return True
+    if isinstance(expr, (sp.Piecewise, sp.Sum, sp.Product, sp.Integral)):
+        return False  # outside the kernel's language: left to it (UNDECIDED), not collapsed arithmetic
+    return any(_bare_infinity(a) for a in expr.args)
+
+
 def exact_floats(expr: Any) -> tuple[Any, list[str]]:
     """``expr`` with every float replaced by the exact rational it stands for, and one note per float.
 
@@ -224,14 +240,14 @@ def exact_floats(expr: Any) -> tuple[Any, list[str]]:
     Raises
     ------
     InvalidArgument
-        If ``expr`` holds an infinity or NaN (``oo``, ``-oo``, ``zoo``, ``nan``, ``float('inf')``): the kernel
-        decides statements about real numbers, and sympy has already collapsed ``inf - 1`` (or ``x + oo``) to
-        ``oo``, so a verdict would be about another statement than the one written.
+        If ``expr`` holds an infinity (``oo``, ``-oo``, ``float('inf')``): the kernel decides statements about real
+        numbers, and sympy has already collapsed ``inf - 1`` (or ``x + oo``) to ``oo``, so a verdict would be about
+        another statement than the one written (``zoo`` and ``nan`` are never signed: UNDECIDED).
     """
     expr = sp.sympify(expr)
     refuse_huge_constants("the statement", expr)
-    if isinstance(expr, sp.Basic) and expr.has(sp.oo, sp.S.NegativeInfinity, sp.zoo, sp.nan):
-        raise InvalidArgument(f"{expr} holds an infinity or NaN: dpaudit decides statements about real numbers (sympy "
+    if isinstance(expr, sp.Basic) and _bare_infinity(expr):
+        raise InvalidArgument(f"{expr} holds an infinity: dpaudit decides statements about real numbers (sympy "
                               "collapses inf - 1 and x + oo to oo before the kernel sees them); write a finite statement")
     floats = sorted(expr.atoms(sp.Float), key=lambda f: sp.Rational(f))
     subs = {f: sp.Rational(f) for f in floats}

@@ -22,7 +22,8 @@ from dpaudit.bounds.checks import DIGITS, _mp_eval, _mp_fn, _shown, _symbols_of,
 from dpaudit.bounds.rate_comparison import compare_rates, regime_vectors
 from dpaudit.bounds.rate_kernel import decided_restriction, kernel_rate_check
 from dpaudit.bounds.rate_kernel_context import _domain
-from dpaudit.bounds.rates import RateError, _directions
+from dpaudit.bounds.rate_regime import regime_directions
+from dpaudit.bounds.rates import RateError
 from dpaudit.bounds.symbols import RATE_VARIABLES
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import CheckResult, Verdict
@@ -136,7 +137,7 @@ def check_rate(
     constraints = _checked_constraints(constraints)
     hidden = set(claimed.hidden_variables) if isinstance(claimed, Bound) else set()
     rate_vars = tuple(v for v in variables if v not in hidden)
-    directions = _directions(rate_vars, small, "check_rate")  # each variable can reach its end of the regime
+    directions = regime_directions(rate_vars, small, "check_rate")  # each variable can reach its end of the regime
     engine = _engine_reading(derived, claimed, claim=claim, source=source, rng=rng, variables=variables, small=small,
                              ignore_logs=ignore_logs, directions_tried=directions_tried, assumptions=assumptions,
                              derived_is_lower_bound=derived_is_lower_bound, constraints=constraints)

@@ -18,12 +18,12 @@ from scipy import optimize
 from dpaudit._validation import argument_error
 from dpaudit.bounds.rate_format import _pretty_name
 from dpaudit.bounds.rate_kernel import decided_restriction, has_rate_logs, kernel_rate_check
+from dpaudit.bounds.rate_regime import regime_directions
 from dpaudit.bounds.rates import (
     Monomial,
     Rate,
     _as_expr,
     _check_variables,
-    _directions,
     _dominates,
     _log_dominates,
     _poly_dominates,
@@ -309,7 +309,7 @@ def compare_rates(
         raise argument_error("compare_rates", "certify", "True or False", certify)
     if not isinstance(a, Rate) or not isinstance(b, Rate):
         variables = tuple(v for v in _check_variables(variables, "compare_rates") if v not in hidden)
-        _directions(variables, small, "compare_rates")  # each variable can reach its end of the regime
+        regime_directions(variables, small, "compare_rates")  # each variable can reach its end of the regime
     ra = a if isinstance(a, Rate) else leading_rate(_as_expr(a, "compare_rates"), variables, small=small,
                                                       ignore_logs=ignore_logs)
     rb = b if isinstance(b, Rate) else leading_rate(_as_expr(b, "compare_rates"), variables, small=small,

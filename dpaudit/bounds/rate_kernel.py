@@ -48,7 +48,8 @@ from dpaudit.bounds.rate_kernel_context import _constants, _Context, _domain, _e
 from dpaudit.bounds.rate_kernel_log_proof import _prove_with_logs, decided_restriction
 from dpaudit.bounds.rate_kernel_refutation import _refute, _refute_by_log_powers
 from dpaudit.bounds.rate_logs import log_factors
-from dpaudit.bounds.rates import Monomial, RateError, _directions, _merge, _reachable_ends, _Tropical
+from dpaudit.bounds.rate_regime import reachable_ends, regime_directions
+from dpaudit.bounds.rates import Monomial, RateError, _merge, _Tropical
 from dpaudit.verify.decide import decision
 from dpaudit.verify.proof import Proof
 from dpaudit.verify.verdict import CheckResult, Verdict, _amend
@@ -163,11 +164,11 @@ def kernel_rate_check(
     ------
     InvalidArgument
         If a rate variable cannot reach its end of the regime inside its declared domain (``n``, an integer >= 1, asked
-        to shrink; ``delta``, in (0, 1), asked to grow; :func:`~dpaudit.bounds.rates._reachable_ends`): a refuting
+        to shrink; ``delta``, in (0, 1), asked to grow; :func:`~dpaudit.bounds.rate_regime.reachable_ends`): a refuting
         log-direction would leave the domain (the regime ``n <= 1`` meets it only at ``n = 1``), so no such question
         is decided.
     """
-    _directions(tuple(variables), [v for v, s in zip(variables, directions, strict=True) if s < 0], "kernel_rate_check")
+    regime_directions(tuple(variables), [v for v, s in zip(variables, directions, strict=True) if s < 0], "kernel_rate_check")
     regime, regime_vectors = tuple(regime), tuple(regime_vectors)
     logged = tuple(i for i, rel in enumerate(regime) if has_rate_logs(rel, variables))
     question = _Question(sp.sympify(derived), sp.sympify(claimed), key, tuple(variables), tuple(directions), ignore_logs,
@@ -242,7 +243,7 @@ def _decide(question: _Question, strict: Sequence[int] = ()) -> CheckResult:
                      for c in regime_vectors]
     proof.given("the regime: " + ", ".join(f"{v} {'>=' if s > 0 else '<='} 1" for v, s in zip(variables, directions, strict=True))
                 + " (each rate variable reaches its end of the regime inside its declared domain: "
-                + ", ".join(f"{v} {_reachable_ends(v)[2]}" for v in variables)
+                + ", ".join(f"{v} {reachable_ends(v)[2]}" for v in variables)
                 + "); the other symbols are constants (within their declared domains)",
                 "log space: y_v = direction_v ln v >= 0, so a monomial prod v^a_v is exp(<a * direction, y>)")
     if regime:

@@ -9,11 +9,13 @@ Regime
 ------
 Each rate variable has a direction: ``+1`` for quantities that grow (n, m, d >= 1) and ``-1`` for
 quantities that shrink (0 < epsilon <= 1). Every other symbol is a constant. A direction must be one the
-variable can follow inside its declared domain (:data:`~dpaudit.bounds.symbols.SYMBOLS`): a log-direction of the
-regime moves every rate variable to its end (to infinity, or to 0), and a variable bounded on that side (the integer
-``n >= 1`` cannot shrink to 0, ``delta < 1`` cannot grow) is refused with an ``InvalidArgument`` naming it, its
-domain and the direction asked (the regime ``n <= 1`` would meet the domain only at ``n = 1``). A monomial *a*
-dominates *b* over this regime (``b <= C a`` for a constant C, at every point of the regime) iff
+variable can follow inside its declared domain (:func:`~dpaudit.bounds.rate_regime.regime_directions`):
+a log-direction of the regime moves every rate variable to its end (to infinity, or to 0), and a variable
+bounded on that side (the integer ``n >= 1`` cannot shrink to 0, ``delta < 1`` cannot grow) is refused
+with an ``InvalidArgument`` naming it, its domain and the direction asked (the regime ``n <= 1`` would meet
+the domain only at ``n = 1``).
+
+A monomial *a* dominates *b* over this regime (``b <= C a`` for a constant C, at every point of the regime) iff
 each exponent of *a* is at least that of *b* for growing variables and at most for shrinking ones.
 When no single term dominates another, both are kept: :func:`leading_rate` returns the set of
 *possibly dominant* monomials, and which one dominates depends on the regime.
@@ -33,7 +35,6 @@ their log powers, each log factor being treated as a quantity >= 1.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,7 @@ import sympy as sp
 
 from dpaudit._validation import argument_error
 from dpaudit.bounds.rate_format import format_rate
+from dpaudit.bounds.rate_regime import regime_directions
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import Verdict
@@ -187,63 +189,6 @@ class Rate:
 
     def __str__(self) -> str:
         return format_rate(self)
-
-
-def _directions(variables: Sequence[sp.Symbol], small: Iterable[sp.Symbol] | None,
-                owner: str = _OWNER) -> tuple[int, ...]:
-    """``-1`` for the variables in ``small`` (default: those declared shrinking), ``+1`` for the others.
-
-    Each direction is checked against the variable's declared domain (:func:`_reachable_ends`): a refuting
-    log-direction moves every rate variable to its end of the regime, so a variable must be able to get there.
-
-    Raises
-    ------
-    InvalidArgument
-        If ``small`` is not a subset of ``variables``, or a variable cannot move its way (``n``, an integer >= 1,
-        among ``small``; ``delta``, declared in (0, 1), left out of it), naming the variable, its domain and the
-        direction asked.
-    """
-    if small is None:
-        small_set = {v for v in variables if v.name in SYMBOLS and SYMBOLS[v.name].direction < 0}
-    else:
-        small_set = set(small)
-        unknown = small_set - set(variables)
-        if unknown:
-            raise argument_error(owner, "small", "a subset of the rate variables", sorted(map(str, unknown)))
-    directions = tuple(-1 if v in small_set else 1 for v in variables)
-    shown = None if small is None else sorted(map(str, small_set))
-    for v, s in zip(variables, directions, strict=True):
-        can_grow, can_shrink, domain = _reachable_ends(v)
-        if s < 0 and not can_shrink:
-            raise argument_error(owner, "small", f"rate variables that can shrink to 0 ({v} is declared {domain}: "
-                                 f"it cannot be among small=)", shown,
-                                 fix=f"remove {v} from small= (it grows), or drop it from the rate variables.")
-        if s > 0 and not can_grow:
-            fix = (f"list {v} in small= (it shrinks to 0)." if can_shrink else
-                   f"drop {v} from the rate variables (treat it as a constant).")
-            raise argument_error(owner, "small", f"a set listing every rate variable that cannot grow without bound "
-                                 f"({v} is declared {domain}: list it in small=)",
-                                 shown, fix=fix)
-    return directions
-
-
-def _reachable_ends(v: sp.Symbol) -> tuple[bool, bool, str]:
-    """Whether ``v`` can grow without bound, whether it can shrink to 0 inside its declared domain, and that domain.
-
-    A canonical symbol (:data:`~dpaudit.bounds.symbols.SYMBOLS`) has its declared domain: it can grow when the domain
-    is unbounded above (n, m, d, epsilon), shrink when the domain reaches down to 0 and is not integer (epsilon,
-    delta). Any other symbol has only its sympy assumptions: an integer cannot shrink to 0, a non-positive symbol
-    reaches neither end (both ends of the regime are read in ``log v``, which needs ``v > 0``).
-    """
-    info = SYMBOLS.get(v.name)
-    if info is not None and info.symbol == v:
-        can_shrink = not info.integer and info.low <= 0 < info.high
-        return math.isinf(info.high) and info.high > 0, can_shrink, info.constraint_text()
-    if v.is_nonpositive:
-        return False, False, "<= 0 (sympy assumption nonpositive)"
-    if v.is_integer:
-        return True, False, "an integer (sympy assumptions)"
-    return True, True, "without bounds"
 
 
 def _exact(value: Any) -> sp.Expr:
@@ -547,7 +492,7 @@ def leading_rate(
     if isinstance(expr, Bound):
         variables = tuple(v for v in variables if v not in expr.hidden_variables)
         ignore_logs = ignore_logs or expr.kind.ignores_logs
-    directions = _directions(variables, small)
+    directions = regime_directions(variables, small, _OWNER)
     e = _as_expr(expr, _OWNER)
     return _leading_rate(e, tuple(variables), directions, bool(ignore_logs))
 

@@ -13,7 +13,8 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import mpmath
@@ -22,12 +23,20 @@ import sympy as sp
 from flint import arb
 
 from dpaudit._validation import check_nonnegative, check_positive
-from dpaudit.bounds.checks import check_inequality, random_points
+from dpaudit.bounds.checks import _decimal, _label, _shown, check_inequality, random_points
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
 from dpaudit.exact.enclosure import precision
 from dpaudit.exact.threshold import ThresholdSpec, threshold_profile
+from dpaudit.verify.proof import Proof
+from dpaudit.verify.verdict import APPROX, combine_results
 
-__all__ = ["above_threshold_budget", "above_threshold_loss", "certified_stream_loss", "check_above_threshold"]
+__all__ = [
+    "above_threshold_budget",
+    "above_threshold_loss",
+    "certified_stream_loss",
+    "certified_stream_pattern",
+    "check_above_threshold",
+]
 
 DR14_AT = "[DR14, Thm 3.23]"
 
@@ -49,6 +58,31 @@ def _laplace_pdf(z: Any, b: Any) -> Any:
     return mpmath.exp(-abs(z) / b) / (2 * b)
 
 
+def certified_stream_pattern(threshold_scale: float, query_scale: float, sensitivity: float) -> tuple[float, float, str]:
+    """The output pattern of AboveThreshold with the largest certified lower bound on its privacy loss.
+
+    Returns ``(num, den, where)``: ``num`` is the lower end of an Arb enclosure of the pattern's probability on one
+    stream and ``den`` the upper end of its enclosure on the neighbouring one (floats, i.e. exact binary rationals),
+    so ``ln(num/den)`` bounds the loss from below; ``where`` names the streams and the direction. The streams and the
+    exact laws are those of :func:`certified_stream_loss`.
+    """
+    best, where, best_pair = -math.inf, "none", (0.0, 1.0)
+    with precision(200):
+        for mult in (1.25, 2.5, 3.75):
+            for k in (5, 10, 20):
+                base = -mult * query_scale
+                d0, d1 = [base] * k, [base + sensitivity] * (k - 1) + [base - sensitivity]
+                law = threshold_profile(ThresholdSpec(0.0, threshold_scale, query_scale, cutoff=1, halt_on="below"),
+                                        d1, d0, description="AboveThreshold halting at the first query below")
+                for on, num, den in (("D'", law.p_lo, law.q_hi), ("D", law.q_lo, law.p_hi)):
+                    for a, b in zip(num, den, strict=True):
+                        if a > 0 and b > 0 and math.log(a) - math.log(b) > best:  # choosing only: the bound is ln(a/b)
+                            best, best_pair = math.log(a) - math.log(b), (float(a), float(b))
+                            where = (f"{k} queries at {base:g} on D; on D' {k - 1} at {base + sensitivity:g}, "
+                                     f"then {base - sensitivity:g}; the pattern's probability on {on} over the other")
+    return best_pair[0], best_pair[1], where
+
+
 def certified_stream_loss(threshold_scale: float, query_scale: float, sensitivity: float) -> tuple[arb, str]:
     """A certified lower bound (an Arb ball at 200 bits) on AboveThreshold's privacy loss, and the stream reaching it.
 
@@ -59,22 +93,9 @@ def certified_stream_loss(threshold_scale: float, query_scale: float, sensitivit
     Thm 3.23]), so ``ln(P_lo / Q_hi)`` over the patterns, either direction, bounds the loss from below. At Ghazi et
     al. 2025's printed scales (Lap(4/eps), Lap(8/eps), sensitivity 2) it is 0.99965 eps, against a budget eps/2.
     """
-    best, where = arb(0), "none"
+    num, den, where = certified_stream_pattern(threshold_scale, query_scale, sensitivity)
     with precision(200):
-        for mult in (1.25, 2.5, 3.75):
-            for k in (5, 10, 20):
-                base = -mult * query_scale
-                d0, d1 = [base] * k, [base + sensitivity] * (k - 1) + [base - sensitivity]
-                law = threshold_profile(ThresholdSpec(0.0, threshold_scale, query_scale, cutoff=1, halt_on="below"),
-                                        d1, d0, description="AboveThreshold halting at the first query below")
-                for num, den in ((law.p_lo, law.q_hi), (law.q_lo, law.p_hi)):
-                    for a, b in zip(num, den, strict=True):
-                        if a > 0 and b > 0:
-                            low = (arb(float(a)) / arb(float(b))).log()
-                            if low.lower() > best.lower():
-                                best, where = low, f"{k} queries at {base:g} on D; on D' {k - 1} at {base + sensitivity:g}, " \
-                                                   f"then {base - sensitivity:g}"
-    return best, where
+        return (arb(num) / arb(den)).log(), where
 
 
 def above_threshold_loss(threshold_scale: float, query_scale: float, sensitivity: float) -> float:
@@ -126,35 +147,93 @@ def check_above_threshold(
 ) -> CheckResult:
     """Check an AboveThreshold calibration: noise scales for queries of a given sensitivity spend at most ``budget``.
 
-    Symbolic: ``above_threshold_budget(sensitivity, b_th, b_q) <= budget`` [DR14, Thm 3.23, proof].
-    Numeric, at random points: the loss of the near-worst-case stream of
-    :func:`above_threshold_loss` (quadrature) stays at most the budget; a miscalibration shows up
-    as a loss above it. When the scales are proportional to 1/eps (the usual case) loss/budget does
-    not depend on eps, so a couple of points suffice.
+    PROVED (given the cited [DR14, Thm 3.23], whose proof's coupling costs ``Delta/b_th + 2 Delta/b_q``): the kernel
+    decides ``above_threshold_budget(sensitivity, b_th, b_q) <= budget``. DISPROVED: at a point of the region where
+    the scales and the sensitivity are exact binary numbers (a candidate's coordinates rounded to two significant
+    digits, else to a power of two), the output law of a leaking stream pair is integrated exactly in Arb
+    (:func:`certified_stream_pattern`) and the kernel signs ``budget - ln(num/den) < 0``, the point's membership of
+    the region checked exactly too (:meth:`dpaudit.verify.Proof.refute`). Numeric, at random points (evidence): the
+    same certified lower bound at the float scales, and the quadrature of :func:`above_threshold_loss`. When the
+    scales are proportional to 1/eps (the usual case) loss/budget does not depend on eps, so a couple of points
+    suffice. UNDECIDED otherwise (the coupling bound exceeds the budget and no leak re-checks).
     """
+    region = dict(region or {})
+    label = _label("check_above_threshold", claim)
     cost = above_threshold_budget(sensitivity, threshold_scale, query_scale)
     sym = check_inequality(cost, budget, claim=claim, source=source, rng=rng, region=region, count=16)
     syms = sorted(cost.free_symbols | sp.sympify(budget).free_symbols, key=lambda s: s.name)
     pts = random_points(syms, rng, count, region=region, corners=False)
-    f = [sp.lambdify(syms, e, "math") for e in (threshold_scale, query_scale, sensitivity, budget)]
-    counterexample = None
+    exprs = [sp.sympify(e) for e in (threshold_scale, query_scale, sensitivity, budget)]
+    f = [sp.lambdify(syms, e, "math") for e in exprs]
+    candidates = []
     worst = quad_worst = 0.0
     for pt in pts:
         args = [pt[s] for s in syms]
         b_th, b_q, sens, bud = (float(fn(*args)) for fn in f)
         quad_worst = max(quad_worst, above_threshold_loss(b_th, b_q, sens) / bud)  # evidence only
-        lower, stream = certified_stream_loss(b_th, b_q, sens)
+        lower, _ = certified_stream_loss(b_th, b_q, sens)
         worst = max(worst, float(lower.mid()) / bud)
-        if lower - arb(bud) > 0:  # the whole Arb ball of the certified lower bound lies above the budget
-            counterexample = {s.name: v for s, v in pt.items()} | {"stream": stream, "certified loss lower bound":
-                                                                   float(lower.lower()), "budget": bud}
-            break
+        if lower - arb(bud) > 0:  # a leak at the float scales: a candidate, re-checked at an exact point below
+            candidates.append(pt)
     details = (f"symbolic: {sym.verdict.name} ({sym.details}); certified (Arb, dpaudit.exact) stream loss / budget = "
                f"{worst:.4g}, quadrature's (evidence) {quad_worst:.4g}, at {len(pts)} points")
-    if counterexample is not None:
-        verdict = Verdict.DISPROVED
-    else:
-        verdict = sym.verdict if sym.verdict is not Verdict.DISPROVED else Verdict.UNDECIDED
-    premise = Premise("cited", "[DR14] Thm 3.23", "AboveThreshold's privacy cost is Delta/b_th + 2 Delta/b_q (the coupling in its proof)")
-    return CheckResult(verdict, claim, source, "sympy+exact", sym.residual, ("AboveThreshold, one threshold draw",),
-                       counterexample or sym.counterexample, sym.cases + len(pts), details, premises=(premise,))
+    fields = dict(source=source, method="kernel+exact", residual=sym.residual, cases=sym.cases + len(pts), details=details)
+    refuted = _refute_above_threshold(label or claim, syms, exprs, candidates, region) if candidates else None
+    if refuted is not None:
+        return combine_results(label, refuted, **fields)
+    if sym.verdict is Verdict.PROVED and not candidates:
+        return combine_results(label, sym, premises=(_DR14_AT_PREMISE,), **fields)
+    reason = (f"a leak at the float scales of {_shown(candidates[0])} did not re-check at an exact point"
+              if candidates else f"the coupling bound of [DR14, Thm 3.23] is not shown within the budget ({sym.verdict})")
+    return CheckResult(Verdict.UNDECIDED, claim, assumptions=("AboveThreshold, one threshold draw",), reason=reason,
+                       statement=label, **fields)
+
+
+_DR14_AT_PREMISE = Premise("cited", "[DR14] Thm 3.23",
+                           "AboveThreshold's privacy cost is Delta/b_th + 2 Delta/b_q (the coupling in its proof)")
+
+
+def _dyadic_points(pt: Mapping[sp.Symbol, float]) -> list[dict[sp.Symbol, sp.Rational]]:
+    """Exact points near a candidate: its coordinates to two significant digits, then each to the nearest power of two."""
+    readable = {s: sp.Rational(f"{float(v):.2g}") for s, v in pt.items()}
+    powers = {s: sp.Integer(2) ** round(math.log2(float(v))) if v > 0 else sp.Rational(float(v)) for s, v in pt.items()}
+    return [readable, powers]
+
+
+def _refute_above_threshold(name: str, syms: Sequence[sp.Symbol], exprs: Sequence[sp.Expr],
+                            candidates: Sequence[Mapping[sp.Symbol, float]],
+                            region: Mapping[sp.Symbol, tuple[float, float]], limit: int = 2) -> CheckResult | None:
+    """A certified DISPROVED of an AboveThreshold calibration at an exact point near a candidate, or ``None``.
+
+    At the point, the scales, sensitivity and budget are exact; the scales and sensitivity must be exact binary
+    numbers (the Arb integration takes floats). The margin ``budget - ln(num/den)`` is a closed form the kernel signs,
+    and the point's membership of the region is checked exactly.
+    """
+    for pt in candidates[:limit]:
+        for exact in _dyadic_points(pt):
+            b_th, b_q, sens, bud = (e.subs(exact) for e in exprs)
+            floats = [b_th, b_q, sens]
+            if not all(v.is_Rational and v > 0 for v in floats) or any(sp.Rational(float(v)) != v for v in floats):
+                continue  # not exact binary numbers: the Arb law would be that of rounded scales
+            num, den, where = certified_stream_pattern(float(b_th), float(b_q), float(sens))
+            if num <= 0 or den <= 0:
+                continue
+            conditions: dict[str, Any] = {}
+            for s, (lo, hi) in region.items():
+                if s in exact:
+                    conditions[f"{s} >= {_decimal(lo)}"] = exact[s] - _decimal(lo)
+                    conditions[f"{s} <= {_decimal(hi)}"] = _decimal(hi) - exact[s]
+            proof = Proof(name)
+            proof.given("the output law of AboveThreshold (threshold 0 + Lap(b_th), halting at the first query whose noisy "
+                        "value, with Lap(b_q) noise, falls below it) on two streams whose queries differ by at most the "
+                        "sensitivity, integrated exactly: Arb enclosures of exponential-polynomial integrals "
+                        "(dpaudit.exact.threshold)")
+            point = {**{s.name: v for s, v in sorted(exact.items(), key=lambda t: t[0].name)},
+                     "threshold scale": b_th, "query scale": b_q, "sensitivity": sens, "budget": bud, "streams": where,
+                     "P(pattern), lower end": sp.Rational(num), "P'(pattern), upper end": sp.Rational(den),
+                     APPROX: {"certified loss lower bound": math.log(num) - math.log(den), "budget": float(bud)}}
+            margin = bud - sp.log(sp.Rational(num) / sp.Rational(den))
+            if proof.refute("budget - ln(P(pattern)/P'(pattern)) < 0: the loss exceeds the budget", point, margin,
+                            conditions=conditions):
+                return proof.result()
+    return None

@@ -19,6 +19,7 @@ A kernel proof together with a re-checked counterexample raises
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -34,12 +35,13 @@ import sympy as sp
 from dpaudit._validation import argument_error, check_int
 from dpaudit.bounds.symbols import SYMBOLS, SymbolInfo
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
+from dpaudit.errors import ArgumentTypeError
 from dpaudit.verify._record import _assumption_text, rng_for
 from dpaudit.verify.decide import decision, exact_floats, refuse_same_names, vacuity
 from dpaudit.verify.kernel import Decision, KernelError, point_keys, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
-from dpaudit.verify.verdict import APPROX, _issue
+from dpaudit.verify.verdict import APPROX, _issue, certified
 
 __all__ = [
     "CheckSpec",
@@ -197,6 +199,11 @@ def _mp_eval(fn: Any, symbols: Sequence[sp.Symbol], point: Mapping[sp.Symbol, fl
 
 def _shown(point: Mapping[sp.Symbol, float]) -> dict[str, float]:
     return {s.name: float(v) for s, v in sorted(point.items(), key=lambda t: t[0].name)}
+
+
+def _decimal(value: float) -> sp.Rational:
+    """A region end given as a float, read as the decimal it was written as (``1e-3`` is 1/1000)."""
+    return sp.Rational(repr(float(value)))
 
 
 def _exact_point(point: Mapping[sp.Symbol, float]) -> dict[str, Fraction]:
@@ -523,6 +530,11 @@ class CheckSpec:
         What is checked, in words, with the citation.
     run : callable
         ``run(rng) -> CheckResult``; takes the seeded generator of the numerical cross-check.
+
+    Calling the spec (what :func:`dpaudit.bounds.registry.run_checks` does) returns ``run``'s result, except that a
+    PROVED or DISPROVED the kernel did not issue (:func:`dpaudit.verify.verdict.certified` is False: a
+    ``CheckResult`` built by hand, or one changed after it was issued) becomes UNDECIDED, with a reason that says
+    so, as :meth:`dpaudit.verify.LemmaCheck.run` does.
     """
 
     name: str
@@ -531,5 +543,17 @@ class CheckSpec:
     run: Callable[[np.random.Generator], CheckResult]
 
     def __call__(self, *, rng: np.random.Generator) -> CheckResult:
-        """Run the check with the seeded generator of its numerical cross-check."""
-        return self.run(rng)
+        """Run the check with the seeded generator of its numerical cross-check (see the class docstring)."""
+        result = self.run(rng)
+        if not isinstance(result, CheckResult):
+            raise ArgumentTypeError(f"{self.name}: run returned {type(result).__name__}, not a CheckResult")
+        if result.verdict is not Verdict.UNDECIDED and not certified(result):
+            # PROVED and DISPROVED come only from the kernel: a verdict built by hand around combine_verdicts, a
+            # sympy simplification or a float counterexample is not one (mirrors LemmaCheck.run)
+            why = (f"{self.name} returned a {result.verdict.name} it did not get from the kernel (a CheckResult built "
+                   "by hand, or its verdict, claim, domain, hypotheses, premises or counterexample changed after it "
+                   "was issued): PROVED and DISPROVED come only from check_inequality / check_identity, "
+                   "Proof.result(), dpaudit.verify.lipschitz / sensitivity, or combine_results of such results")
+            result = dataclasses.replace(result, verdict=Verdict.UNDECIDED, reason=why, counterexample=None,
+                                         certificate=None)
+        return result

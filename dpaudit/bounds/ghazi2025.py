@@ -27,7 +27,8 @@ from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality
 from dpaudit.bounds.rate_checks import check_rate
 from dpaudit.bounds.symbols import B, D, G, beta, d, delta, epsilon, eta, k, m, n, tau
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
-from dpaudit.bounds.verdict import CheckResult, combine_verdicts
+from dpaudit.bounds.verdict import CheckResult
+from dpaudit.verify.verdict import combine_results
 
 __all__ = [
     "CHECKS",
@@ -223,9 +224,9 @@ def check_case_i_delta(*, rng: np.random.Generator) -> CheckResult:
     a = check_inequality(d1 * (1 + sp.exp(epsilon / 2)), delta, claim="delta_1 (1 + e^{eps/2}) <= delta", source=cite,
                          rng=rng, reparametrize={epsilon: 2 * sp.log(1 + sp.Symbol("v", positive=True))})
     b = check_identity(epsilon / 2 + epsilon / 2, epsilon, claim="eps/2 + eps/2 = eps", source=cite, rng=rng, count=8)
-    return CheckResult(combine_verdicts(a.verdict, b.verdict), "Lemma 3.10 budget: case (i) delta and eps split", cite,
-                       "sympy+numeric", a.residual, a.assumptions, a.counterexample, a.cases + b.cases,
-                       f"{a.claim}: {a.verdict.name} ({a.details}); {b.claim}: {b.verdict.name}")
+    return combine_results("Lemma 3.10 budget: case (i) delta and eps split", a, b, source=cite, method="kernel+numeric",
+                           residual=a.residual, cases=a.cases + b.cases,
+                           details=f"{a.claim}: {a.verdict.name} ({a.details}); {b.claim}: {b.verdict.name}")
 
 
 def check_score_ceiling(*, rng: np.random.Generator) -> CheckResult:

@@ -28,9 +28,9 @@ from dpaudit.bounds.checks import CheckSpec, check_identity, check_inequality
 from dpaudit.bounds.rate_checks import check_rate
 from dpaudit.bounds.symbols import J, L, R, beta, d, delta, epsilon, eta, k, lam, m, mu, n, p, q
 from dpaudit.bounds.theorem import Bound, Citation, Condition, Kind, Paper, Quantity, Theorem
-from dpaudit.bounds.verdict import CheckResult, Verdict, combine_verdicts
+from dpaudit.bounds.verdict import CheckResult, Verdict
 from dpaudit.verify.proof import Proof
-from dpaudit.verify.verdict import _amend
+from dpaudit.verify.verdict import combine_results
 
 __all__ = [
     "CHECKS",
@@ -220,7 +220,7 @@ def check_thm32_simplification(*, rng: np.random.Generator) -> CheckResult:
     n^{1/4} m^{5/4}``; and ``(mn)^{9/8} >= n^{1/4} m^{5/4}`` iff ``n^7 >= m``.
     """
     cite = str(_cite("Thm 3.2"))
-    at = sp.simplify(GRADIENTS_THM32.subs(beta, L / R).subs(d, n).subs(epsilon, 1))
+    at = GRADIENTS_THM32.subs(beta, L / R).subs(d, n).subs(epsilon, 1)  # no simplify: the kernel decides the identity
     stated = (m * n) ** sp.Rational(9, 8) + n ** sp.Rational(1, 4) * m ** sp.Rational(5, 4)
     exact = check_identity(at, (m * n) ** sp.Rational(9, 8) + 2 * n ** sp.Rational(1, 4) * m ** sp.Rational(5, 4) + m * n,
                            claim="count at n = d, eps = 1, beta R = L", source=cite, rng=rng, count=16)
@@ -230,9 +230,9 @@ def check_thm32_simplification(*, rng: np.random.Generator) -> CheckResult:
                            n ** sp.Rational(7, 8) / m ** sp.Rational(1, 8), claim="(mn)^{9/8}/(n^{1/4} m^{5/4}) = n^{7/8} m^{-1/8}",
                            source=cite, rng=rng, count=16)
     parts = (exact, up, down, ratio)
-    return CheckResult(combine_verdicts(*(r.verdict for r in parts)), "Thm 3.2 simplification and the n^7 >= m remark",
-                       cite, "sympy+rates+numeric", exact.residual, (), next((r.counterexample for r in parts if r.counterexample), None),
-                       sum(r.cases for r in parts), "; ".join(f"{r.claim}: {r.verdict.name}" for r in parts))
+    return combine_results("Thm 3.2 simplification and the n^7 >= m remark", *parts, source=cite,
+                           method="kernel+rates+numeric", residual=exact.residual, cases=sum(r.cases for r in parts),
+                           details="; ".join(f"{r.claim}: {r.verdict.name}" for r in parts))
 
 
 def check_speedups(*, rng: np.random.Generator) -> CheckResult:
@@ -246,8 +246,8 @@ def check_speedups(*, rng: np.random.Generator) -> CheckResult:
                        beta ** sp.Rational(3, 4) * (n * m) ** sp.Rational(3, 8), claim="smooth speed-up", source=cite, rng=rng, count=16)
     b = check_identity((n * m) ** 3 / (n ** sp.Rational(11, 8) * m ** sp.Rational(5, 4)),
                        n ** sp.Rational(13, 8) * m ** sp.Rational(7, 4), claim="non-smooth speed-up", source=cite, rng=rng, count=16)
-    return CheckResult(combine_verdicts(a.verdict, b.verdict), "speed-up factors over [AL24]", cite, "sympy+numeric", None, (),
-                       a.counterexample or b.counterexample, a.cases + b.cases, f"{a.verdict.name}, {b.verdict.name}")
+    return combine_results("speed-up factors over [AL24]", a, b, source=cite, method="kernel+numeric",
+                           cases=a.cases + b.cases, details=f"{a.verdict.name}, {b.verdict.name}")
 
 
 def check_smoothing_constant(*, rng: np.random.Generator) -> CheckResult:
@@ -369,8 +369,9 @@ def check_gaussian_lemma_a6(*, rng: np.random.Generator, max_epsilon: float = 2.
     if sampled.verdict is not Verdict.UNDECIDED:
         return sampled
     kernel = _gaussian_a6_kernel(delta_sym, sp.Rational(str(max_epsilon)))
-    return _amend(kernel, claim=sampled.claim, statement=sampled.statement, source=sampled.source, cases=kernel.cases + sampled.cases,
-                  details=f"{kernel.details}; sampled (evidence): {sampled.details}")
+    # the certified claim stays the kernel's (its steps as formulas); the words of the sampled check are the label
+    return combine_results(sampled.statement, kernel, source=sampled.source, method=kernel.method,
+                           cases=kernel.cases + sampled.cases, details=f"{kernel.details}; sampled (evidence): {sampled.details}")
 
 
 def _gaussian_a6_kernel(sensitivity: sp.Symbol, max_epsilon: sp.Rational) -> CheckResult:

@@ -7,6 +7,7 @@ calibrations (halved noise, miscalibrated AboveThreshold) must turn the verdict 
 from __future__ import annotations
 
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -14,6 +15,7 @@ from dpaudit import accounting
 from dpaudit.bounds import Verdict
 from dpaudit.bounds import calibration as cal
 from dpaudit.bounds.symbols import Delta, delta, epsilon
+from dpaudit.verify.verdict import certified
 
 
 def test_laplace_calibration_proved_and_halved_scale_disproved(rng):
@@ -26,12 +28,15 @@ def test_laplace_calibration_proved_and_halved_scale_disproved(rng):
 
 def test_classical_gaussian_inside_and_outside_its_hypothesis(rng):
     inside = cal.check_gaussian_classical(rng=rng)
-    assert inside.verdict is Verdict.PROVED
+    assert inside.verdict is Verdict.PROVED and certified(inside)
     # the classical formula stops being private for large epsilon (e.g. eps = 10, delta = 1e-5)
     outside = cal.check_gaussian_classical(rng=rng, eps_range=(1.0, 20.0))
-    assert outside.verdict is Verdict.DISPROVED
-    ce = outside.counterexample
-    assert ce["exact_delta"] > ce["claimed_delta"]
+    assert outside.verdict is Verdict.DISPROVED and certified(outside)
+    ce = outside.counterexample  # exact rationals, re-checked by the kernel; checked here again with accounting's curve
+    eps_ce, dl_ce, sens_ce, sig_ce = (sp.Rational(ce[k]) if k != "sigma" else sp.sympify(ce[k])
+                                      for k in ("epsilon", "delta", "Delta", "sigma"))
+    assert 1 <= eps_ce <= 20 and "epsilon >= 1" in outside.claim and "epsilon <= 20" in outside.claim
+    assert accounting.analytic_gaussian_delta(float(eps_ce), float(sig_ce), float(sens_ce)) > float(dl_ce)
     # independently of the check: the exact curve at eps = 10, delta = 1e-5
     sigma10 = float(cal.gaussian_sigma_classical_expr().subs({Delta: 1, epsilon: 10, delta: sp.Rational(1, 10**5)}))
     assert accounting.analytic_gaussian_delta(10.0, sigma10, 1.0) > 1e-5
@@ -105,8 +110,16 @@ def test_above_threshold_check_detects_miscalibration(rng):
     bad = cal.check_above_threshold(sensitivity=sp.Integer(1), threshold_scale=1 / epsilon, query_scale=4 / epsilon,
                                     budget=epsilon, claim="halved threshold noise", source="[test]", rng=rng,
                                     region={epsilon: (0.1, 2.0)}, count=2)
-    assert bad.verdict is Verdict.DISPROVED and bad.method == "sympy+exact"
-    assert bad.counterexample["certified loss lower bound"] > bad.counterexample["budget"]
+    assert bad.verdict is Verdict.DISPROVED and bad.method == "kernel+exact" and certified(bad)
+    ce = bad.counterexample  # an exact point: the scales there are exact, the loss bound's ends exact binary rationals
+    eps_ce = sp.Rational(ce["epsilon"])
+    assert sp.Rational("0.1") <= eps_ce <= 2 and sp.Rational(ce["threshold scale"]) == 1 / eps_ce
+    assert sp.Rational(ce["query scale"]) == 4 / eps_ce and sp.Rational(ce["budget"]) == eps_ce
+    for key in ("threshold scale", "query scale"):  # exact binary numbers: the Arb law integrated is that of these scales
+        assert sp.Rational(float(sp.Rational(ce[key]))) == sp.Rational(ce[key])
+    lower = sp.log(sp.Rational(ce["P(pattern), lower end"]) / sp.Rational(ce["P'(pattern), upper end"]))
+    assert float(lower) > float(eps_ce)  # the certified loss lower bound exceeds the budget
+    assert ok.premises[0].key == "[DR14] Thm 3.23" and certified(ok)
 
 
 def test_the_stream_loss_is_a_certified_lower_bound_below_the_coupling_bound():
@@ -145,3 +158,12 @@ def test_numerical_counterexamples_are_confirmed_exactly():
     assert not _confirmed(x**2, x, {x: 0.5}, "le")  # 1/4 <= 1/2 holds
     assert _confirmed(x, x, {x: 0.5}, "lt")  # x < x fails
     assert not _confirmed(sp.sqrt(x) ** 2, x, {x: 0.3}, "eq")  # an identity: no counterexample
+
+
+def test_a_disagreement_with_accounting_is_evidence_that_makes_the_verdict_undecided(rng, monkeypatch):
+    """The kernel proves the formula; dpaudit's own code computing a larger scale is reported, never DISPROVED."""
+    assert cal.check_laplace_calibration(rng=np.random.default_rng(3)).verdict is Verdict.PROVED
+    monkeypatch.setattr(cal.accounting, "laplace_scale", lambda sens, eps: 2 * sens / eps)
+    res = cal.check_laplace_calibration(rng=np.random.default_rng(3))
+    assert res.verdict is Verdict.UNDECIDED and not certified(res)
+    assert "accounting.laplace_scale disagrees" in res.reason and res.counterexample is None

@@ -183,7 +183,51 @@ def test_check_gaussian_noise_certifies_what_it_decided_and_keeps_the_caller_s_w
     r = check_gaussian_noise(sp.Integer(1), sensitivity=Delta, eps_budget=epsilon, delta_budget=delta,
                              claim="sigma = 1 is always private", source="a user", rng=np.random.default_rng(0),
                              region={epsilon: (0.5, 0.9), Delta: (1, 2), delta: (1e-6, 1e-3)})
-    assert r.verdict is Verdict.DISPROVED
+    from dpaudit.verify.verdict import certified
+
+    assert r.verdict is Verdict.DISPROVED and certified(r)
     assert "sigma = 1 is always private" not in r.claim and r.statement == "sigma = 1 is always private"
-    assert r.claim.startswith("N(0, (1)**2) noise on a query of l2-sensitivity Delta is (epsilon, delta)-DP")
-    assert "epsilon in [0.5, 0.9]" in r.claim
+    # the certified claim is the exact margin the kernel signed at the point, with the region checked there
+    assert ">= 0: the margin given for the point" in r.claim
+    assert "epsilon >= 1/2" in r.claim and "epsilon <= 9/10" in r.claim
+    assert [p.key for p in r.premises] == ["[BW18] Thm 8"]
+
+
+# run_checks' one path (CheckSpec.__call__): a PROVED / DISPROVED the kernel did not issue is UNDECIDED ------------
+
+
+def _spec(run):
+    from dpaudit.bounds.checks import CheckSpec
+
+    return CheckSpec("test.hand_built", "consistency", "a check that builds its verdict by hand", run)
+
+
+@pytest.mark.parametrize("verdict", [Verdict.PROVED, Verdict.DISPROVED])
+def test_checkspec_downgrades_a_hand_built_verdict_to_undecided(verdict):
+    from dpaudit.bounds.verdict import CheckResult
+
+    hand = CheckResult(verdict, "1 <= 2", "[test]", "by hand", counterexample={"x": 1} if verdict is Verdict.DISPROVED else None)
+    out = _spec(lambda rng: hand)(rng=np.random.default_rng(0))
+    assert out.verdict is Verdict.UNDECIDED
+    assert "did not get from the kernel" in out.reason and "test.hand_built" in out.reason
+    assert out.counterexample is None
+
+
+def test_checkspec_keeps_a_certified_verdict_and_a_kernel_result_edited_by_hand_is_downgraded():
+    import dataclasses
+
+    from dpaudit.verify.verdict import certified
+
+    kernel = check_inequality(x**2, x**2 + 1, source="[test]")
+    assert kernel.verdict is Verdict.PROVED and certified(kernel)
+    kept = _spec(lambda rng: kernel)(rng=np.random.default_rng(0))
+    assert kept is kernel
+    edited = dataclasses.replace(kernel, claim="something else")  # the certificate no longer matches its fields
+    assert _spec(lambda rng: edited)(rng=np.random.default_rng(0)).verdict is Verdict.UNDECIDED
+
+
+def test_checkspec_refuses_a_run_that_returns_no_checkresult():
+    from dpaudit.errors import ArgumentTypeError
+
+    with pytest.raises(ArgumentTypeError, match="not a CheckResult"):
+        _spec(lambda rng: Verdict.PROVED)(rng=np.random.default_rng(0))

@@ -29,10 +29,17 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit._exact_literals import (
+    csv_literals,
+    describe,
+    first_overflow,
+    first_rounded_difference,
+    json_literals,
+)
 from dpaudit.auditor.cases import AuditCase
 from dpaudit.errors import DPAuditError
 
-__all__ = ["CommandLineError", "load_dataset", "parse_shape", "prepare_case"]
+__all__ = ["CommandLineError", "load_dataset", "load_pair", "parse_shape", "prepare_case"]
 
 _MODULE_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
@@ -64,6 +71,61 @@ def load_dataset(path: str, option: str) -> np.ndarray:
     if data.dtype.kind not in "biuf":
         raise CommandLineError(f"{option} {path!r}: must hold numbers only (a rectangular array), got dtype {data.dtype}")
     return data
+
+
+def load_pair(path0: str, path1: str) -> tuple[np.ndarray, np.ndarray]:
+    """Read ``--d0`` and ``--d1``, refusing a pair that float64 rounding would change.
+
+    A ``.csv``/``.json`` number is read as float64; where the two datasets (of one shape) differ,
+    the difference of the values read must equal the exact difference of the numbers written to a
+    relative ``2**-26`` (:mod:`dpaudit._exact_literals` says why), else the audit would be of
+    another pair: ``9007199254740993.0`` and ``9007199254740994.0`` differ by 1 but are read 2
+    apart. A finite number read as infinite (``1e400``) is refused too.
+    """
+    d0, d1 = load_dataset(path0, "--d0"), load_dataset(path1, "--d1")
+    literals: dict[str, np.ndarray | None] = {}
+    for data, path, option in ((d0, path0, "--d0"), (d1, path1, "--d1")):
+        if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+            literals[option] = _literals(path, data)
+            overflow = first_overflow(data, literals[option])
+            if overflow is not None:
+                raise CommandLineError(f"{option} {path!r}{_position(overflow[0])}: {overflow[1]} is beyond float64's "
+                                       "range (it would be audited as infinite)")
+    if d0.shape != d1.shape:
+        return d0, d1
+    literals0 = literals["--d0"] if "--d0" in literals else _literals(path0, d0)
+    literals1 = literals["--d1"] if "--d1" in literals else _literals(path1, d1)
+    found = first_rounded_difference(d0, literals0, d1, literals1)
+    if found is not None:
+        raise CommandLineError(
+            f"--d0 {path0!r} and --d1 {path1!r}{_position(found.index)}: {found.literal0} and {found.literal1} differ "
+            f"by exactly {describe(abs(found.exact))}, but as float64 they differ by {describe(abs(found.audited))}, more "
+            "than 2**-26 of the difference (the pair audited would not be the pair in the files); give the values as "
+            "float64 in .npy files, or as decimals that float64 holds closely enough"
+        )
+    return d0, d1
+
+
+def _literals(path: str, data: np.ndarray) -> np.ndarray | None:
+    """The texts of a read dataset's numbers in its shape (None for ``.npy``: binary values are what they are)."""
+    file = Path(path)
+    suffix = file.suffix.lower()
+    if suffix == ".csv":
+        return csv_literals(file, data.shape)
+    if suffix == ".json":
+        return json_literals(file.read_text(), data.shape)
+    return None
+
+
+def _position(index: tuple[int, ...]) -> str:
+    """' row 3, column 2' (counting from 1) for an index into a dataset; '' for a single number."""
+    if not index:
+        return ""
+    if len(index) == 1:
+        return f" row {index[0] + 1}"
+    if len(index) == 2:
+        return f" row {index[0] + 1}, column {index[1] + 1}"
+    return f" index {index} (counting from 0)"
 
 
 def _refuse_rounded_integers(file: Path, data: np.ndarray, option: str, path: str) -> None:
@@ -288,7 +350,8 @@ def _pair_from_args(args: argparse.Namespace) -> tuple[Any, Any, str, Any] | Non
     if given_files:
         if args.d0 is None or args.d1 is None:
             raise CommandLineError(f"give both --d0 FILE and --d1 FILE (only {'--d0' if args.d0 else '--d1'} was given)")
-        return load_dataset(args.d0, "--d0"), load_dataset(args.d1, "--d1"), f"files {args.d0} and {args.d1}", None
+        d0, d1 = load_pair(args.d0, args.d1)
+        return d0, d1, f"files {args.d0} and {args.d1}", None
     if args.pair is None:
         return None
     from dpaudit.neighbors.pairs import PAIR_RELATIONS, worst_case_pair

@@ -18,6 +18,7 @@ import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -63,6 +64,30 @@ def trials_option(text: str) -> int | str:
         raise argparse.ArgumentTypeError(f"must be an integer >= 100 or auto; got {text!r}") from None
 
 
+def _number(text: str) -> float:
+    """A number option, refusing a nonzero number that float64 reads as 0, subnormal or infinite.
+
+    ``--delta 1e-400`` would otherwise be audited as delta 0, another claim than the one given.
+    ``0``, ``inf`` and ``nan`` pass as written (the option's own check judges them).
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}") from None
+    try:
+        exact = Fraction(text.strip())
+    except ValueError:  # inf, nan, or a spelling Fraction does not take (float read it as written)
+        return value
+    if exact == 0:
+        return value
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is beyond float64's range (it would be read as {value})")
+    if abs(value) < sys.float_info.min:
+        raise argparse.ArgumentTypeError(f"{text!r} is below float64's normal range (it would be read as {value!r}); "
+                                         f"give 0 or a number of magnitude >= {sys.float_info.min!r}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``dpaudit audit: error: ... (see dpaudit audit --help)``."""
 
@@ -80,7 +105,10 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
         "trust. A module in the current directory is loaded from its file; it never hides an installed package",
     )
     data = parser.add_argument_group("the neighbouring pair (a catalogue entry has its own)")
-    data.add_argument("--d0", metavar="FILE", help="first dataset: .npy, .csv (numbers) or .json")
+    data.add_argument("--d0", metavar="FILE",
+                      help="first dataset: .npy, .csv (numbers) or .json. Text numbers are read as float64: a .csv "
+                      "integer beyond 2**53 is refused, and so is a pair whose difference that rounding changes by more "
+                      "than 2**-26 of it (9007199254740993.0 vs ...994.0: 1 apart, read 2 apart)")
     data.add_argument("--d1", metavar="FILE", help="second dataset, a neighbour of the first")
     data.add_argument(
         "--pair", metavar="NAME",
@@ -89,12 +117,12 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
         "checked under the named pair's relation)",
     )
     data.add_argument("--shape", metavar="N[xM...]", help="--pair's dataset shape (default 100, 100x10 or scalar)")
-    data.add_argument("--low", type=float, metavar="X", help="--pair's data domain, lower end (default -1)")
-    data.add_argument("--high", type=float, metavar="X", help="--pair's data domain, upper end (default 1)")
+    data.add_argument("--low", type=_number, metavar="X", help="--pair's data domain, lower end (default -1)")
+    data.add_argument("--high", type=_number, metavar="X", help="--pair's data domain, upper end (default 1)")
     claim = parser.add_argument_group("the claim (default: the mechanism's claimed_guarantee())")
-    claim.add_argument("--epsilon", type=float, help="claimed epsilon, >= 0 (required for a plain callable)")
-    claim.add_argument("--delta", type=float, help="claimed delta, in [0, 1) (default: the claim's, else 0)")
-    claim.add_argument("--query-sensitivity", type=float, metavar="X",
+    claim.add_argument("--epsilon", type=_number, help="claimed epsilon, >= 0 (required for a plain callable)")
+    claim.add_argument("--delta", type=_number, help="claimed delta, in [0, 1) (default: the claim's, else 0)")
+    claim.add_argument("--query-sensitivity", type=_number, metavar="X",
                        help="for a diffprivlib mechanism or an OpenDP measurement: the distance the query's answers "
                        "really move, when it is not the sensitivity the mechanism was told (the claim is then audited "
                        "at this distance)")
@@ -105,14 +133,14 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
                      "catalogue entry's own count, else auto)")
     run.add_argument("--max-trials", type=_count, metavar="N",
                      help=f"--trials auto: at most N trials per dataset (default {DEFAULT_MAX_TRIALS})")
-    run.add_argument("--max-time", type=float, metavar="SECONDS",
+    run.add_argument("--max-time", type=_number, metavar="SECONDS",
                      help=f"--trials auto: no stage that cannot finish within SECONDS of the start (default "
                      f"{DEFAULT_MAX_SECONDS:g}; the first stage always finishes). A stop on time depends on the "
                      "machine's speed: the output says so and prints the command that redoes the same stages")
     run.add_argument("--max-stages", type=int, metavar="K", help="--trials auto: at most K stages")
     run.add_argument("--first-trials", type=_count, metavar="N",
                      help="--trials auto: trials of the first stage (default 100000; smaller for a slow mechanism)")
-    run.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
+    run.add_argument("--confidence", type=_number, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
     run.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
     run.add_argument("--workers", type=int, default=1, help="processes drawing trials; results do not depend on it (default 1)")
     run.add_argument("--scheduler", metavar="ADDRESS", help="draw trials on this Dask cluster instead (tcp://host:port)")
@@ -129,7 +157,7 @@ def add_audit_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGrou
                      "about to be reported as a violation, none otherwise; 0: no check)")
     run.add_argument("--candidates", type=int, metavar="K",
                      help="evaluate the K best events on fresh trials, paying for each (default 1)")
-    run.add_argument("--selection-fraction", type=float, metavar="F",
+    run.add_argument("--selection-fraction", type=_number, metavar="F",
                      help="fraction of the trials spent choosing the attack, in (0, 1) (default 0.1 scalar, 0.3 other)")
     run.add_argument("--json", action="store_true", help="print the result as JSON (it carries schema_version)")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar (shown only on a terminal)")
@@ -158,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="audit the built-in catalogue and print the verdict table")
     demo.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
-    demo.add_argument("--scale", type=float, default=1.0, help="multiply every entry's trial count (default 1)")
+    demo.add_argument("--scale", type=_number, default=1.0, help="multiply every entry's trial count (default 1)")
     demo.add_argument("--json", action="store_true", help="print JSON instead of a table")
     demo.add_argument("--only", default=None, help="comma-separated substrings; run only the entries whose names contain one")
 
@@ -172,12 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "computed on the rest.")
     scores.add_argument("scores_d0", metavar="FILE0", help="scores of outputs on d0: .npy, .csv or .json")
     scores.add_argument("scores_d1", metavar="FILE1", help="scores of outputs on d1")
-    scores.add_argument("--epsilon", type=float, help="claimed epsilon, >= 0 (without it, only the bound is printed)")
-    scores.add_argument("--delta", type=float, default=0.0, help="claimed delta, in [0, 1) (default 0)")
-    scores.add_argument("--confidence", type=float, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
+    scores.add_argument("--epsilon", type=_number, help="claimed epsilon, >= 0 (without it, only the bound is printed)")
+    scores.add_argument("--delta", type=_number, default=0.0, help="claimed delta, in [0, 1) (default 0)")
+    scores.add_argument("--confidence", type=_number, default=0.95, help="confidence level, in (0, 1) (default 0.95)")
     scores.add_argument("--seed", type=int, default=0, help="seed of the random split, >= 0 (default 0)")
     scores.add_argument("--candidates", type=int, default=1, metavar="K", help="events evaluated, each paid for (default 1)")
-    scores.add_argument("--selection-fraction", type=float, metavar="F", help="fraction choosing the event, in (0, 1)")
+    scores.add_argument("--selection-fraction", type=_number, metavar="F", help="fraction choosing the event, in (0, 1)")
     scores.add_argument("--json", action="store_true", help="print the result as JSON (it carries schema_version)")
 
     rep = sub.add_parser("report", help="audit as `audit` does and write a self-contained HTML report",
@@ -196,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--premises", action="store_true", help="list every premise taken on trust, once")
     prove.add_argument("--claims", action="store_true",
                        help="print what the kernel decided for every check (always done for the checks under --path)")
-    prove.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-check time limit (default 120)")
+    prove.add_argument("--timeout", type=_number, default=None, metavar="SECONDS", help="per-check time limit (default 120)")
 
     sub.add_parser("bounds", help="print the comparison table of the four papers' rates")
 

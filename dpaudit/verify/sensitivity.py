@@ -101,6 +101,7 @@ class _Search:
         self.best_base = base
         self.count = 0
         self.nonfinite = 0
+        self.unusable_bases = 0
         self.best = 0.0
         self.best_neighbor: NDArray[np.float64] | None = None
         self.violation: dict[str, Any] | None = None
@@ -280,6 +281,8 @@ def sensitivity(query: Callable[[NDArray[np.float64]], Any], bound: float, *, re
         evidence["largest distance at"] = _describe_change(search.best_base, search.best_neighbor)
     if search.nonfinite:
         evidence["neighbours where the query was not finite"] = search.nonfinite
+    if search.unusable_bases:
+        evidence["other datasets where the query was not finite (skipped)"] = search.unusable_bases
     reason = result.reason
     if result.verdict is Verdict.UNDECIDED:
         reason = (f"no neighbour farther than {shown_number(b)} in {search.count} searched (largest distance {search.best:.10g}); "
@@ -323,6 +326,10 @@ def _other_bases(search: _Search, rng: np.random.Generator, low: float, high: fl
     while search.count < search.budget and not search.done:
         candidates = bases.pop(0) if bases else _magnitudes(rng, given.shape, low, high)
         if not search.rebase(candidates):
+            # a query that is NaN or infinite on most datasets would keep this loop drawing bases: they count too
+            search.unusable_bases += 1
+            if search.unusable_bases >= search.budget:
+                return
             continue
         ends = (max(low, -1e300), min(high, 1e300))
         for other in worst_case_neighbors(search.relation, search.base, low=ends[0], high=ends[1], max_candidates=16):

@@ -74,12 +74,13 @@ from dpaudit.userlevel.losses import AbsoluteLoss
 from dpaudit.userlevel.transcript import TranscriptStep, WorstPair
 
 __all__ = ["alg3_channel_pair", "alg3_laplace_channel_pair", "alg3_one_bin_pair", "alg3_outlier_pair",
-           "alg3_range_channel_pair", "alg3_transcript_steps", "alg3_worst_pair", "alg4_transcript_steps",
-           "alg4_worst_pair"]
+           "alg3_range_channel_pair", "alg3_spending_pair", "alg3_transcript_steps", "alg3_worst_pair",
+           "alg4_spending_pair", "alg4_transcript_steps", "alg4_worst_pair"]
 
 _LABEL = -2.0  # beyond every margin |<theta, x>| <= radius * feature_bound = 1
 _TAU_PRIME = 0.25
 _CENTRE, _LOW, _HIGH = 0.25, -0.5, 1.0  # the likely bin's centre and its safe interval's ends
+_SPEND_OTHERS, _SPEND_LOW, _SPEND_HIGH = 0.75, -0.5, 0.5  # alg3_spending_pair: bin 3's centre; bin 1's lower end, its interval's top
 _GAMMA = 1e-3
 _EPSILON, _DELTA = 6.0, 0.1
 
@@ -152,6 +153,33 @@ def alg3_one_bin_pair(steps: int = 4, n_users: int = 8, m_items: int = 2,
     return _alg3_pair(mech, d0, d1, "one bin and few users: a Laplace scale above 1")
 
 
+def alg3_spending_pair(steps: int = 4, n_users: int = 256, m_items: int = 2,
+                       cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
+    """The pair that spends what Algorithm 1 can spend on one coordinate: ``5/6 eps''`` per step, ``5/6`` of the claim.
+
+    Four bins (``tau' = 1/4``), the ``n - 1`` others at ``0.75`` (bin 3's centre), the canary at
+    ``-0.5`` (bin 1's lower end) in ``d0`` and at ``0.5`` in ``d1``. On the release of bin 1 (centre
+    ``-0.25``, clipping interval ``[-1, 0.5]``):
+
+    * **PrivateRange spends its whole ``eps_r = eps''/2``**: bin 1's count is 1 vs 0 (a factor
+      ``e^{eps_r/2}``) and the normaliser, dominated by bin 3 (``n - 1`` vs ``n``), moves by
+      ``e^{eps_r/2}`` the other way (up to ``e^{-eps_r (n-1)/2}``);
+    * **the Laplace stage spends ``2/3`` of its ``eps_L = eps''/2``**: the canary sits ``tau'`` inside the
+      interval's lower end in ``d0`` and at its upper end in ``d1``, a move of ``4 tau'`` of ``w = 6 tau'``.
+
+    That is the supremum over every pair on one coordinate (the module docstring's
+    ``max(eps_r + 2/3 eps_L, eps_r/2 + eps_L)``), reached because bin 1 is the canary's own bin in
+    ``d0`` and empty otherwise. Per step the claim pays ``eps''`` for the two stages by basic
+    composition [LSA+21, Thm 1 proof]; the pair's pure epsilon is ``5/6`` of that, exactly (up to
+    the normaliser's ``e^{-eps_r (n-1)/2}``), and, with the linear loss (identical non-adaptive steps),
+    ``5/6`` of the claim over the ``T`` steps. Bin 1 is released with probability about
+    ``e^{-eps_r (n - 1)/2}`` per step: the pair certifies the epsilon (no sampling), it is not one an
+    audit can reach (:func:`alg3_worst_pair` is).
+    """
+    return alg3_channel_pair(steps, n_users, _TAU_PRIME, ((_SPEND_OTHERS, n_users - 1),), _SPEND_LOW, _SPEND_HIGH,
+                             m_items, cls)
+
+
 def alg3_channel_pair(steps: int, n_users: int, tau_prime: float, others: tuple[tuple[float, int], ...], low: float,
                       high: float, m_items: int = 2,
                       cls: type[WinsorizedFirstOrder] = WinsorizedFirstOrder) -> WorstPair:
@@ -206,18 +234,35 @@ def alg4_worst_pair(rounds: int = 2, steps: int = 2, n_users: int = 512, m_items
     at the bin centre (their releases do not depend on the canary, nor, with the linear loss, on
     the iterate). ``tau`` and ``gamma`` are fixed so that round 1 has ``tau' = 1/4``.
     """
+    return _alg4_pair(rounds, steps, n_users, m_items, _CENTRE, _LOW, _HIGH,
+                      "the canary in round 1, built as for Algorithm 3; the other rounds see no canary")
+
+
+def alg4_spending_pair(rounds: int = 2, steps: int = 2, n_users: int = 512, m_items: int = 2) -> WorstPair:
+    """Algorithm 4 with round 1 built as :func:`alg3_spending_pair` (its ``n/2`` users): ``5/6`` of the claim.
+
+    The others (every round) at ``0.75``, the canary at ``-0.5`` vs ``0.5``; the later rounds see no
+    canary. Round 1 spends ``eps_r + 2/3 eps_L = 5/6 eps''`` per step on the bin holding the canary in
+    ``d0``, released with probability about ``e^{-eps_r (n/2 - 1)/2}`` per step.
+    """
+    return _alg4_pair(rounds, steps, n_users, m_items, _SPEND_OTHERS, _SPEND_LOW, _SPEND_HIGH,
+                      "round 1 as Algorithm 3's spending pair: the canary inside a bin on one side, at the far end "
+                      "of that bin's clipping interval on the other, the others in one heavier bin")
+
+
+def _alg4_pair(rounds: int, steps: int, n_users: int, m_items: int, centre: float, low: float, high: float,
+               reasoning: str) -> WorstPair:
     first = n_users // 2
     mech = PhasedERM(AbsoluteLoss(), _EPSILON, _DELTA, radius=1.0, feature_bound=1.0, label_bound=2.0,
                      rounds=rounds, steps=steps, tau=_tau_for(first, _GAMMA), gamma=_GAMMA, tau_rule="tight",
                      signs=(1.0,))
-    d0, d1 = _pair(n_users, m_items)
+    d0, d1 = _pair(n_users, m_items, centre, low, high)
     claim = mech.tight_guarantee(n_users, m_items, 1)
     return WorstPair(
         algorithm="Levy et al. 2021, Algorithm 4", mechanism=mech, d0=d0, d1=d1, epsilon=claim.epsilon, delta=0.0,
         claim_note=f"max over rounds of basic composition of T_t d' pure runs of Algorithm 1 (parallel composition; "
                    f"paper: ({_EPSILON:g}, {_DELTA:g}))",
-        reasoning="the canary in round 1, built as for Algorithm 3; the other rounds see no canary",
-        steps=alg4_transcript_steps)
+        reasoning=reasoning, steps=alg4_transcript_steps)
 
 
 def _coordinate_values(opt: WinsorizedFirstOrder, data: Any, signs: tuple[float, ...]) -> NDArray[np.float64]:

@@ -37,7 +37,12 @@ The construction (both algorithms; ``d = 1``, so ``d' = 1`` and the rotation is 
   spends at most ``max(eps_r + 2/3 eps_L, eps_r/2 + eps_L)``: ``5/6 eps''`` for the correct
   algorithm (``eps_r = eps_L = eps''/2``), ``eps''`` for B1 (``eps_L = 3/4 eps''``: masked by the
   claim), ``5/4 eps''`` for B2 on the Laplace stage and ``4/3 eps''`` for B2 on PrivateRange or B3
-  (violations). The channel pairs put the tilt and the full move on one likely bin.
+  (violations). The channel pairs put the tilt and the full move on one likely bin;
+  :func:`alg3_spending_pair` (and :func:`alg4_spending_pair`) reaches the first term, ``5/6 eps''``, on an
+  unlikely bin: the canary's own bin in ``d0``, so its certified epsilon is ``5/6`` of the claim, the
+  most any pair on one coordinate spends (the claim's slack is the Laplace stage's last third on
+  that bin: ``6/5``, under 2). Its bin is released too rarely for an audit;
+  :func:`alg3_worst_pair` is the pair audited.
 
 The claim audited against is the paper's guarantee in its tightest form: basic composition of the
 ``T d'`` pure ``eps''``-DP runs of Algorithm 1 (Theorem 1, and Algorithm 2's and 3's budget splits),

@@ -52,11 +52,18 @@ def test_five_sixths_is_the_most_any_pair_of_the_family_spends():
     assert 0.83 < worst <= FIVE_SIXTHS + 1e-9, worst
 
 
-@pytest.mark.parametrize("name", ["Levy Alg 3, 4 steps", "Levy Alg 4, 2 rounds"])
-def test_the_audited_pairs_are_the_channel_pairs(name):
-    """The benchmark's Levy rows audit the Laplace channel pairs: 0.707 of the claim certified (the bin-centre pairs: 0.583)."""
+@pytest.mark.parametrize(("build", "ratio"), [(worst_pairs.alg3_audited_pair, 0.7071889), (worst_pairs.alg4_channel_pair, 0.7070777),
+                                             (worst_pairs.alg3_worst_pair, 7 / 12), (worst_pairs.alg4_worst_pair, 7 / 12)])
+def test_the_audit_pairs_spend_what_their_docstrings_say(build, ratio):
+    """The channel pairs: 0.707 of the claim certified (on a rare bin); the bin-centre pairs: 7/12 (``eps_r/2 + 2/3 eps_L``)."""
+    lower, upper = _ratio(build())
+    assert lower == pytest.approx(ratio, abs=1e-6) and upper == pytest.approx(ratio, abs=1e-6), (lower, upper)
+
+
+def test_the_benchmark_audits_the_alg4_channel_pair():
+    """Algorithm 4's row audits the channel pair (round 1 with two likely bins); Algorithm 3's the bin-centre pair."""
     from dpaudit.userlevel.full_algorithms import FULL_ALGORITHMS
 
-    wp = next(a for a in FULL_ALGORITHMS if a.name == name).pair()
-    lower, upper = _ratio(wp)
-    assert 0.70 < lower <= upper < 0.71, (lower, upper)
+    rows = {a.name: a.pair() for a in FULL_ALGORITHMS[:2]}
+    assert _ratio(rows["Levy Alg 4, 2 rounds"])[1] == pytest.approx(0.7070777, abs=1e-6)
+    assert _ratio(rows["Levy Alg 3, 4 steps"])[1] == pytest.approx(7 / 12, abs=1e-6)

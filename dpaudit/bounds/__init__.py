@@ -6,7 +6,8 @@
   :mod:`~dpaudit.bounds.ghazi2025`: each paper's results, re-derivation and calibration checks.
 * :func:`evaluate` (numbers), :func:`leading_rate` and :func:`compare_rates` (rates),
   :func:`check_identity`, :func:`check_inequality`, :func:`check_rate` (check engines),
-  :mod:`~dpaudit.bounds.calibration` (Laplace, Gaussian, GDP, AboveThreshold, composition),
+  :mod:`~dpaudit.bounds.calibration` (Laplace, Gaussian, GDP, composition; AboveThreshold from
+  :mod:`~dpaudit.bounds.above_threshold`, re-exported),
   :func:`run_checks` (everything), :func:`build_table` / :func:`render_table` (``dpaudit bounds``).
 """
 

@@ -20,7 +20,8 @@ import sympy as sp
 from dpaudit._validation import argument_error
 from dpaudit.bounds.checks import DIGITS, _mp_eval, _mp_fn, _shown, _symbols_of, random_points
 from dpaudit.bounds.rate_comparison import compare_rates, regime_vectors
-from dpaudit.bounds.rate_kernel import _domain, decided_restriction, kernel_rate_check
+from dpaudit.bounds.rate_kernel import decided_restriction, kernel_rate_check
+from dpaudit.bounds.rate_kernel_context import _domain
 from dpaudit.bounds.rates import RateError, _directions
 from dpaudit.bounds.symbols import RATE_VARIABLES
 from dpaudit.bounds.theorem import Bound

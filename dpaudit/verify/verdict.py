@@ -134,7 +134,13 @@ def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResu
       re-checks the counterexample against it): it is named in ``details`` and left out of ``domain`` and
       ``assumptions``, so the result never says it fails on a domain its counterexample may lie outside of. A
       ``counterexample=`` in ``fields`` must be a failing part's own.
-    * **UNDECIDED** otherwise, with the parts' reasons (or ``reason=``).
+    * **UNDECIDED** otherwise, with the parts' reasons (or ``reason=``). A part whose PROVED or DISPROVED was not
+      issued by the kernel (a CheckResult built by hand, or one edited after it was issued: :func:`certified` is
+      False) counts as UNDECIDED: the conjunction is PROVED only when every part is a certified PROVED, and
+      DISPROVED only through a certified failing part. The reason names the uncertified parts.
+
+    The other ``fields`` (``source``, ``method``, ``residual``, ``cases``, ``details``, ``reason``) are the caller's
+    annotations: printed with the result, not part of what its certificate binds (:func:`certified_fields`).
 
     Raises
     ------
@@ -153,7 +159,8 @@ def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResu
     for name in ("certificate", "established"):
         if name in fields:
             raise InvalidArgument(f"combine_results: {name}= cannot be given (it comes from what the parts decided)")
-    verdict = combine_verdicts(*(p.verdict for p in parts))
+    # a verdict the kernel did not issue is no verdict here: an uncertified PROVED or DISPROVED part counts as UNDECIDED
+    verdict = combine_verdicts(*(p.verdict if certified(p) else Verdict.UNDECIDED for p in parts))
     statement = fields.pop("statement", None) or claim
     given_counterexample = fields.pop("counterexample", None)
     extra_premises = tuple(fields.pop("premises", ()))
@@ -166,22 +173,28 @@ def combine_results(claim: str, *parts: CheckResult, **fields: Any) -> CheckResu
         return _combined_disproved(statement, conjunction, parts, given_counterexample, extra_premises, extra_domain,
                                    extra_assumptions, fields)
     if given_counterexample is not None:
-        raise InvalidArgument("combine_results: counterexample= given, but no part is DISPROVED (a counterexample comes "
-                              "only from a failing part)")
+        raise InvalidArgument("combine_results: counterexample= given, but no part is a certified DISPROVED (a "
+                              "counterexample comes only from a failing part the kernel refuted)")
     premises = unique_premises([*(q for p in parts for q in p.premises), *extra_premises])
     domain = tuple(dict.fromkeys([*(d for p in parts for d in p.domain), *extra_domain]))
     assumptions = tuple(dict.fromkeys([*(a for p in parts for a in p.assumptions), *extra_assumptions]))
     if verdict is Verdict.PROVED:  # a part proved on hypotheses with no common solution says nothing: the whole says so
         fields["vacuity"] = "; ".join(dict.fromkeys(v for v in (*(p.vacuity for p in parts), extra_vacuity) if v))
     else:
-        fields.setdefault("reason", "; ".join(f"part {i + 1}: {p.reason or p.verdict}" for i, p in enumerate(parts)
-                                              if p.verdict is not Verdict.PROVED))
+        fields.setdefault("reason", "; ".join(f"part {i + 1}: {_part_reason(p)}" for i, p in enumerate(parts)
+                                              if p.verdict is not Verdict.PROVED or not certified(p)))
     established = tuple(e for p in parts for e in p.established) if verdict is Verdict.PROVED else ()
     result = CheckResult(verdict, conjunction, premises=premises, domain=domain, assumptions=assumptions,
                          statement=statement, established=established, **fields)
-    if verdict is Verdict.PROVED and all(certified(p) for p in parts):
-        return _issue(result)
-    return result
+    return _issue(result) if verdict is Verdict.PROVED else result
+
+
+def _part_reason(part: CheckResult) -> str:
+    """Why a part leaves the conjunction undecided: its own reason, or that its verdict was not issued by the kernel."""
+    if part.verdict is not Verdict.UNDECIDED and not certified(part):
+        return (f"its {part.verdict.name} ({part.claim or 'no claim'}) was not issued by the kernel (a CheckResult built "
+                "by hand, or edited after it was issued), so it counts as UNDECIDED")
+    return part.reason or str(part.verdict)
 
 
 def _texts(value: Any) -> tuple[str, ...]:
@@ -193,9 +206,9 @@ def _combined_disproved(statement: str, conjunction: str, parts: tuple[CheckResu
                         extra_premises: tuple[Premise, ...], extra_domain: tuple[str, ...],
                         extra_assumptions: tuple[str, ...], fields: dict[str, Any]) -> CheckResult:
     """The DISPROVED conjunction: it rests on one failing part's re-checked counterexample (see :func:`combine_results`)."""
-    failing = [p for p in parts if p.verdict is Verdict.DISPROVED]
+    failing = [p for p in parts if p.verdict is Verdict.DISPROVED and certified(p)]
     for p in failing:
-        if certified(p) and p.counterexample is None:
+        if p.counterexample is None:
             raise KernelError(f"combine_results: the certified DISPROVED part {p.claim!r} carries no counterexample")
     if given is not None:
         chosen = [p for p in failing if p.counterexample is not None and dict(p.counterexample) == dict(given)]
@@ -203,9 +216,7 @@ def _combined_disproved(statement: str, conjunction: str, parts: tuple[CheckResu
             raise InvalidArgument(f"combine_results: counterexample={given!r} is not the counterexample of a failing part "
                                   "(a DISPROVED conjunction keeps its failing part's own re-checked counterexample)")
         failing = chosen
-    part = next((p for p in failing if certified(p)), failing[0])
-    if part.counterexample is None:
-        raise InvalidArgument(f"combine_results: the DISPROVED part {part.claim!r} carries no counterexample")
+    part = failing[0]
     premises = unique_premises([*part.premises, *extra_premises])
     unchecked = [d for d in extra_domain if d not in part.domain] + [a for a in extra_assumptions if a not in part.assumptions]
     if unchecked:  # the refuted claim is the part's, on its own domain: a restriction it was not decided under is not in it
@@ -214,7 +225,7 @@ def _combined_disproved(statement: str, conjunction: str, parts: tuple[CheckResu
     fields.pop("vacuity", None)
     result = CheckResult(Verdict.DISPROVED, conjunction, premises=premises, domain=part.domain,
                          assumptions=part.assumptions, counterexample=part.counterexample, statement=statement, **fields)
-    return _issue(result) if certified(part) else result
+    return _issue(result)
 
 
 class Verdict(enum.Enum):

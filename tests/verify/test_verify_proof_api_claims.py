@@ -67,7 +67,7 @@ def test_a_counterexample_given_must_be_a_failing_parts_own():
     part = lipschitz(CLAMP, sp.Rational(1, 2))
     with pytest.raises(InvalidArgument, match="not the counterexample of a failing part"):
         combine_results("s", part, counterexample={"x": 5})
-    with pytest.raises(InvalidArgument, match="no part is DISPROVED"):
+    with pytest.raises(InvalidArgument, match="no part is a certified DISPROVED"):
         combine_results("s", lipschitz(CLAMP, 1), counterexample={"x": 5})
     assert combine_results("s", part, counterexample=part.counterexample).counterexample == part.counterexample
 
@@ -185,3 +185,24 @@ def test_combine_results_reads_one_domain_string_as_one_condition():
     assert "x < 1" in proved.domain and "<" not in proved.domain
     refuted = combine_results("both", check_inequality(x, x + 1), check_inequality(x**2, x), domain="x < 1")
     assert "x; <; 1" not in refuted.details
+
+
+def test_uncertified_parts_count_as_undecided_in_a_conjunction():
+    # before: PROVED "0 >= 1" (and DISPROVED with the hand-written counterexample), uncertified but printed as verdicts
+    from dpaudit.verify import CheckResult
+
+    fake_proved = CheckResult(Verdict.PROVED, "0 >= 1")
+    fake_refuted = CheckResult(Verdict.DISPROVED, "x**2 >= 0 for all x", counterexample={"x": 3})
+    real = check_inequality(X**2, X**2 + 1)
+    for parts in ((fake_proved,), (real, fake_proved), (fake_refuted,), (real, fake_refuted)):
+        r = combine_results("label", *parts)
+        assert r.verdict is Verdict.UNDECIDED and not certified(r) and r.counterexample is None
+        assert "not issued by the kernel" in r.reason
+    edited = real.__class__(**{**real.__dict__, "claim": "0 >= 1"})  # a copy with another claim is not certified
+    assert combine_results("label", edited).verdict is Verdict.UNDECIDED
+    # a certified failing part still refutes the conjunction beside an uncertified one
+    refuted = check_inequality(X**2, X)
+    r = combine_results("label", fake_proved, refuted)
+    assert r.verdict is Verdict.DISPROVED and certified(r) and r.counterexample == refuted.counterexample
+    with pytest.raises(InvalidArgument, match="not the counterexample of a failing part"):
+        combine_results("label", fake_refuted, refuted, counterexample={"x": 3})

@@ -22,7 +22,8 @@ from dpaudit.bounds.checks import DIGITS, _mp_eval, _mp_fn, _shown, _symbols_of,
 from dpaudit.bounds.rate_comparison import compare_rates, regime_vectors
 from dpaudit.bounds.rate_kernel import decided_restriction, kernel_rate_check
 from dpaudit.bounds.rate_kernel_context import _domain
-from dpaudit.bounds.rates import RateError, _directions
+from dpaudit.bounds.rate_regime import regime_directions
+from dpaudit.bounds.rates import RateError
 from dpaudit.bounds.symbols import RATE_VARIABLES
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import CheckResult, Verdict
@@ -125,20 +126,24 @@ def check_rate(
     ------
     InvalidArgument
         If a constraint is not an inequality (one sympy already evaluated to True or False included), or the kernel
-        shows the regime (the constraints with the domain of the rate variables) has no point.
+        shows the regime (the constraints with the domain of the rate variables) has no point, or ``small`` asks a
+        rate variable to move where its declared domain does not reach (``n``, an integer >= 1, among ``small``:
+        it cannot shrink to 0; ``delta``, in (0, 1), left out of it: it cannot grow). A refuting log-direction moves
+        every rate variable to its end of the regime, so each must reach that end inside its domain; the domains are
+        printed with the regime in ``assumptions``.
     """
     if not isinstance(claim, str):
         raise argument_error("check_rate", "claim", "a string (a label for the result)", claim)
     constraints = _checked_constraints(constraints)
+    hidden = set(claimed.hidden_variables) if isinstance(claimed, Bound) else set()
+    rate_vars = tuple(v for v in variables if v not in hidden)
+    directions = regime_directions(rate_vars, small, "check_rate")  # each variable can reach its end of the regime
     engine = _engine_reading(derived, claimed, claim=claim, source=source, rng=rng, variables=variables, small=small,
                              ignore_logs=ignore_logs, directions_tried=directions_tried, assumptions=assumptions,
                              derived_is_lower_bound=derived_is_lower_bound, constraints=constraints)
     claimed_expr = claimed.expression if isinstance(claimed, Bound) else sp.sympify(claimed)
-    hidden = set(claimed.hidden_variables) if isinstance(claimed, Bound) else set()
     if ignore_logs is None:
         ignore_logs = claimed.kind.ignores_logs if isinstance(claimed, Bound) else False
-    rate_vars = tuple(v for v in variables if v not in hidden)
-    directions = _directions(rate_vars, small)
     regime = list(constraints)
     if isinstance(claimed, Bound):
         regime += [cond.regime for cond in claimed.conditions if cond.regime is not None]

@@ -18,6 +18,7 @@ from scipy import optimize
 from dpaudit._validation import argument_error
 from dpaudit.bounds.rate_format import _pretty_name
 from dpaudit.bounds.rate_kernel import decided_restriction, has_rate_logs, kernel_rate_check
+from dpaudit.bounds.rate_regime import regime_directions
 from dpaudit.bounds.rates import (
     Monomial,
     Rate,
@@ -276,8 +277,8 @@ def compare_rates(
     a, b : Rate, Bound or sympy expression
         The rates (expressions and bounds are passed through :func:`leading_rate`).
     variables, small, ignore_logs
-        As in :func:`leading_rate`. Ignored for arguments that already are :class:`Rate` objects
-        (both must then share variables and directions).
+        As in :func:`leading_rate` (each variable's direction checked against its declared domain). Ignored for
+        arguments that already are :class:`Rate` objects (both must then share variables and directions).
     constraints : sequence of sympy relations
         Extra asymptotic constraints on the regime, e.g. a theorem's ``n >= sqrt(d)/epsilon``
         (see :func:`regime_vectors`). The regime is then a cone inside the orthant.
@@ -308,6 +309,7 @@ def compare_rates(
         raise argument_error("compare_rates", "certify", "True or False", certify)
     if not isinstance(a, Rate) or not isinstance(b, Rate):
         variables = tuple(v for v in _check_variables(variables, "compare_rates") if v not in hidden)
+        regime_directions(variables, small, "compare_rates")  # each variable can reach its end of the regime
     ra = a if isinstance(a, Rate) else leading_rate(_as_expr(a, "compare_rates"), variables, small=small,
                                                       ignore_logs=ignore_logs)
     rb = b if isinstance(b, Rate) else leading_rate(_as_expr(b, "compare_rates"), variables, small=small,

@@ -19,7 +19,10 @@ statement a derived term may carry log factors ``Lambda_i >= 0`` (proved): ``K``
 rate variables, not a constant; ``details`` says so).
 
 **DISPROVED** needs the kernel's counterexample to an exponent obligation: a rational log-direction inside the regime
-along which a derived term outgrows every stated term, re-checked exactly (:mod:`.rate_kernel_refutation`).
+along which a derived term outgrows every stated term, re-checked exactly (:mod:`.rate_kernel_refutation`). Such a
+direction moves every rate variable to its end of the regime (to infinity, or to 0), so each must be able to get there
+inside its declared domain (:data:`~dpaudit.bounds.symbols.SYMBOLS`): a variable bounded on that side (``n >= 1``
+cannot shrink to 0, ``delta < 1`` cannot grow) is refused up front, and the domains are printed with the regime.
 
 **Log factors of the rate variables** (in the stated rate, or in a derived term of an O statement, which counts
 them) are handled through their log-linear forms (:mod:`.rate_logs`: ``log(2 d^4 m^3 n^4) = log 2 + 4 log d + 3 log m +
@@ -45,6 +48,7 @@ from dpaudit.bounds.rate_kernel_context import _constants, _Context, _domain, _e
 from dpaudit.bounds.rate_kernel_log_proof import _prove_with_logs, decided_restriction
 from dpaudit.bounds.rate_kernel_refutation import _refute, _refute_by_log_powers
 from dpaudit.bounds.rate_logs import log_factors
+from dpaudit.bounds.rate_regime import reachable_ends, regime_directions
 from dpaudit.bounds.rates import Monomial, RateError, _merge, _Tropical
 from dpaudit.verify.decide import decision
 from dpaudit.verify.proof import Proof
@@ -155,7 +159,16 @@ def kernel_rate_check(
         result's ``residual`` is the offending derived monomial; its counterexample names the log-direction
         (``"log-direction y"``, e.g. ``"n: 3/2, m: 1/2, d: 1/2"``) and the exponent margin (and, when the exponents
         tie, the margin in powers of ``t`` of the log factors).
+
+    Raises
+    ------
+    InvalidArgument
+        If a rate variable cannot reach its end of the regime inside its declared domain (``n``, an integer >= 1, asked
+        to shrink; ``delta``, in (0, 1), asked to grow; :func:`~dpaudit.bounds.rate_regime.reachable_ends`): a refuting
+        log-direction would leave the domain (the regime ``n <= 1`` meets it only at ``n = 1``), so no such question
+        is decided.
     """
+    regime_directions(tuple(variables), [v for v, s in zip(variables, directions, strict=True) if s < 0], "kernel_rate_check")
     regime, regime_vectors = tuple(regime), tuple(regime_vectors)
     logged = tuple(i for i, rel in enumerate(regime) if has_rate_logs(rel, variables))
     question = _Question(sp.sympify(derived), sp.sympify(claimed), key, tuple(variables), tuple(directions), ignore_logs,
@@ -229,7 +242,9 @@ def _decide(question: _Question, strict: Sequence[int] = ()) -> CheckResult:
     log_space_rel = [sp.Ge(sp.Add(*(sp.sympify(cv) * y for cv, y in zip(c, ys, strict=True))), 0, evaluate=False)
                      for c in regime_vectors]
     proof.given("the regime: " + ", ".join(f"{v} {'>=' if s > 0 else '<='} 1" for v, s in zip(variables, directions, strict=True))
-                + "; the other symbols are constants (within their declared domains)",
+                + " (each rate variable reaches its end of the regime inside its declared domain: "
+                + ", ".join(f"{v} {reachable_ends(v)[2]}" for v in variables)
+                + "); the other symbols are constants (within their declared domains)",
                 "log space: y_v = direction_v ln v >= 0, so a monomial prod v^a_v is exp(<a * direction, y>)")
     if regime:
         proof.assume("regime read in log space", "the regime's conditions " + ", ".join(map(str, regime))

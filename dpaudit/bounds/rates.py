@@ -8,8 +8,14 @@ rate variables (n, m, d, epsilon by default) and the powers of its logarithmic f
 Regime
 ------
 Each rate variable has a direction: ``+1`` for quantities that grow (n, m, d >= 1) and ``-1`` for
-quantities that shrink (0 < epsilon <= 1). Every other symbol is a constant. A monomial *a*
-dominates *b* over this regime (``b <= C a`` for a constant C, at every point of the regime) iff
+quantities that shrink (0 < epsilon <= 1). Every other symbol is a constant. A direction must be one the
+variable can follow inside its declared domain (:func:`~dpaudit.bounds.rate_regime.regime_directions`):
+a log-direction of the regime moves every rate variable to its end (to infinity, or to 0), and a variable
+bounded on that side (the integer ``n >= 1`` cannot shrink to 0, ``delta < 1`` cannot grow) is refused
+with an ``InvalidArgument`` naming it, its domain and the direction asked (the regime ``n <= 1`` would meet
+the domain only at ``n = 1``).
+
+A monomial *a* dominates *b* over this regime (``b <= C a`` for a constant C, at every point of the regime) iff
 each exponent of *a* is at least that of *b* for growing variables and at most for shrinking ones.
 When no single term dominates another, both are kept: :func:`leading_rate` returns the set of
 *possibly dominant* monomials, and which one dominates depends on the regime.
@@ -37,6 +43,7 @@ import sympy as sp
 
 from dpaudit._validation import argument_error
 from dpaudit.bounds.rate_format import format_rate
+from dpaudit.bounds.rate_regime import regime_directions
 from dpaudit.bounds.symbols import RATE_VARIABLES, SYMBOLS
 from dpaudit.bounds.theorem import Bound
 from dpaudit.bounds.verdict import Verdict
@@ -182,17 +189,6 @@ class Rate:
 
     def __str__(self) -> str:
         return format_rate(self)
-
-
-def _directions(variables: Sequence[sp.Symbol], small: Iterable[sp.Symbol] | None) -> tuple[int, ...]:
-    if small is None:
-        small_set = {v for v in variables if v.name in SYMBOLS and SYMBOLS[v.name].direction < 0}
-    else:
-        small_set = set(small)
-        unknown = small_set - set(variables)
-        if unknown:
-            raise argument_error(_OWNER, "small", "a subset of the rate variables", sorted(map(str, unknown)))
-    return tuple(-1 if v in small_set else 1 for v in variables)
 
 
 def _exact(value: Any) -> sp.Expr:
@@ -466,7 +462,9 @@ def leading_rate(
         Rate variables (default n, m, d, epsilon). Every other symbol is a constant.
     small : iterable of Symbol, optional
         Variables that shrink (direction -1). Default: those declared shrinking in
-        :mod:`dpaudit.bounds.symbols` (epsilon, delta).
+        :mod:`dpaudit.bounds.symbols` (epsilon, delta). Each variable must be able to move its way inside its
+        declared domain: one that cannot shrink to 0 (an integer such as n) must not be listed, one that cannot grow
+        (delta, gamma, in (0, 1)) must be.
     ignore_logs : bool
         Ignore log factors when deciding dominance (for O~ statements).
 
@@ -478,7 +476,8 @@ def leading_rate(
     Raises
     ------
     InvalidArgument
-        If ``variables`` is empty or contains a non-symbol.
+        If ``variables`` is empty or contains a non-symbol, or ``small`` asks a variable to move where its declared
+        domain does not reach (``n``, an integer >= 1, among ``small``; ``delta``, in (0, 1), left out of it).
     RateError
         If the expression is not (up to constants) a maximum of monomials in the variables.
 
@@ -493,7 +492,7 @@ def leading_rate(
     if isinstance(expr, Bound):
         variables = tuple(v for v in variables if v not in expr.hidden_variables)
         ignore_logs = ignore_logs or expr.kind.ignores_logs
-    directions = _directions(variables, small)
+    directions = regime_directions(variables, small, _OWNER)
     e = _as_expr(expr, _OWNER)
     return _leading_rate(e, tuple(variables), directions, bool(ignore_logs))
 

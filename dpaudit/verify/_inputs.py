@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from dpaudit._validation import argument_error
-from dpaudit.verify.decide import exact_floats, exact_sign
+from dpaudit.verify.decide import exact_floats, exact_sign, refuse_huge_constants
 
 __all__ = ["exact_constant", "exact_positive", "exact_real", "shown_number"]
 
@@ -79,6 +79,8 @@ def exact_constant(owner: str, parameter: str, value: Any) -> sp.Expr:
             raise argument_error(owner, parameter, allowed, value) from exc
     if not isinstance(exact, sp.Expr):
         raise argument_error(owner, parameter, allowed, value)
+    if exact.has(sp.oo, sp.S.NegativeInfinity, sp.zoo, sp.nan):
+        raise argument_error(owner, parameter, allowed, value)
     exact = exact_floats(exact)[0]  # a Float inside a closed form (Float('0.5', 30) * sqrt(2)) at its exact value
     if exact.free_symbols:
         return exact
@@ -96,6 +98,8 @@ def exact_positive(owner: str, parameter: str, value: Any) -> Fraction:
         For anything else (a bool, an infinity, a NaN, zero, a negative number, a symbolic expression).
     """
     exact = exact_real(value)
+    if exact is not None:
+        refuse_huge_constants(f"{owner}: {parameter}", exact)
     if exact is None or not exact > 0:
         raise argument_error(owner, parameter, "a finite positive number (int, float, numpy scalar, Fraction, Decimal or "
                              "sympy Rational or Float; a float is read at its exact value)", value)

@@ -182,6 +182,46 @@ def vacuity(hypotheses: Sequence[Any]) -> str:
     return vacuity_text(relations, answer)
 
 
+#: The most decimal digits a constant's numerator or denominator may have: Python refuses to print integers of more
+#: than ``sys.get_int_max_str_digits()`` (4,300) digits, and Z3 and sympy's printer both go through that conversion.
+MAX_DIGITS = 4000
+_MAX_BITS = int(MAX_DIGITS * 3.3219280948873626)  # log2(10): bits below MAX_DIGITS digits
+
+
+def refuse_huge_constants(what: str, expr: Any) -> None:
+    """Refuse an exact constant with more than :data:`MAX_DIGITS` digits, before anything tries to print it.
+
+    Raises
+    ------
+    InvalidArgument
+        If a rational constant of ``expr`` has a numerator or denominator of more than :data:`MAX_DIGITS` digits.
+    """
+    if not isinstance(expr, sp.Basic):
+        return
+    for q in expr.atoms(sp.Rational):
+        bits = max(abs(int(q.p)).bit_length(), int(q.q).bit_length())
+        if bits > _MAX_BITS:
+            raise InvalidArgument(f"{what} holds a constant of about {int(bits / 3.3219280948873626)} digits: constants "
+                                  f"of more than {MAX_DIGITS} digits are refused (Python will not print integers of "
+                                  "more than 4,300 digits, and the kernel's translation and its printed claims do)")
+
+
+_INFINITIES = (sp.oo, sp.S.NegativeInfinity)
+
+
+def _bare_infinity(expr: sp.Basic) -> bool:
+    """Does ``expr`` hold ``oo`` or ``-oo`` as a value (not as a Sum's limit or inside a Piecewise)?
+
+    ``zoo`` and ``nan`` (``1/0``, a Piecewise's undefined branch: what a case split meets where the statement is
+    not defined) are left to the kernel, which never signs them (UNDECIDED).
+    """
+    if expr in _INFINITIES:
+        return True
+    if isinstance(expr, (sp.Piecewise, sp.Sum, sp.Product, sp.Integral)):
+        return False  # outside the kernel's language: left to it (UNDECIDED), not collapsed arithmetic
+    return any(_bare_infinity(a) for a in expr.args)
+
+
 def exact_floats(expr: Any) -> tuple[Any, list[str]]:
     """``expr`` with every float replaced by the exact rational it stands for, and one note per float.
 
@@ -196,8 +236,19 @@ def exact_floats(expr: Any) -> tuple[Any, list[str]]:
     >>> e, notes = exact_floats(sp.Float(0.5) * sp.Symbol("x"))
     >>> e, notes
     (x/2, ['the float 0.500000000000000 is read as its exact value 1/2'])
+
+    Raises
+    ------
+    InvalidArgument
+        If ``expr`` holds an infinity (``oo``, ``-oo``, ``float('inf')``): the kernel decides statements about real
+        numbers, and sympy has already collapsed ``inf - 1`` (or ``x + oo``) to ``oo``, so a verdict would be about
+        another statement than the one written (``zoo`` and ``nan`` are never signed: UNDECIDED).
     """
     expr = sp.sympify(expr)
+    refuse_huge_constants("the statement", expr)
+    if isinstance(expr, sp.Basic) and _bare_infinity(expr):
+        raise InvalidArgument(f"{expr} holds an infinity: dpaudit decides statements about real numbers (sympy "
+                              "collapses inf - 1 and x + oo to oo before the kernel sees them); write a finite statement")
     floats = sorted(expr.atoms(sp.Float), key=lambda f: sp.Rational(f))
     subs = {f: sp.Rational(f) for f in floats}
     notes = [f"the float {f} is read as its exact value {q}" for f, q in subs.items()]

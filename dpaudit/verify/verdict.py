@@ -416,7 +416,8 @@ class CheckResult:
         """One-line rendering: verdict, the claim decided (with its vacuity) and the check's statement as a label.
 
         Then the citation, the premises (beside a PROVED, and beside a DISPROVED whose refutation rests on any: what
-        was taken on trust is printed whatever it led to), the counterexample or why undecided.
+        was taken on trust is printed whatever it led to), the counterexample or why undecided. A PROVED or DISPROVED
+        that is not :func:`certified` (built by hand, or edited after the kernel issued it) says so at the end.
         """
         text = f"{self.verdict.name:<10} {self.claim}"
         if self.verdict is Verdict.PROVED and self.vacuity:
@@ -435,6 +436,8 @@ class CheckResult:
             text += f"  [counterexample: {counterexample_text(self.counterexample)}]"
         if self.verdict is Verdict.UNDECIDED and self.reason:
             text += f"  [{self.reason}]"
+        if self.verdict is not Verdict.UNDECIDED and not certified(self):
+            text += "  [not certified: this verdict was not issued by the kernel, or was edited after it was]"
         return text
 
     def __str__(self) -> str:

@@ -206,3 +206,44 @@ def test_uncertified_parts_count_as_undecided_in_a_conjunction():
     assert r.verdict is Verdict.DISPROVED and certified(r) and r.counterexample == refuted.counterexample
     with pytest.raises(InvalidArgument, match="not the counterexample of a failing part"):
         combine_results("label", fake_refuted, refuted, counterexample={"x": 3})
+
+
+@pytest.mark.parametrize("expr", [sp.oo, sp.Float("inf") - 1, X + sp.oo, -sp.oo, float("inf"), -X**2 - sp.oo])
+def test_infinities_are_refused_not_decided(expr):
+    # before: decide_nonneg(Float('inf') - 1) and decide_nonneg(x + oo) were PROVED "oo >= 0" (sympy collapses them)
+    from dpaudit.verify import decide_nonneg
+
+    with pytest.raises(InvalidArgument, match="holds an infinity"):
+        decide_nonneg(expr)
+    with pytest.raises(InvalidArgument, match="holds an infinity"):
+        check_inequality(1, expr)
+
+
+@pytest.mark.parametrize("expr", [sp.zoo, sp.nan, 1 / (X - X)])
+def test_zoo_and_nan_are_never_signed(expr):
+    from dpaudit.verify import decide_nonneg
+
+    assert decide_nonneg(expr) is Verdict.UNDECIDED
+
+
+def test_constants_beyond_python_s_printing_limit_are_refused_not_a_crash():
+    # before: a bare ValueError "Exceeds the limit (4300 digits) for integer string conversion" from z3 / the printer
+    from dpaudit.verify import decision
+
+    huge = sp.Integer(10) ** 5000
+    for call in (lambda: decision(sp.Rational(10**5000 + 1, 10**5000) - 1), lambda: decision(huge - 1),
+                 lambda: decision(X**2 + 1 / huge), lambda: check_inequality(X, huge),
+                 lambda: lipschitz(X / huge, 1), lambda: lipschitz(X, 10**5000)):
+        with pytest.raises(InvalidArgument, match="digits are refused"):
+            call()
+    assert decision(sp.Integer(10) ** 3000 - X**2, hypotheses=[X >= 0, X <= 1]).verdict is Verdict.PROVED
+
+
+def test_line_marks_a_verdict_the_kernel_did_not_issue():
+    # before: an edited counterexample was printed as DISPROVED with no mark (certified() was already False)
+    import dataclasses
+
+    refuted = check_inequality(X**2, X)
+    assert "not certified" not in refuted.line()
+    edited = dataclasses.replace(refuted, counterexample={"x": 0})
+    assert not certified(edited) and edited.line().endswith("edited after it was]")

@@ -14,6 +14,7 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,13 +22,14 @@ import numpy as np
 import sympy as sp
 
 from dpaudit._validation import argument_error
-from dpaudit.bounds.checks import check_inequality
+from dpaudit.bounds.checks import _decimal, check_inequality
+from dpaudit.bounds.symbols import SYMBOLS
 from dpaudit.bounds.verdict import CheckResult
 from dpaudit.errors import InvalidArgument
 from dpaudit.verify.decide import exact_floats
 from dpaudit.verify.verdict import combine_results
 
-__all__ = ["ExactInputs", "positivity_obligation"]
+__all__ = ["ExactInputs", "declared_domains", "positivity_obligation"]
 
 
 class ExactInputs:
@@ -86,6 +88,24 @@ class ExactInputs:
             raise argument_error(self.owner, name, constraint, value)
 
 
+def declared_domains(expr: sp.Expr) -> list[sp.Basic]:
+    """The declared domains (:data:`dpaudit.bounds.symbols.SYMBOLS`) of the canonical symbols of ``expr``, as relations.
+
+    Part of what the claim says (``delta`` is a probability in (0, 1)), so the obligations are decided on them and
+    they are printed as the obligation's domain; other symbols range over what their sympy assumptions allow.
+    """
+    rels: list[sp.Basic] = []
+    for sym in sorted(expr.free_symbols, key=lambda s: s.name):
+        info = SYMBOLS.get(sym.name)
+        if info is None or info.symbol != sym:
+            continue
+        if math.isfinite(info.low) and not (info.low == 0 and not info.low_closed and sym.is_positive):
+            rels.append((sp.Le if info.low_closed else sp.Lt)(_decimal(info.low), sym, evaluate=False))
+        if math.isfinite(info.high):
+            rels.append((sp.Le if info.high_closed else sp.Lt)(sym, _decimal(info.high), evaluate=False))
+    return rels
+
+
 def positivity_obligation(name: str, value: sp.Expr, *, strict: bool, source: str, rng: np.random.Generator,
                           where: Sequence[Any] = (), upper: sp.Expr | None = None) -> CheckResult:
     """The kernel's decision of ``0 < value`` (``0 <= value`` without ``strict``), or ``0 < value < upper``.
@@ -94,6 +114,7 @@ def positivity_obligation(name: str, value: sp.Expr, *, strict: bool, source: st
     ``where`` (the check's region), so a symbolic value the kernel cannot sign leaves the check UNDECIDED.
     """
     rel = "<" if strict else "<="
+    where = [*where, *declared_domains(value)]
     lower = check_inequality(sp.Integer(0), value, strict=strict, claim=f"hypothesis: 0 {rel} {name}", source=source,
                              rng=rng, count=8, where=list(where))
     if upper is None:

@@ -198,8 +198,11 @@ def refuse_huge_constants(what: str, expr: Any) -> None:
     """
     if not isinstance(expr, sp.Basic):
         return
-    for q in expr.atoms(sp.Rational):
-        bits = max(abs(int(q.p)).bit_length(), int(q.q).bit_length())
+    sizes = [max(abs(int(q.p)).bit_length(), int(q.q).bit_length()) for q in expr.atoms(sp.Rational)]
+    # an unevaluated power of a number (Pow(3, 10000, evaluate=False)) becomes a huge integer once anything evaluates it
+    sizes += [abs(int(p.exp)) * max(abs(int(p.base.p)).bit_length(), int(p.base.q).bit_length())
+              for p in expr.atoms(sp.Pow) if isinstance(p.base, sp.Rational) and isinstance(p.exp, sp.Integer)]
+    for bits in sizes:
         if bits > _MAX_BITS:
             raise InvalidArgument(f"{what} holds a constant of about {int(bits / 3.3219280948873626)} digits: constants "
                                   f"of more than {MAX_DIGITS} digits are refused (Python will not print integers of "

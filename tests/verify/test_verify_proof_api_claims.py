@@ -233,7 +233,9 @@ def test_constants_beyond_python_s_printing_limit_are_refused_not_a_crash():
     huge = sp.Integer(10) ** 5000
     for call in (lambda: decision(sp.Rational(10**5000 + 1, 10**5000) - 1), lambda: decision(huge - 1),
                  lambda: decision(X**2 + 1 / huge), lambda: check_inequality(X, huge),
-                 lambda: lipschitz(X / huge, 1), lambda: lipschitz(X, 10**5000)):
+                 lambda: lipschitz(X / huge, 1), lambda: lipschitz(X, 10**5000),
+                 lambda: decision(sp.Pow(3, 10000, evaluate=False) - sp.Pow(2, 15850, evaluate=False)),
+                 lambda: check_inequality(sp.floor(sp.Pow(10, 5000, evaluate=False) / 3), X)):
         with pytest.raises(InvalidArgument, match="digits are refused"):
             call()
     assert decision(sp.Integer(10) ** 3000 - X**2, hypotheses=[X >= 0, X <= 1]).verdict is Verdict.PROVED

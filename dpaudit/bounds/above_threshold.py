@@ -66,7 +66,16 @@ def certified_stream_pattern(threshold_scale: float, query_scale: float, sensiti
     stream and ``den`` the upper end of its enclosure on the neighbouring one (floats, i.e. exact binary rationals),
     so ``ln(num/den)`` bounds the loss from below; ``where`` names the streams and the direction. The streams and the
     exact laws are those of :func:`certified_stream_loss`.
+
+    Raises
+    ------
+    InvalidArgument
+        If a scale is not a finite positive number or the sensitivity is negative, NaN or infinite (the Laplace
+        densities of [DR14, Thm 3.23] need positive scales).
     """
+    threshold_scale = check_positive("certified_stream_pattern", "threshold_scale", threshold_scale)
+    query_scale = check_positive("certified_stream_pattern", "query_scale", query_scale)
+    sensitivity = check_nonnegative("certified_stream_pattern", "sensitivity", sensitivity)
     best, where, best_pair = -math.inf, "none", (0.0, 1.0)
     with precision(200):
         for mult in (1.25, 2.5, 3.75):

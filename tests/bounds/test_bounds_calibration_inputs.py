@@ -143,3 +143,10 @@ def test_laplace_non_real_inputs_are_refused(kwargs, match):
 def test_laplace_negative_symbolic_sensitivity_gives_a_verdict_not_a_crash():
     r = cal.check_laplace_calibration(scale=Delta / (2 * epsilon), sensitivity=-Delta, rng=_rng())
     assert r.verdict is not Verdict.PROVED
+
+
+@pytest.mark.parametrize(("args", "name"), [((-1.0, 1.0, 1.0), "threshold_scale"), ((1.0, 0.0, 1.0), "query_scale"),
+                                            ((1.0, 1.0, -1.0), "sensitivity"), ((float("nan"), 1.0, 1.0), "threshold_scale")])
+def test_certified_stream_loss_refuses_invalid_scales(args, name):
+    with pytest.raises(InvalidArgument, match=f"`{name}` must be"):
+        cal.certified_stream_loss(*args)

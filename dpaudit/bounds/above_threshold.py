@@ -23,6 +23,7 @@ import sympy as sp
 from flint import arb
 
 from dpaudit._validation import check_nonnegative, check_positive
+from dpaudit.bounds.calibration_inputs import ExactInputs, positivity_obligation
 from dpaudit.bounds.checks import _decimal, _label, _shown, check_inequality, random_points
 from dpaudit.bounds.verdict import CheckResult, Premise, Verdict
 from dpaudit.exact.enclosure import precision
@@ -65,7 +66,16 @@ def certified_stream_pattern(threshold_scale: float, query_scale: float, sensiti
     stream and ``den`` the upper end of its enclosure on the neighbouring one (floats, i.e. exact binary rationals),
     so ``ln(num/den)`` bounds the loss from below; ``where`` names the streams and the direction. The streams and the
     exact laws are those of :func:`certified_stream_loss`.
+
+    Raises
+    ------
+    InvalidArgument
+        If a scale is not a finite positive number or the sensitivity is negative, NaN or infinite (the Laplace
+        densities of [DR14, Thm 3.23] need positive scales).
     """
+    threshold_scale = check_positive("certified_stream_pattern", "threshold_scale", threshold_scale)
+    query_scale = check_positive("certified_stream_pattern", "query_scale", query_scale)
+    sensitivity = check_nonnegative("certified_stream_pattern", "sensitivity", sensitivity)
     best, where, best_pair = -math.inf, "none", (0.0, 1.0)
     with precision(200):
         for mult in (1.25, 2.5, 3.75):
@@ -158,35 +168,61 @@ def check_above_threshold(
     suffice. UNDECIDED otherwise (the coupling bound exceeds the budget and no leak re-checks).
     """
     region = dict(region or {})
+    inputs = ExactInputs("check_above_threshold")
+    sensitivity, budget = inputs.read("sensitivity", sensitivity), inputs.read("budget", budget)
+    threshold_scale, query_scale = inputs.read("threshold_scale", threshold_scale), inputs.read("query_scale", query_scale)
+    for name, value in (("threshold_scale", threshold_scale), ("query_scale", query_scale)):
+        inputs.refuse_numeric(name, value, "> 0 (a Laplace scale; [DR14, Thm 3.23])", lower=0)
+    inputs.refuse_numeric("sensitivity", sensitivity, ">= 0 (a sensitivity)", lower=0, strict_lower=False)
     label = _label("check_above_threshold", claim)
     cost = above_threshold_budget(sensitivity, threshold_scale, query_scale)
     sym = check_inequality(cost, budget, claim=claim, source=source, rng=rng, region=region, count=16)
-    syms = sorted(cost.free_symbols | sp.sympify(budget).free_symbols, key=lambda s: s.name)
+    # the hypotheses of [DR14, Thm 3.23] on the region, decided by the kernel and part of the certified conjunction
+    box = [rel for s, (lo, hi) in region.items()
+           for rel in (sp.Le(_decimal(lo), s, evaluate=False), sp.Le(s, _decimal(hi), evaluate=False))]
+    hypotheses = [positivity_obligation("threshold_scale", threshold_scale, strict=True, source=DR14_AT, rng=rng, where=box),
+                  positivity_obligation("query_scale", query_scale, strict=True, source=DR14_AT, rng=rng, where=box),
+                  positivity_obligation("sensitivity", sensitivity, strict=False, source=DR14_AT, rng=rng, where=box)]
+    hypotheses_proved = all(h.verdict is Verdict.PROVED for h in hypotheses)
+    exprs = [threshold_scale, query_scale, sensitivity, budget]
+    # every symbol of the inputs (a symbolic sensitivity can cancel out of the cost and still be needed below)
+    syms = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
     pts = random_points(syms, rng, count, region=region, corners=False)
-    exprs = [sp.sympify(e) for e in (threshold_scale, query_scale, sensitivity, budget)]
     f = [sp.lambdify(syms, e, "math") for e in exprs]
     candidates = []
     worst = quad_worst = 0.0
     for pt in pts:
         args = [pt[s] for s in syms]
         b_th, b_q, sens, bud = (float(fn(*args)) for fn in f)
-        quad_worst = max(quad_worst, above_threshold_loss(b_th, b_q, sens) / bud)  # evidence only
+        if not (b_th > 0 and b_q > 0 and sens >= 0 and math.isfinite(b_th + b_q + sens + bud)):
+            continue  # outside the theorem's hypotheses (decided by the kernel above): no stream law to integrate
         lower, _ = certified_stream_loss(b_th, b_q, sens)
-        worst = max(worst, float(lower.mid()) / bud)
+        if bud > 0:  # the ratios are evidence only
+            quad_worst = max(quad_worst, above_threshold_loss(b_th, b_q, sens) / bud)
+            worst = max(worst, float(lower.mid()) / bud)
         if lower - arb(bud) > 0:  # a leak at the float scales: a candidate, re-checked at an exact point below
             candidates.append(pt)
-    details = (f"symbolic: {sym.verdict.name} ({sym.details}); certified (Arb, dpaudit.exact) stream loss / budget = "
+    details = (f"hypotheses threshold_scale > 0, query_scale > 0, sensitivity >= 0 (kernel): "
+               f"{', '.join(h.verdict.name for h in hypotheses)}; "
+               f"symbolic: {sym.verdict.name} ({sym.details}); certified (Arb, dpaudit.exact) stream loss / budget = "
                f"{worst:.4g}, quadrature's (evidence) {quad_worst:.4g}, at {len(pts)} points")
-    fields = dict(source=source, method="kernel+exact", residual=sym.residual, cases=sym.cases + len(pts), details=details)
+    fields = dict(source=source, method="kernel+exact", residual=sym.residual,
+                  cases=sym.cases + sum(h.cases for h in hypotheses) + len(pts), details=details)
     refuted = _refute_above_threshold(label or claim, syms, exprs, candidates, region) if candidates else None
     if refuted is not None:
-        return combine_results(label, refuted, **fields)
-    if sym.verdict is Verdict.PROVED and not candidates:
-        return combine_results(label, sym, premises=(_DR14_AT_PREMISE,), **fields)
-    reason = (f"a leak at the float scales of {_shown(candidates[0])} did not re-check at an exact point"
-              if candidates else f"the coupling bound of [DR14, Thm 3.23] is not shown within the budget ({sym.verdict})")
-    return CheckResult(Verdict.UNDECIDED, claim, assumptions=("AboveThreshold, one threshold draw",), reason=reason,
-                       statement=label, **fields)
+        return combine_results(label, refuted, assumptions=tuple(inputs.notes), **fields)
+    if sym.verdict is Verdict.PROVED and hypotheses_proved and not candidates:
+        return combine_results(label, sym, *hypotheses, premises=(_DR14_AT_PREMISE,), assumptions=tuple(inputs.notes),
+                               **fields)
+    if candidates:
+        reason = f"a leak at the float scales of {_shown(candidates[0])} did not re-check at an exact point"
+    elif not hypotheses_proved:
+        reason = ("threshold_scale > 0, query_scale > 0 and sensitivity >= 0 are not all shown on the region, so "
+                  "[DR14, Thm 3.23] does not apply")
+    else:
+        reason = f"the coupling bound of [DR14, Thm 3.23] is not shown within the budget ({sym.verdict})"
+    return CheckResult(Verdict.UNDECIDED, claim, assumptions=("AboveThreshold, one threshold draw", *inputs.notes),
+                       reason=reason, statement=label, **fields)
 
 
 _DR14_AT_PREMISE = Premise("cited", "[DR14] Thm 3.23",

@@ -34,6 +34,7 @@ from dpaudit.bounds.above_threshold import (
     certified_stream_loss,
     check_above_threshold,
 )
+from dpaudit.bounds.calibration_inputs import ExactInputs, positivity_obligation
 from dpaudit.bounds.checks import (
     DIGITS,
     _decimal,
@@ -237,8 +238,15 @@ def check_laplace_calibration(scale: sp.Expr | None = None, *, budget: sp.Expr =
     :func:`dpaudit.accounting.laplace_scale` (up to 4 ulps of its upward rounding): dpaudit's own code disagreeing
     with the proved formula makes the verdict UNDECIDED, with the point in the reason.
     """
-    scale = laplace_scale_expr(sensitivity, budget) if scale is None else sp.sympify(scale)
+    inputs = ExactInputs("check_laplace_calibration")
+    budget, sensitivity = inputs.read("budget", budget), inputs.read("sensitivity", sensitivity)
+    scale = laplace_scale_expr(sensitivity, budget) if scale is None else inputs.read("scale", scale)
+    inputs.refuse_numeric("scale", scale, "> 0 (a Laplace scale; [DR14, Thm 3.6])", lower=0)
+    inputs.refuse_numeric("sensitivity", sensitivity, ">= 0 (a sensitivity)", lower=0, strict_lower=False)
     claim = claim or f"Lap({scale}) on a query of sensitivity {sensitivity} is ({budget})-DP"
+    # the hypotheses of [DR14, Thm 3.6], decided by the kernel and part of the certified conjunction
+    scale_positive = positivity_obligation("scale", scale, strict=True, source=source, rng=rng)
+    sens_nonnegative = positivity_obligation("sensitivity", sensitivity, strict=False, source=source, rng=rng)
     shift = sp.Symbol("t", real=True)
     loss = sp.Abs(sp.Abs(x - shift) - sp.Abs(x)) / scale
     pointwise = check_inequality(loss, budget, claim="|log p(x) - log p(x - t)| <= budget for every x, |t| <= sensitivity",
@@ -257,6 +265,8 @@ def check_laplace_calibration(scale: sp.Expr | None = None, *, budget: sp.Expr =
     for pt in pts:
         args = [pt[s] for s in syms]
         bval, eps_v, sens_v = float(f_scale(*args)), float(f_budget(*args)), float(f_sens(*args))
+        if not (bval > 0 and eps_v >= 0 and sens_v >= 0 and np.isfinite(bval + eps_v + sens_v)):
+            continue  # outside [DR14, Thm 3.6]'s hypotheses, which the kernel decides above: no density to compare
         xs = np.concatenate([rng.uniform(-3 * sens_v, 4 * sens_v, size=8), [-sens_v, 0.0]])
         lp_x = stats.laplace.logpdf(xs, scale=bval)
         lp_shift = stats.laplace.logpdf(xs - sens_v, scale=bval)
@@ -275,12 +285,15 @@ def check_laplace_calibration(scale: sp.Expr | None = None, *, budget: sp.Expr =
             mismatch = {**{s.name: float(v) for s, v in pt.items()}, "scale": bval,
                         "accounting.laplace_scale": required}
             break
-    details = (f"pointwise loss bound: {pointwise.verdict.name}; budget inequality: {ineq.verdict.name} "
+    details = (f"hypotheses scale > 0: {scale_positive.verdict.name}, sensitivity >= 0: "
+               f"{sens_nonnegative.verdict.name}; pointwise loss bound: {pointwise.verdict.name}; budget inequality: {ineq.verdict.name} "
                f"({ineq.details}); scipy losses and accounting.laplace_scale at {len(pts)} points (evidence): "
                + ("agree" if mismatch is None else f"accounting DISAGREES at {mismatch}")
                + (f"; {scipy_note}" if scipy_note else ""))
-    result = combine_results(claim, pointwise, ineq, source=source, method="kernel+numeric", residual=ineq.residual,
-                             cases=pointwise.cases + ineq.cases + len(pts), details=details)
+    result = combine_results(claim, scale_positive, sens_nonnegative, pointwise, ineq, source=source,
+                             method="kernel+numeric", residual=ineq.residual, assumptions=tuple(inputs.notes),
+                             cases=scale_positive.cases + sens_nonnegative.cases + pointwise.cases + ineq.cases
+                             + len(pts), details=details)
     return _cross_check_failed(result, mismatch, "accounting.laplace_scale")
 
 
@@ -302,6 +315,8 @@ def _gaussian_candidates(sigma_expr: sp.Expr, sens_expr: sp.Expr, eps_expr: sp.E
         for pt in pts:
             args = [mpmath.mpf(pt[s]) for s in syms]
             sig_v, sens_v, eps_v, dl_v = (f(*args) for f in fns)
+            if not (sig_v > 0 and sens_v > 0 and eps_v > 0 and 0 < dl_v < 1):
+                continue  # outside the hypotheses of [BW18, Thm 8] (decided by the kernel): no curve to evaluate
             exact = _mp_gauss_delta(eps_v, sig_v, sens_v)
             evaluated += 1
             # cross-check the mpmath curve against dpaudit.accounting's scipy implementation (evidence)
@@ -384,7 +399,13 @@ def check_gaussian_noise(
     re-checks), with the reason.
     """
     region = dict(region or {})
-    eps_budget, delta_budget = sp.sympify(eps_budget), sp.sympify(delta_budget)
+    inputs = ExactInputs("check_gaussian_noise")
+    sigma_expr, sensitivity = inputs.read("sigma_expr", sigma_expr), inputs.read("sensitivity", sensitivity)
+    eps_budget, delta_budget = inputs.read("eps_budget", eps_budget), inputs.read("delta_budget", delta_budget)
+    inputs.refuse_numeric("sigma_expr", sigma_expr, "> 0 (a noise standard deviation)", lower=0)
+    inputs.refuse_numeric("sensitivity", sensitivity, "> 0 ([BW18, Thm 8] divides by it; a constant query needs no "
+                          "noise)", lower=0)
+    inputs.refuse_numeric("delta_budget", delta_budget, "in (0, 1) ([DR14, Thm A.1])", lower=0, upper=1)
     label = _label("check_gaussian_noise", claim)
     classical = gaussian_sigma_classical_expr(sensitivity, eps_budget, delta_budget)
     # compare squares: sigma^2 >= classical^2 (both positive), which keeps sqrt out of sympy's way
@@ -398,30 +419,42 @@ def check_gaussian_noise(
     candidates, evaluated, worst, disagreement = _gaussian_candidates(sigma_expr, sensitivity, eps_budget,
                                                                       delta_budget, pts)
     small_eps = _below_one_on_region(eps_budget, region, where, rng)
-    details = (f"reduction to [DR14, Thm A.1]: {reduction.verdict.name}; eps_budget < 1 on the whole region (kernel): "
-               f"{small_eps.verdict.name}; exact-curve [BW18] max delta(sigma)/delta_budget = {worst:.3g} at {evaluated} "
+    # the other hypotheses of [DR14, Thm A.1] (and of the [BW18] curve the refutation uses), on the region
+    box = _region_box(region, where)
+    hypotheses = [positivity_obligation("sigma", sigma_expr, strict=True, source=DR14_GAUSS, rng=rng, where=box),
+                  positivity_obligation("sensitivity", sensitivity, strict=True, source=DR14_GAUSS, rng=rng, where=box),
+                  positivity_obligation("delta_budget", delta_budget, strict=True, source=DR14_GAUSS, rng=rng, where=box,
+                                        upper=sp.Integer(1))]
+    hypotheses_proved = all(h.verdict is Verdict.PROVED for h in hypotheses)
+    details = (f"reduction to [DR14, Thm A.1]: {reduction.verdict.name}; 0 < eps_budget < 1 on the whole region (kernel): "
+               f"{small_eps.verdict.name}; sigma > 0, sensitivity > 0, 0 < delta_budget < 1 (kernel): "
+               f"{', '.join(h.verdict.name for h in hypotheses)}; exact-curve [BW18] max delta(sigma)/delta_budget = {worst:.3g} at {evaluated} "
                f"points" + (f"; {len(candidates)} candidate violation(s)" if candidates else "")
                + (f"; {disagreement} (evidence)" if disagreement else ""))
-    fields = dict(source=source, method="kernel+numeric", residual=reduction.residual,
-                  cases=reduction.cases + small_eps.cases + evaluated, details=details)
+    fields = dict(source=source, method="kernel+numeric", residual=reduction.residual, assumptions=tuple(inputs.notes),
+                  cases=reduction.cases + small_eps.cases + sum(h.cases for h in hypotheses) + evaluated,
+                  details=details)
     refuted = _refute_gaussian(f"gaussian_noise/{label}", sigma_expr, sensitivity, eps_budget, delta_budget,
                                candidates, region, where) if candidates else None
     if refuted is not None:
         return combine_results(label, refuted, **fields)
-    if reduction.verdict is Verdict.PROVED and small_eps.verdict is Verdict.PROVED and not candidates:
-        return combine_results(label, reduction, small_eps, premises=(_DR14_A1_PREMISE,), **fields)
+    if reduction.verdict is Verdict.PROVED and small_eps.verdict is Verdict.PROVED and hypotheses_proved and not candidates:
+        return combine_results(label, reduction, small_eps, *hypotheses, premises=(_DR14_A1_PREMISE,), **fields)
     if candidates:
         reason = (f"the mpmath curve exceeds delta_budget at {_shown(candidates[0])} but no candidate re-checked "
                   "exactly")
     elif small_eps.verdict is not Verdict.PROVED:
-        reason = "eps_budget < 1 is not shown on the whole region, so [DR14, Thm A.1] does not apply"
+        reason = "0 < eps_budget < 1 is not shown on the whole region, so [DR14, Thm A.1] does not apply"
+    elif not hypotheses_proved:
+        reason = ("sigma > 0, sensitivity > 0 and 0 < delta_budget < 1 are not all shown on the whole region, so "
+                  "[DR14, Thm A.1] does not apply")
     else:
         reason = f"reduction to [DR14, Thm A.1]: {reduction.verdict}"
     region_text = tuple(f"{s} in [{lo:g}, {hi:g}]" for s, (lo, hi) in region.items())
     return CheckResult(Verdict.UNDECIDED, f"N(0, ({sigma_expr})**2) noise on a query of l2-sensitivity {sensitivity} is "
                        f"({eps_budget}, {delta_budget})-DP" + (f" for {', '.join(region_text)}" if region_text else ""),
-                       assumptions=("classical Gaussian theorem needs eps < 1", *region_text), reason=reason,
-                       statement=label, **fields)
+                       assumptions=("classical Gaussian theorem needs 0 < eps < 1", *region_text, *inputs.notes),
+                       reason=reason, statement=label, **{k: v for k, v in fields.items() if k != "assumptions"})
 
 
 _DR14_A1_PREMISE = Premise("cited", "[DR14] Thm A.1", "for eps in (0, 1) and c^2 > 2 ln(1.25/delta), N(0, sigma^2) noise "
@@ -431,15 +464,20 @@ _DR14_A1_PREMISE = Premise("cited", "[DR14] Thm A.1", "for eps in (0, 1) and c^2
 
 def _below_one_on_region(eps_budget: sp.Expr, region: Mapping[sp.Symbol, tuple[float, float]], where: Sequence[Any],
                          rng: np.random.Generator) -> CheckResult:
-    """``eps_budget < 1`` at every point of the box ``region`` (the claim's domain) satisfying ``where``, by the kernel.
+    """``0 < eps_budget < 1`` at every point of the box ``region`` (the claim's domain) satisfying ``where``, by the kernel.
 
-    The box's ends are read as the decimals they were written as; a symbol of ``eps_budget`` outside the box
-    ranges over its whole declared domain (so an unbounded one leaves the step unproved).
+    [DR14, Thm A.1] needs eps in (0, 1). The box's ends are read as the decimals they were written as; a symbol of
+    ``eps_budget`` outside the box ranges over its whole declared domain (so an unbounded one leaves the step unproved).
     """
+    return positivity_obligation("eps_budget", eps_budget, strict=True, source=DR14_GAUSS, rng=rng,
+                                 where=_region_box(region, where), upper=sp.Integer(1))
+
+
+def _region_box(region: Mapping[sp.Symbol, tuple[float, float]], where: Sequence[Any]) -> list[Any]:
+    """The box ``region`` as relations (ends read as the decimals they were written as), then ``where``."""
     box = [rel for s, (lo, hi) in region.items()
            for rel in (sp.Le(_decimal(lo), s, evaluate=False), sp.Le(s, _decimal(hi), evaluate=False))]
-    return check_inequality(eps_budget, sp.Integer(1), strict=True, claim="eps_budget < 1 on the region",
-                            source=DR14_GAUSS, rng=rng, count=8, where=[*box, *where])
+    return [*box, *where]
 
 
 def check_gaussian_classical(*, rng: np.random.Generator, sigma_expr: sp.Expr | None = None,
@@ -450,7 +488,9 @@ def check_gaussian_classical(*, rng: np.random.Generator, sigma_expr: sp.Expr | 
     rounds up by at most 4 ulps) and, on ``eps_range``, the exact curve [BW18] at that sigma is at most
     delta. Pass ``eps_range=(1, 20)`` to see the formula fail outside its hypothesis.
     """
-    formula = gaussian_sigma_classical_expr() if sigma_expr is None else sp.sympify(sigma_expr)
+    inputs = ExactInputs("check_gaussian_classical")
+    formula = gaussian_sigma_classical_expr() if sigma_expr is None else inputs.read("sigma_expr", sigma_expr)
+    inputs.refuse_numeric("sigma_expr", formula, "> 0 (a noise standard deviation)", lower=0)
     region = {epsilon: eps_range}
     noise = check_gaussian_noise(formula, sensitivity=Delta, eps_budget=epsilon, delta_budget=delta,
                                  claim=f"classical Gaussian sigma is (eps, delta)-DP for eps in {eps_range}",
@@ -467,7 +507,7 @@ def check_gaussian_classical(*, rng: np.random.Generator, sigma_expr: sp.Expr | 
     details = noise.details + f"; formula vs accounting.gaussian_sigma_classical at {len(pts)} points (evidence): " + (
         "agree" if mismatch is None else f"DISAGREE at {mismatch}")
     result = combine_results(noise.statement, noise, source=DR14_GAUSS, method=noise.method, residual=noise.residual,
-                             cases=noise.cases + len(pts), details=details)
+                             assumptions=tuple(inputs.notes), cases=noise.cases + len(pts), details=details)
     return _cross_check_failed(result, mismatch, "accounting.gaussian_sigma_classical")
 
 

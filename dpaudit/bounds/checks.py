@@ -19,7 +19,6 @@ A kernel proof together with a re-checked counterexample raises
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import math
@@ -41,7 +40,7 @@ from dpaudit.verify.decide import decision, exact_floats, refuse_same_names, vac
 from dpaudit.verify.kernel import Decision, KernelError, point_keys, recheck
 from dpaudit.verify.piecewise import CaseSplitError, has_kinks, prove_by_cases
 from dpaudit.verify.proof import Proof
-from dpaudit.verify.verdict import APPROX, _issue, certified
+from dpaudit.verify.verdict import APPROX, _issue, uncertified_as_undecided
 
 __all__ = [
     "CheckSpec",
@@ -547,13 +546,4 @@ class CheckSpec:
         result = self.run(rng)
         if not isinstance(result, CheckResult):
             raise ArgumentTypeError(f"{self.name}: run returned {type(result).__name__}, not a CheckResult")
-        if result.verdict is not Verdict.UNDECIDED and not certified(result):
-            # PROVED and DISPROVED come only from the kernel: a verdict built by hand around combine_verdicts, a
-            # sympy simplification or a float counterexample is not one (mirrors LemmaCheck.run)
-            why = (f"{self.name} returned a {result.verdict.name} it did not get from the kernel (a CheckResult built "
-                   "by hand, or its verdict, claim, domain, hypotheses, premises or counterexample changed after it "
-                   "was issued): PROVED and DISPROVED come only from check_inequality / check_identity, "
-                   "Proof.result(), dpaudit.verify.lipschitz / sensitivity, or combine_results of such results")
-            result = dataclasses.replace(result, verdict=Verdict.UNDECIDED, reason=why, counterexample=None,
-                                         certificate=None)
-        return result
+        return uncertified_as_undecided(result, self.name)

@@ -19,7 +19,6 @@ A user's own check needs no paper (``papers=()``):
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from typing import Any
 import sympy as sp
 
 from dpaudit.errors import ArgumentTypeError, DPAuditError, InvalidArgument, UnknownName
-from dpaudit.verify.verdict import CheckResult, Verdict, _amend, certified
+from dpaudit.verify.verdict import CheckResult, Verdict, _amend, uncertified_as_undecided
 
 __all__ = ["ROLES", "CircularDependency", "EstablishedFact", "Fact", "FactInstance", "LemmaCheck"]
 
@@ -259,16 +258,7 @@ class LemmaCheck:
             running.pop()
         if not isinstance(result, CheckResult):
             raise ArgumentTypeError(f"{self.name}: check returned {type(result).__name__}, not a CheckResult")
-        if result.verdict is not Verdict.UNDECIDED and not certified(result):
-            # PROVED and DISPROVED come only from the kernel: a result built by hand (or one edited after the kernel
-            # issued it, or one combined with combine_verdicts) is not one
-            why = (f"the check returned a {result.verdict.name} it did not get from the kernel (a CheckResult built "
-                   "by hand, or its verdict, claim, domain, hypotheses, premises or counterexample changed after it "
-                   "was issued): PROVED and DISPROVED come only from "
-                   "Proof.result(), dpaudit.verify.lipschitz / sensitivity, dpaudit.bounds.check_inequality / "
-                   "check_identity, or combine_results of such results")
-            result = dataclasses.replace(result, verdict=Verdict.UNDECIDED, reason=why, counterexample=None,
-                                         certificate=None)
+        result = uncertified_as_undecided(result, "the check")
         # the claim is what the kernel decided (a Proof's steps as formulas, lipschitz's inequality, ...); the statement
         # is the author's text, a label only: a statement that says one thing beside a proof of another is not bound
         claim = result.claim or self.statement

@@ -37,7 +37,7 @@ from typing import Any
 from dpaudit.errors import InvalidArgument, KernelError
 
 __all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "certified_fields", "combine_results",
-           "combine_verdicts", "verdict_from_sympy"]
+           "combine_verdicts", "uncertified_as_undecided", "verdict_from_sympy"]
 
 
 class Certificate:
@@ -109,6 +109,22 @@ def certified(result: CheckResult) -> bool:
     cert = result.certificate
     return (isinstance(cert, Certificate) and cert in _ISSUED and cert.verdict is result.verdict
             and cert.digest == certified_fields(result))
+
+
+def uncertified_as_undecided(result: CheckResult, who: str) -> CheckResult:
+    """``result`` itself when certified or UNDECIDED; else an UNDECIDED copy saying why (``who`` returned it).
+
+    PROVED and DISPROVED come only from the kernel: a verdict built by hand (around ``combine_verdicts``, a sympy
+    simplification, a float counterexample) or edited after it was issued is not one. Used where user or check code
+    hands results to dpaudit (:meth:`dpaudit.verify.LemmaCheck.run`, :class:`dpaudit.bounds.checks.CheckSpec`).
+    """
+    if result.verdict is Verdict.UNDECIDED or certified(result):
+        return result
+    why = (f"{who} returned a {result.verdict.name} it did not get from the kernel (a CheckResult built by hand, or its "
+           "verdict, claim, domain, hypotheses, premises or counterexample changed after it was issued): PROVED and "
+           "DISPROVED come only from Proof.result(), dpaudit.verify.lipschitz / sensitivity, "
+           "dpaudit.bounds.check_inequality / check_identity, or combine_results of such results")
+    return dataclasses.replace(result, verdict=Verdict.UNDECIDED, reason=why, counterexample=None, certificate=None)
 
 
 def _part_claim(part: CheckResult) -> str:

@@ -105,15 +105,7 @@ def analytic_gaussian_sigma(epsilon_value: float, delta_value: float, sensitivit
             hi *= 2
         while _mp_gauss_delta(e, lo, s) <= dl:
             lo /= 2
-        for _ in range(200):  # the curve decreases in sigma; keep delta(lo) > delta >= delta(hi)
-            mid = (lo + hi) / 2
-            if _mp_gauss_delta(e, mid, s) > dl:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo <= hi * mpmath.mpf(10) ** -15:
-                break
-        return float(hi)
+        return _smallest_below(lambda v: _mp_gauss_delta(e, v, s), dl, lo, hi)
 
 
 def gdp_epsilon_from_curve(mu_value: float, delta_value: float) -> float:
@@ -134,12 +126,17 @@ def gdp_epsilon_from_curve(mu_value: float, delta_value: float) -> float:
         lo, hi = mpmath.mpf(0), mpmath.mpf(1)
         while curve(hi) > dl:
             lo, hi = hi, hi * 2
-        for _ in range(200):
-            mid = (lo + hi) / 2
-            if curve(mid) > dl:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo <= hi * mpmath.mpf(10) ** -15:
-                break
-        return float(hi)
+        return _smallest_below(curve, dl, lo, hi)
+
+
+def _smallest_below(curve: Any, target: Any, lo: Any, hi: Any) -> float:
+    """Bisection of a decreasing ``curve`` keeping ``curve(lo) > target >= curve(hi)``, to a relative 1e-15: ``hi``."""
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if curve(mid) > target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= hi * mpmath.mpf(10) ** -15:
+            break
+    return float(hi)

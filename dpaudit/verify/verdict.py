@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dpaudit.errors import InvalidArgument, KernelError
+from dpaudit.errors import ArgumentTypeError, InvalidArgument, KernelError
 
 __all__ = ["Certificate", "CheckResult", "Premise", "Verdict", "certified", "certified_fields", "combine_results",
            "combine_verdicts", "uncertified_as_undecided", "verdict_from_sympy"]
@@ -118,6 +118,8 @@ def uncertified_as_undecided(result: CheckResult, who: str) -> CheckResult:
     simplification, a float counterexample) or edited after it was issued is not one. Used where user or check code
     hands results to dpaudit (:meth:`dpaudit.verify.LemmaCheck.run`, :class:`dpaudit.bounds.checks.CheckSpec`).
     """
+    if not isinstance(result, CheckResult):
+        raise ArgumentTypeError(f"{who} returned {type(result).__name__}, not a CheckResult")
     if result.verdict is Verdict.UNDECIDED or certified(result):
         return result
     why = (f"{who} returned a {result.verdict.name} it did not get from the kernel (a CheckResult built by hand, or its "

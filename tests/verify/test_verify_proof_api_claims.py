@@ -249,3 +249,16 @@ def test_line_marks_a_verdict_the_kernel_did_not_issue():
     assert "not certified" not in refuted.line()
     edited = dataclasses.replace(refuted, counterexample={"x": 0})
     assert not certified(edited) and edited.line().endswith("edited after it was]")
+
+
+def test_uncertified_as_undecided_keeps_kernel_verdicts_and_downgrades_the_rest():
+    from dpaudit.errors import ArgumentTypeError
+    from dpaudit.verify import CheckResult
+    from dpaudit.verify.verdict import uncertified_as_undecided
+
+    real = check_inequality(X**2, X**2 + 1)
+    assert uncertified_as_undecided(real, "test") is real
+    fake = uncertified_as_undecided(CheckResult(Verdict.DISPROVED, "x >= 0", counterexample={"x": -1}), "mine")
+    assert fake.verdict is Verdict.UNDECIDED and fake.counterexample is None and fake.reason.startswith("mine returned")
+    with pytest.raises(ArgumentTypeError, match="not a CheckResult"):
+        uncertified_as_undecided("PROVED", "mine")

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -46,13 +48,17 @@ class ExactInputs:
         self.notes: list[str] = []
 
     def read(self, name: str, value: Any) -> sp.Expr:
-        """``value`` as an exact real sympy expression (floats at their exact binary value).
+        """``value`` as an exact real sympy expression (floats at their exact binary value, a ``Decimal`` exactly).
 
         Plain Python and numpy numbers are accepted. Refused with :class:`~dpaudit.errors.InvalidArgument` naming
         ``name``: strings, booleans, non-numbers, complex values (``I``), NaN and infinities.
         """
         if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
             raise argument_error(self.owner, name, "a real number or a real sympy expression", value)
+        if isinstance(value, Decimal):  # an exact decimal (sympify would round it to a binary Float first)
+            if not value.is_finite():
+                raise argument_error(self.owner, name, "finite (dpaudit decides statements about real numbers)", value)
+            value = Fraction(value)
         try:
             expr = sp.sympify(value, strict=True)
         except (sp.SympifyError, TypeError, ValueError) as exc:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -247,6 +249,10 @@ def exact_floats(expr: Any) -> tuple[Any, list[str]]:
         numbers, and sympy has already collapsed ``inf - 1`` (or ``x + oo``) to ``oo``, so a verdict would be about
         another statement than the one written (``zoo`` and ``nan`` are never signed: UNDECIDED).
     """
+    if isinstance(expr, (Decimal, Fraction)):  # exact types: sympify would round a Decimal to a binary Float
+        if isinstance(expr, Decimal) and not expr.is_finite():
+            raise InvalidArgument(f"{expr} is not a finite number: dpaudit decides statements about real numbers")
+        expr = sp.Rational(*expr.as_integer_ratio())
     expr = sp.sympify(expr)
     refuse_huge_constants("the statement", expr)
     if isinstance(expr, sp.Basic) and _bare_infinity(expr):

@@ -150,3 +150,20 @@ def test_laplace_negative_symbolic_sensitivity_gives_a_verdict_not_a_crash():
 def test_certified_stream_loss_refuses_invalid_scales(args, name):
     with pytest.raises(InvalidArgument, match=f"`{name}` must be"):
         cal.certified_stream_loss(*args)
+
+
+def test_a_decimal_is_read_exactly_not_through_a_binary_float():
+    # before: Decimal('0.1') was rounded to 3602879701896397/36028797018963968 and the true claim DISPROVED
+    from decimal import Decimal
+
+    import numpy as np
+    import sympy as sp
+
+    from dpaudit.bounds import check_inequality
+    from dpaudit.bounds.calibration import check_laplace_calibration
+    from dpaudit.verify import Verdict, certified
+
+    r = check_laplace_calibration(1, budget=sp.Rational(1, 10), sensitivity=Decimal("0.1"), rng=np.random.default_rng(0))
+    assert r.verdict is Verdict.PROVED and certified(r)
+    assert check_inequality(Decimal("0.1"), sp.Rational(1, 10)).verdict is Verdict.PROVED
+    assert check_inequality(sp.Rational(1, 10), Decimal("0.1"), strict=True).verdict is Verdict.DISPROVED

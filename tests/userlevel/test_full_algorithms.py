@@ -104,7 +104,7 @@ def test_the_canary_moves_what_the_construction_says():
     assert first1 < at.parameters["threshold"] < first0
 
 
-@pytest.mark.parametrize("name", ["Levy Alg 3, 4 steps", "Levy Alg 4, 2 rounds", "Lowy Alg 1", "Lowy Alg 2, 4 steps"])
+@pytest.mark.parametrize("name", ["Levy Alg 3, 4 steps", "Levy Alg 3, 2 steps", "Levy Alg 4, 2 rounds", "Lowy Alg 1", "Lowy Alg 2, 4 steps"])
 def test_the_canary_pairs_lie_in_the_losses_linear_region(name):
     wp = next(a for a in FULL_ALGORITHMS if a.name == name).pair()
     assert linear_on_domain(wp.mechanism.loss, wp.d0, wp.mechanism.radius)

@@ -5,7 +5,9 @@ bound on its epsilon when the adversary sees the final output only (``observe="f
 noisy release (``observe="transcript"``), on the worst-case pair built for it, against its claim;
 beside them the certified epsilon of the transcript on that pair where the transcript is a
 composition of known mechanisms (:mod:`dpaudit.userlevel.transcript_profile`: ``[lo, hi]`` for the
-pair's exact law, ``<= hi`` for a dominating pair of adaptive steps, else why not), and the outcome
+pair's exact law, ``<= hi`` for a dominating pair of adaptive steps, else why not), the most any
+audit at that trial count reaches on the pair in expectation where its law is a loss grid (the
+*optimal test*, :mod:`benchmarks.bench_optimal_test`), and the outcome
 :func:`dpaudit.userlevel.full_algorithms.outcome` computes from both: *tight* (transcript bound >= half
 the claim), *loose* (the pair's certified epsilon <= half the claim; the factor claim / it), or
 *open*. Then every broken

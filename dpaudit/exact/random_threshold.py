@@ -140,6 +140,7 @@ def _integrate(poly: ExpPoly, lo: Fraction | None, hi: Fraction | None) -> arb:
                 raise EnclosureError("a growing term on [0, inf): the integrand does not decay")
             total -= c / lam
         else:
+            assert length is not None  # both ends finite
             total += c * ((lam * length).exp() - 1) / lam
     return total
 

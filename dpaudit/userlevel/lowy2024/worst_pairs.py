@@ -46,6 +46,18 @@ The score (at ``2 tau``, ``tau = 0.2 L``) of a core of 150 users at ``q = 0.5`` 
 its sensitivity 2 and the robust mean by the canary's kept contribution ``0.4/151``; the user meets
 every step (full batch), so the steps compose.
 
+The same pair for the with-replacement variant (pitfall P7, ``K = n = 160`` draws)
+---------------------------------------------------------------------------------
+Each step's batch is ``K`` uniform draws among the 160 users: the canary appears ``k ~ Binomial(160,
+1/160)`` times (about ``Poisson(1)``), the same law on both datasets, and so do the core's ``C`` and
+the far cluster's ``F`` copies. The score is ``((C + k)^2 + F^2)/K`` on ``d0`` and ``(C^2 + F^2 + k^2)/K``
+on ``d1``: the canary's copies move it by ``2 k C/K`` (``1.9 k``, unbounded in ``k`` where the correct
+algorithm's move is at most 2), but ``C`` and ``F`` move it too, by several units (a standard deviation
+of about 5.5 against the AboveThreshold query noise ``Lap(2)``). The ramp keeps the core and the
+canary on ``d0`` and the core alone on ``d1`` whenever ``C + k >= 107`` and ``F, k < 80``; the robust
+mean then moves by ``0.4 k/(C + k)``, against ``sigma = 8.4 L``. The records give the user types and
+their counts; :mod:`.with_replacement` turns them into the scores' exact law and a dominating pair.
+
 References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
@@ -149,7 +161,7 @@ def alg1_transcript_steps(mech: OutlierRemovalPhasedSGD, d0: Any, d1: Any) -> tu
     return tuple(out)
 
 
-def _user_types(q0: NDArray[np.float64], q1: NDArray[np.float64]) -> tuple[tuple[tuple[float, ...], ...], ...]:
+def _user_types(q0: NDArray[np.float64], q1: NDArray[np.float64]) -> tuple[Any, Any, tuple[int, ...]]:
     """The distinct ``(gradient on d0, gradient on d1)`` of the users, as ``(types on d0, types on d1, users per type)``."""
     joint = np.hstack([q0, q1])
     rows, counts = np.unique(joint, axis=0, return_counts=True)
@@ -183,7 +195,11 @@ def alg2_transcript_steps(mech: AcceleratedMinibatchSGD, d0: Any, d1: Any) -> tu
 
     Per step: the AboveThreshold answer on the negated score (threshold noise drawn once per call,
     fresh query noise per step; the answers are one interactive mechanism, not independent steps)
-    and the Gaussian around the robust mean of the kept users' gradients (in units of ``L``).
+    and the Gaussian around the robust mean of the kept users' gradients (in units of ``L``). With
+    the minibatch drawn with replacement (pitfall P7) the records are marked ``minibatch`` =
+    :data:`REPLACEMENT` and carry the users' types (distinct gradients on each side, users per type),
+    from which :mod:`.with_replacement` computes the scores' law; the full-batch scores shown are then
+    for reading only.
     """
     z0, z1 = np.asarray(d0, dtype=np.float64), np.asarray(d1, dtype=np.float64)
     n, m, d = z0.shape[0], z0.shape[1], z0.shape[2] - 1

@@ -19,7 +19,8 @@ exponential, so ``h_t = A e^{-r/b_2} + B - G e^{r/b_2}`` there, with ``A``, ``B`
 positive terms over the values on each side of ``r``; the integrand is an exponential polynomial,
 integrated exactly in Arb (:mod:`dpaudit.exact.exppoly`). Each interval is integrated in the variable
 ``s = r - ref`` with ``ref`` one of its ends, chosen so that every factor is at most 1 on the
-interval: no cancellation between huge terms, however far the values lie from the threshold.
+interval: no cancellation between huge terms, however far the values lie from the threshold. The
+cost is about ``T^2`` polynomial products per distinct value.
 
 References
 ----------
@@ -30,6 +31,7 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -53,7 +55,10 @@ MAX_VALUES = 20_000
 def _checked(owner: str, name: str, laws: Sequence[QueryLaw]) -> list[list[tuple[float, Fraction]]]:
     out = []
     for t, law in enumerate(laws):
-        pairs = [(float(v), Fraction(p)) for v, p in law]
+        values = [float(v) for v, _ in law]
+        if not all(math.isfinite(v) for v in values):
+            raise argument_error(owner, f"{name}[{t}]", "finite query values", law if len(law) < 8 else f"{len(law)} pairs")
+        pairs = [(v, Fraction(p)) for v, (_, p) in zip(values, law, strict=True)]
         if not pairs or any(p < 0 for _, p in pairs) or sum(p for _, p in pairs) != 1:
             raise argument_error(owner, f"{name}[{t}]", "a non-empty law: (value, probability) pairs, probabilities "
                                  ">= 0 summing to exactly 1", law if len(law) < 8 else f"{len(law)} pairs")
@@ -169,6 +174,8 @@ def random_query_threshold_profile(threshold: float, threshold_scale: float, que
         (``kind == "exact"``), probabilities in Arb balls (see the module docstring).
     """
     owner = "random_query_threshold_profile"
+    if not math.isfinite(float(threshold)):
+        raise argument_error(owner, "threshold", "a finite number", threshold)
     b1 = check_positive(owner, "threshold_scale", threshold_scale)
     b2 = check_positive(owner, "query_scale", query_scale)
     if len(laws0) != len(laws1) or not laws0:

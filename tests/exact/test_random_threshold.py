@@ -108,5 +108,7 @@ def test_refuses_laws_that_are_not_probability_laws() -> None:
         random_query_threshold_profile(0.0, 1.0, 2.0, [[(0.0, Fraction(1, 2))]], [[(0.0, Fraction(1))]])
     with pytest.raises(InvalidArgument, match="laws1"):
         random_query_threshold_profile(0.0, 1.0, 2.0, [[(0.0, Fraction(1))]], [])
+    with pytest.raises(InvalidArgument, match="finite"):
+        random_query_threshold_profile(0.0, 1.0, 2.0, [[(math.inf, Fraction(1))]], [[(0.0, Fraction(1))]])
     with pytest.raises(InvalidArgument, match="query_scale"):
         random_query_threshold_profile(0.0, 1.0, 0.0, [[(0.0, Fraction(1))]], [[(0.0, Fraction(1))]])

@@ -199,7 +199,8 @@ FULL_VARIANTS: tuple[FullVariant, ...] = (
                 50_000, "fresh tests at the threshold's boundary: the first halt's law spends less than the call's share",
                 demo=False),
     FullVariant("Lowy Alg 2: P7 with replacement", "P7", _lowy_variant("WithReplacementMinibatchSGD"), 1_000, 50_000,
-                "K = n drawn with replacement (K = 4n as printed is refused by the claim's recomputation)", demo=False),
+                "K = n drawn with replacement (K = 4n as printed is refused by the claim's recomputation); the score's law "
+                "over the multiplicities, exact, then a dominating pair", demo=False),
     FullVariant("Ghazi 2023 Alg 3: E2 printed sigma", "E2", _module_pair(_G23, "alg3_e2_pair"), 1_000, 100_000,
                 "paper preset at scale 1e12", demo=False),
     FullVariant("Ghazi 2023 Alg 5: E2 printed sigma", "E2", _module_pair(_G23, "alg5_e2_pair"), 1_000, 20_000,

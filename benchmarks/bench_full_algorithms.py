@@ -5,7 +5,9 @@ bound on its epsilon when the adversary sees the final output only (``observe="f
 noisy release (``observe="transcript"``), on the worst-case pair built for it, against its claim;
 beside them the certified epsilon of the transcript on that pair where the transcript is a
 composition of known mechanisms (:mod:`dpaudit.userlevel.transcript_profile`: ``[lo, hi]`` for the
-pair's exact law, ``<= hi`` for a dominating pair of adaptive steps, else why not), and the outcome
+pair's exact law, ``<= hi`` for a dominating pair of adaptive steps, else why not), the most any
+audit at that trial count reaches on the pair in expectation where its law is a loss grid (the
+*optimal test*, :mod:`benchmarks.bench_optimal_test`), and the outcome
 :func:`dpaudit.userlevel.full_algorithms.outcome` computes from both: *tight* (transcript bound >= half
 the claim), *loose* (the pair's certified epsilon <= half the claim; the factor claim / it), or
 *open*. Then every broken
@@ -45,6 +47,8 @@ from dpaudit.userlevel.full_algorithms import (
 )
 
 CONFIDENCE = 0.95
+#: The auditor's estimation share of a transcript's trials (``AttackOptions.selection_fraction`` is 0.3 for vector outputs).
+ESTIMATION_SHARE = 0.7
 
 
 def _audit(mech: Any, wp: Any, trials: int, seed: int) -> Any:
@@ -122,11 +126,31 @@ def run(scale: float = 1.0, only: str = "", seed: int = 0, part: str = "all",
 
 
 def _with_exact(row: dict[str, Any], wp: Any) -> dict[str, Any]:
-    """``row`` with the pair's certified epsilon (no sampling) and the outcome from its transcript bound."""
+    """``row`` with the pair's certified epsilon and the optimal test's reach (no sampling), and the outcome."""
     bracket, why = pair_bracket(wp)
     row["exact"], row["exact_note"] = _exact_text(bracket, why), why
+    row["optimal"] = _optimal(wp, row["trials"])
     row["outcome"], row["factor"] = outcome(wp.epsilon, row["transcript"], bracket)
     return row
+
+
+def _optimal(wp: Any, trials: int) -> float | None:
+    """The optimal test's expected 95% bound at the auditor's estimation share of ``trials``, or ``None``.
+
+    Only where the pair's transcript has a loss-grid profile (:mod:`benchmarks.bench_optimal_test`).
+    """
+    from benchmarks.bench_optimal_test import optimal_bound
+    from dpaudit.exact.pld import PLDProfile
+    from dpaudit.exact.profile import ProfileUnavailable
+    from dpaudit.userlevel.transcript_profile import transcript_profile
+
+    try:
+        profile = transcript_profile(wp.transcript_steps())
+    except ProfileUnavailable:
+        return None
+    if not isinstance(profile, PLDProfile) or profile.kind != "exact":
+        return None
+    return optimal_bound(profile, int(ESTIMATION_SHARE * trials), wp.delta)[0]
 
 
 def _variant_exact(row: dict[str, Any], wp: Any) -> dict[str, Any]:
@@ -163,11 +187,13 @@ def markdown(rows: dict[str, list[dict[str, Any]]]) -> str:
     """The README's tables (those with rows)."""
     lines: list[str] = []
     if rows["algorithms"]:
-        lines += ["| algorithm | claim | final-model bound | transcript bound | exact on the worst pair | outcome | trials | s per audit |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += ["| algorithm | claim | final-model bound | transcript bound | optimal test | exact on the worst pair | outcome "
+                  "| trials | s per audit |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for r in rows["algorithms"]:
+            optimal = "-" if r.get("optimal") is None else f"{r['optimal']:.3f}"
             lines.append(f"| {r['paper']} ({r['algorithm']}) | {r['claim']} | {_num(r['final'], '.3f')} | {r['transcript']:.3f} "
-                         f"({r['ratio']:.2f} x) | {r['exact']} | {_outcome_text(r)} | {r['trials']:,} | "
+                         f"({r['ratio']:.2f} x) | {optimal} | {r['exact']} | {_outcome_text(r)} | {r['trials']:,} | "
                          f"{_num(r['final_seconds'], '.0f')} / {r['transcript_seconds']:.0f} |")
     if rows["variants"]:
         lines += ["", "| broken component in the full algorithm | claim | final model | transcript | exact on the pair | outcome | trials |",

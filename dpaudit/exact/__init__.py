@@ -20,7 +20,8 @@ What is covered (each with its source in its module):
 * finite outputs enumerated (:mod:`.finite`, :mod:`.selection`): report-noisy-max over k queries,
   RAPPOR's bits, histograms with finite-support noise;
 * sparse vector and AboveThreshold variants (:mod:`.threshold`): conditioned on the threshold noise
-  and integrated exactly (the integrand is an exponential polynomial);
+  and integrated exactly (the integrand is an exponential polynomial); AboveThreshold whose queries
+  are random, independent finite laws (:mod:`.random_threshold`: the first halting answer, exact);
 * outputs with a continuous part, cut into cells with certified ranges of the likelihood ratio
   (:mod:`.cells`): Lyu et al.'s Alg. 3, which releases the noisy answer (:mod:`.released_values`);
   numerical sparse vector (:mod:`.numerical_svt`); the noisy maximum's value, alone or with its index
@@ -85,6 +86,7 @@ from dpaudit.exact.profile import (
     PrivacyProfile,
     ProfileUnavailable,
 )
+from dpaudit.exact.random_threshold import random_query_threshold_profile
 from dpaudit.exact.released_values import released_value_profile
 from dpaudit.exact.selection import report_noisy_max_profile
 from dpaudit.exact.threshold import ThresholdSpec, threshold_profile
@@ -123,6 +125,7 @@ __all__ = [
     "noisy_max_value_profile",
     "numerical_svt_profile",
     "product",
+    "random_query_threshold_profile",
     "randomized_response_profile",
     "released_value_profile",
     "report_noisy_max_profile",

@@ -45,10 +45,17 @@ What each record becomes (the laws the four papers' algorithms use on their wors
     is the adaptive pair of its shift and nothing, when every ramp coin is 0 or 1 on both sides
     (the kept set and the mean are then fixed).
 
+``"above threshold"`` and ``"gaussian"`` records marked ``minibatch`` drawn with replacement
+    Lowy et al. 2024's Algorithm 2 with the box's with-replacement minibatch (pitfall P7): the
+    scores, kept sets and means are random, functions of the batch's multiplicities. A dominating
+    pair (:mod:`dpaudit.userlevel.lowy2024.with_replacement`): the exact law of the AboveThreshold
+    answers on the scores' law, then the Gaussians dominated by their largest shift, then the
+    ``(0, P(irregular batch))`` pair; an upper bound.
+
 Not certified (the profile is unavailable, and the algorithm's outcome stays open): a record
 marked ``adaptive`` (its law is shown at one state only, and a bound over every state is not
 recorded), a release after Lowy et al.'s ramp coins when some coin is strictly random (a mixture
-over the kept sets), a minibatch drawn with replacement (pitfall P7: the scores are random), a
+over the kept sets), a
 ``"laplace test"`` without its rule or a Gaussian after it whose kept set is empty, an
 ``"above threshold"`` record without per-step scores, any unknown law or parameter form.
 
@@ -99,6 +106,8 @@ _EM_WEIGHTS = "exp(epsilon * count / 2)"
 _G25_RULE = "halt at score + Lap < threshold - Lap"
 #: Lowy et al. 2024's Algorithm 2 test, as the transcript records name it (one AboveThreshold call per phase).
 _LOWY_RULE = "halt iff -score + Lap(query scale) >= -threshold + Lap(threshold scale)"
+#: How Lowy et al. 2024's Algorithm 2 records mark a minibatch drawn with replacement (pitfall P7).
+_LOWY_REPLACEMENT = "drawn with replacement: K uniform draws among the n users, afresh each step"
 #: Lowy et al. 2024's Algorithm 1 test (lines 12-13), as the transcript records name it.
 _LOWY_ALG1_RULE = "pass iff score + Lap(scale) >= threshold"
 #: Equal cells between the two Laplace locations of a bin (the loss is linear there; the tails hold the extremes).
@@ -208,6 +217,19 @@ def transcript_exact_steps(steps: Sequence[TranscriptStep]) -> list[Step]:
                 out.append(ProfileStep(laplace_test_profile(s0, s1, thr, scale)))
         pending_test.clear()
 
+    replaced = [s for s in steps if s.parameters.get("minibatch") == _LOWY_REPLACEMENT]
+    if replaced:  # Lowy et al.'s Algorithm 2 with its minibatch drawn with replacement (pitfall P7): one call's records
+        from dpaudit.userlevel.lowy2024.with_replacement import replacement_transcript_steps
+
+        tests = [s for s in replaced if s.law == "above threshold" and s.parameters.get("rule") == _LOWY_RULE]
+        gaussians = [s for s in replaced if s.law == "gaussian"]
+        if len(tests) + len(gaussians) != len(replaced) or len({s.parameters.get("call") for s in tests}) > 1:
+            raise _unavailable(replaced[0], "records of a minibatch drawn with replacement other than one AboveThreshold "
+                                            "call and its Gaussians")
+        if any(s.adaptive for s in replaced):
+            raise _unavailable(next(s for s in replaced if s.adaptive), "adaptive (its law is recorded at one state only)")
+        out += replacement_transcript_steps(tests, gaussians)
+        steps = [s for s in steps if s.parameters.get("minibatch") != _LOWY_REPLACEMENT]
     for step in steps:
         if step.law == "none":
             continue

@@ -104,7 +104,7 @@ def test_the_canary_moves_what_the_construction_says():
     assert first1 < at.parameters["threshold"] < first0
 
 
-@pytest.mark.parametrize("name", ["Levy Alg 3, 4 steps", "Levy Alg 4, 2 rounds", "Lowy Alg 1", "Lowy Alg 2, 4 steps"])
+@pytest.mark.parametrize("name", ["Levy Alg 3, 4 steps", "Levy Alg 3, 2 steps", "Levy Alg 4, 2 rounds", "Lowy Alg 1", "Lowy Alg 2, 4 steps"])
 def test_the_canary_pairs_lie_in_the_losses_linear_region(name):
     wp = next(a for a in FULL_ALGORITHMS if a.name == name).pair()
     assert linear_on_domain(wp.mechanism.loss, wp.d0, wp.mechanism.radius)
@@ -202,5 +202,15 @@ def test_the_benchmark_runs_one_row_at_the_trials_asked_and_records_them():
     row = rows["algorithms"][0]
     assert row["trials"] == 300 and row["final"] is None and row["transcript"] >= 0.0
     assert row["exact"].startswith("[0.9922") and row["outcome"] in ("loose", "tight")
+    assert row["optimal"] is None  # Lowy Alg 1's profile is a joint law of cells, not a loss grid
     table = bench.markdown(rows)
     assert "| 300 |" in table and "not rerun" in table
+
+
+def test_the_benchmark_prints_the_optimal_tests_reach_beside_the_audit():
+    """A row with a loss-grid profile gets the optimal test's expected bound at its trial count (no sampling)."""
+    from benchmarks import bench_full_algorithms as bench
+
+    wp = next(a for a in FULL_ALGORITHMS if a.name == "Levy Alg 3, 2 steps").pair()
+    row = bench._with_exact({"trials": 1_000_000, "transcript": 0.0, "ratio": 0.0}, wp)
+    assert 0.175 < row["optimal"] < 0.185 and row["outcome"] == "open"

@@ -20,6 +20,7 @@ module                        what it holds
 :mod:`.faulty`                the note's pitfalls P2, P7, P10, P12, P14 as broken variants
 :mod:`.audit_cases`           the pairs that audit each correct mechanism and expose each variant
 :mod:`.worst_pairs`           worst-case pairs of Algorithms 1-2 and their transcripts' records
+:mod:`.with_replacement`      Algorithm 2 with replacement (P7): a step's law, a dominating pair
 :mod:`.utility`               a problem with a known optimum, noise-free outputs, rates
 ============================  ===========================================================
 

@@ -46,6 +46,18 @@ The score (at ``2 tau``, ``tau = 0.2 L``) of a core of 150 users at ``q = 0.5`` 
 its sensitivity 2 and the robust mean by the canary's kept contribution ``0.4/151``; the user meets
 every step (full batch), so the steps compose.
 
+The same pair for the with-replacement variant (pitfall P7, ``K = n = 160`` draws)
+---------------------------------------------------------------------------------
+Each step's batch is ``K`` uniform draws among the 160 users: the canary appears ``k ~ Binomial(160,
+1/160)`` times (about ``Poisson(1)``), the same law on both datasets, and so do the core's ``C`` and
+the far cluster's ``F`` copies. The score is ``((C + k)^2 + F^2)/K`` on ``d0`` and ``(C^2 + F^2 + k^2)/K``
+on ``d1``: the canary's copies move it by ``2 k C/K`` (``1.9 k``, unbounded in ``k`` where the correct
+algorithm's move is at most 2), but ``C`` and ``F`` move it too, by several units (a standard deviation
+of about 5.5 against the AboveThreshold query noise ``Lap(2)``). The ramp keeps the core and the
+canary on ``d0`` and the core alone on ``d1`` whenever ``C + k >= 107`` and ``F, k < 80``; the robust
+mean then moves by ``0.4 k/(C + k)``, against ``sigma = 8.4 L``. The records give the user types and
+their counts; :mod:`.with_replacement` turns them into the scores' exact law and a dominating pair.
+
 References
 ----------
 .. [LLA24] A. Lowy, D. Liu and H. Asi. Faster algorithms for user-level private stochastic convex
@@ -69,12 +81,14 @@ from dpaudit.userlevel.lowy2024.phased_erm import AcceleratedMinibatchSGD
 from dpaudit.userlevel.lowy2024.phased_sgd import OutlierRemovalPhasedSGD
 from dpaudit.userlevel.transcript import TranscriptStep, WorstPair
 
-__all__ = ["ALG1_RULE", "ALG2_RULE", "alg1_transcript_steps", "alg1_worst_pair", "alg2_transcript_steps", "alg2_worst_pair"]
+__all__ = ["ALG1_RULE", "ALG2_RULE", "REPLACEMENT", "alg1_transcript_steps", "alg1_worst_pair", "alg2_transcript_steps", "alg2_worst_pair"]
 
 #: Algorithm 1's test as the records name it [LLA24, Alg 1 lines 12-13]: ``s_hat = s + Lap(20/eps)``, pass iff ``>= 4C/5``.
 ALG1_RULE = "pass iff score + Lap(scale) >= threshold"
 #: Algorithm 2's AboveThreshold answer as the records name it [LLA24, Alg 2 line 4, the test on the negated score].
 ALG2_RULE = "halt iff -score + Lap(query scale) >= -threshold + Lap(threshold scale)"
+#: How Algorithm 2's records mark a minibatch drawn with replacement (pitfall P7): the step's input is the user types' law.
+REPLACEMENT = "drawn with replacement: K uniform draws among the n users, afresh each step"
 
 _LABEL = -2.0  # beyond every margin |<theta, x>| <= 1
 _ALG1_USERS = 288  # 4 C: one phase (q = 1) of C = 72 groups of one user
@@ -147,6 +161,15 @@ def alg1_transcript_steps(mech: OutlierRemovalPhasedSGD, d0: Any, d1: Any) -> tu
     return tuple(out)
 
 
+def _user_types(q0: NDArray[np.float64], q1: NDArray[np.float64]) -> tuple[Any, Any, tuple[int, ...]]:
+    """The distinct ``(gradient on d0, gradient on d1)`` of the users, as ``(types on d0, types on d1, users per type)``."""
+    joint = np.hstack([q0, q1])
+    rows, counts = np.unique(joint, axis=0, return_counts=True)
+    d = q0.shape[1]
+    return (tuple(tuple(r[:d].tolist()) for r in rows), tuple(tuple(r[d:].tolist()) for r in rows),
+            tuple(int(c) for c in counts))
+
+
 def _alg2_features(canary: float) -> NDArray[np.float64]:
     return np.r_[canary, np.full(150, 0.5), np.full(9, -0.5)][:, None]
 
@@ -172,7 +195,11 @@ def alg2_transcript_steps(mech: AcceleratedMinibatchSGD, d0: Any, d1: Any) -> tu
 
     Per step: the AboveThreshold answer on the negated score (threshold noise drawn once per call,
     fresh query noise per step; the answers are one interactive mechanism, not independent steps)
-    and the Gaussian around the robust mean of the kept users' gradients (in units of ``L``).
+    and the Gaussian around the robust mean of the kept users' gradients (in units of ``L``). With
+    the minibatch drawn with replacement (pitfall P7) the records are marked ``minibatch`` =
+    :data:`REPLACEMENT` and carry the users' types (distinct gradients on each side, users per type),
+    from which :mod:`.with_replacement` computes the scores' law; the full-batch scores shown are then
+    for reading only.
     """
     z0, z1 = np.asarray(d0, dtype=np.float64), np.asarray(d1, dtype=np.float64)
     n, m, d = z0.shape[0], z0.shape[1], z0.shape[2] - 1
@@ -181,8 +208,10 @@ def alg2_transcript_steps(mech: AcceleratedMinibatchSGD, d0: Any, d1: Any) -> tu
     linear = linear_on_domain(mech.loss, z0, mech.radius) and linear_on_domain(mech.loss, z1, mech.radius)
     k = p.phase_batch[0]
     sides = []
+    grads = []
     for z in (z0, z1):
         q = dom.user_mean_gradients(np.zeros((1, d)), z[None, :k])[0]
+        grads.append(dom.user_mean_gradients(np.zeros((1, d)), z[None])[0])
         d2 = pairwise_sq_distances(q)
         within = d2 <= (2.0 * p.tau / dom.lipschitz) ** 2
         h = np.count_nonzero(within, axis=-1)
@@ -195,19 +224,23 @@ def alg2_transcript_steps(mech: AcceleratedMinibatchSGD, d0: Any, d1: Any) -> tu
     at = {"threshold scale": 4.0 / p.above_threshold_epsilon, "query scale": 8.0 / p.above_threshold_epsilon,
           "threshold": p.threshold_fraction * k, "sensitivity": 2.0, "epsilon": p.above_threshold_epsilon,
           "rule": ALG2_RULE, "call": 1, "threshold noise": "fresh every step" if rules.redraw_threshold else "once per call"}
-    if rules.with_replacement:  # the batch's multiplicities are random: the scores above are not the step's input
-        at["minibatch"] = "drawn with replacement (scores random; not recorded)"
+    types: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+    if rules.with_replacement:  # the batch's multiplicities are random: the step's input is the law of the user types
+        t0, t1, counts = _user_types(grads[0], grads[1])
+        at.update({"minibatch": REPLACEMENT, "draws": k, "type counts": counts, "score radius": 2.0 * p.tau / dom.lipschitz})
+        types = ({"user types": t0}, {"user types": t1})
     out: list[TranscriptStep] = []
     for t in range(p.phase_steps[0]):
         col = t * (1 + d)
         out.append(TranscriptStep(
             (col, col + 1), f"step {t + 1}: AboveThreshold answer (1 continue, 0 halt, -1 not reached)",
-            "above threshold", at, {"score": sides[0]["score"]}, {"score": sides[1]["score"]}, False,
+            "above threshold", at, {"score": sides[0]["score"], **types[0]}, {"score": sides[1]["score"], **types[1]}, False,
             {"epsilon": b.epsilon_above_threshold}, "halt iff -score + Lap(query scale) >= -threshold + Lap(threshold "
             "scale), the threshold noise drawn once per call (the whole call's answers share this budget)"))
         out.append(TranscriptStep(
             (col + 1, col + 1 + d), f"step {t + 1}: noisy robust minibatch gradient (g + zeta)/L", "gaussian",
-            {"sigma": p.phase_sigmas[0] / dom.lipschitz}, sides[0], sides[1], t > 0 and not linear,
+            {"sigma": p.phase_sigmas[0] / dom.lipschitz, **({"minibatch": REPLACEMENT} if rules.with_replacement else {})},
+            sides[0], sides[1], t > 0 and not linear,
             {"epsilon": b.epsilon_step, "delta": b.delta_gradients / p.phase_steps[0]},
             "released only while the test continues; kept users drawn by the ramp's coins"))
     width = p.phase_steps[0] * (1 + d)

@@ -27,6 +27,7 @@ __all__ = [
     "check_array",
     "check_count",
     "check_exact_float",
+    "check_exact_float_array",
     "check_exact_floats",
     "check_finite_array",
     "check_in_range",
@@ -156,6 +157,29 @@ def check_exact_floats(owner: str, name: str, values: Any) -> list[float]:
     else:
         items = values
     return [check_exact_float(owner, f"{name}[{i}]", v) for i, v in enumerate(items)]
+
+
+def check_exact_float_array(owner: str, name: str, values: Any) -> NDArray[np.float64]:
+    """A flat float64 array of ``values``, each entry through :func:`check_exact_float` (NaN kept for the caller).
+
+    A float array (float16 to float64) passes as it is, with no per-entry work; any other input is
+    read entry by entry and refused when an entry is not a float64 value.
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f" and values.dtype.itemsize <= 8:
+        return np.ascontiguousarray(values, dtype=np.float64).ravel()
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biu":
+        items: Iterable[Any] = values.ravel().tolist()
+    elif isinstance(values, np.ndarray):
+        items = values.ravel()
+    elif isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        items = [values]
+    else:
+        items = np.asarray(values, dtype=object).ravel().tolist()
+    out = []
+    for i, v in enumerate(items):
+        is_nan = isinstance(v, (float, np.floating)) and math.isnan(v)
+        out.append(float(v) if is_nan else check_exact_float(owner, f"{name}[{i}]", v))
+    return np.array(out, dtype=np.float64)
 
 
 def check_positive(owner: str, name: str, value: Any, *, allow_inf: bool = False) -> float:

@@ -44,6 +44,7 @@ from dpaudit._validation import (
     check_int,
     check_nonnegative,
     check_positive,
+    check_probability,
     exact_rational,
 )
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, fraction_bounds, precision
@@ -155,6 +156,7 @@ class LaplaceProfile(PrivacyProfile):
 
     def epsilon(self, delta: float) -> EpsilonBracket:
         """``max(0, a + 2 ln(1 - delta))`` in closed form."""
+        delta = check_probability("LaplaceProfile.epsilon", "delta", check_exact_float("LaplaceProfile.epsilon", "delta", delta))
         if delta <= 0.0 or self.ratio == 0:
             return super().epsilon(delta)
         with precision():

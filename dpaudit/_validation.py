@@ -90,7 +90,7 @@ def exact_rational(owner: str, name: str, value: Any) -> Fraction | float:
                 raise argument_error(owner, name, "a real number, not NaN", value)
         elif math.isnan(value):
             raise argument_error(owner, name, "a real number, not NaN", value)
-        if isinstance(value, Decimal) and value.is_infinite() or not isinstance(value, Decimal) and math.isinf(value):
+        if (isinstance(value, Decimal) and value.is_infinite()) or (not isinstance(value, Decimal) and math.isinf(value)):
             return math.inf if value > 0 else -math.inf
         # numpy floats of every width (long double included) give their exact ratio; Decimal too
         ratio = value.as_integer_ratio()

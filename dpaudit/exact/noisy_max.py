@@ -35,7 +35,13 @@ from collections.abc import Sequence
 import numpy as np
 from flint import arb
 
-from dpaudit._validation import argument_error, check_exact_float, check_exact_floats, check_one_of, check_positive
+from dpaudit._validation import (
+    argument_error,
+    check_exact_float,
+    check_exact_floats,
+    check_one_of,
+    check_positive,
+)
 from dpaudit.exact.cells import CellProfile, Cells, Interval, hull, refine_maximum
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision
 from dpaudit.exact.exppoly import ExpPoly

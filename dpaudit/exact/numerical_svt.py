@@ -27,7 +27,12 @@ from functools import reduce
 
 import numpy as np
 
-from dpaudit._validation import argument_error, check_exact_float, check_exact_floats, check_positive
+from dpaudit._validation import (
+    argument_error,
+    check_exact_float,
+    check_exact_floats,
+    check_positive,
+)
 from dpaudit.errors import EnclosureError
 from dpaudit.exact.cells import CellProfile, Cells, laplace_pair_cells
 from dpaudit.exact.threshold import ThresholdSpec, threshold_profile

@@ -40,7 +40,13 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_exact_float, check_exact_float_array, check_nonnegative, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_exact_float,
+    check_exact_float_array,
+    check_nonnegative,
+    check_probability,
+)
 from dpaudit.errors import DPAuditError
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, fraction_bounds, precision
 

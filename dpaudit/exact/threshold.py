@@ -32,7 +32,14 @@ from typing import Literal
 
 from flint import arb
 
-from dpaudit._validation import argument_error, check_exact_float, check_exact_floats, check_int, check_one_of, check_positive
+from dpaudit._validation import (
+    argument_error,
+    check_exact_float,
+    check_exact_floats,
+    check_int,
+    check_one_of,
+    check_positive,
+)
 from dpaudit.exact.enclosure import arb_of, precision
 from dpaudit.exact.exppoly import ExpPoly, interior_point
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs

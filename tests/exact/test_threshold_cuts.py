@@ -19,8 +19,8 @@ import mpmath
 import pytest
 
 from dpaudit.exact import ThresholdSpec, threshold_profile
-from dpaudit.exact.random_threshold import random_query_threshold_profile
 from dpaudit.exact.enclosure import precision
+from dpaudit.exact.random_threshold import random_query_threshold_profile
 from dpaudit.exact.released_values import _Conditional, _Kind, _KindLaw
 
 #: (threshold, b1, b2, q0, q1): q0 - threshold rounds in floats (down, up, below the threshold; at scale 1 q1's too), by

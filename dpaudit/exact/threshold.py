@@ -112,8 +112,8 @@ class _Conditional:
     The breakpoints ``r = q - T`` are exact rationals (a float difference can round, and on the sliver
     between the true and the rounded cut the wrong piece would be integrated), and every piece is an
     exponential polynomial in ``s = r - ref``, ``ref`` the interval's finite lower end (its upper end
-    for the first interval): then every term is at most its coefficient on the interval and no huge
-    terms cancel, however far the queries lie from the threshold.
+    for the first interval), each exponential read from that end: every factor stays at most 1 on
+    the interval and no huge terms cancel, however far the queries lie from the threshold.
     """
 
     def __init__(self, spec: ThresholdSpec, queries: Sequence[float]) -> None:
@@ -127,7 +127,7 @@ class _Conditional:
         b1 = arb_of(spec.threshold_scale)
         self.density = []
         for (lo, _), ref in zip(self.intervals, self.refs, strict=True):
-            positive = lo is not None and lo >= 0  # f_rho(r) = e^{-|r|/b1}/(2 b1) = e^{-|ref|/b1} e^{-+s/b1}/(2 b1)
+            positive = lo is not None and lo >= 0  # f_rho(r) = e^{-|r|/b1}/(2 b1) = e^{-|ref|/b1} e^{-s/b1 or +s/b1}/(2 b1)
             self.density.append(ExpPoly.exponential(spec.scales, 0, -1 if positive else 1, (-abs(arb_of(ref)) / b1).exp() / (2 * b1)))
         self.factors = {q: [self._factors(self.cut_of[q], lo, ref) for lo, ref in zip((i[0] for i in self.intervals), self.refs, strict=True)]
                         for q in sorted(self.cut_of)}

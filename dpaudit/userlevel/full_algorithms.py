@@ -151,7 +151,7 @@ FULL_ALGORITHMS: tuple[FullAlgorithm, ...] = (
     FullAlgorithm("Levy Alg 4, 2 rounds", _module_pair(_L21, "alg4_channel_pair"), 10_000, 2_000_000),
     FullAlgorithm("Ghazi 2023 Alg 3", _module_pair(_G23, "alg3_worst_pair"), 5_000, 1_000_000, demo=False),
     FullAlgorithm("Ghazi 2023 Alg 4", _module_pair(_G23, "alg4_worst_pair"), 20_000, 1_000_000),
-    FullAlgorithm("Ghazi 2023 Alg 5", _module_pair(_G23, "alg5_worst_pair"), 5_000, 500_000, demo=False),
+    FullAlgorithm("Ghazi 2023 Alg 5", _module_pair(_G23, "alg5_first_stage_pair"), 5_000, 1_000_000, demo=False),
     FullAlgorithm("Ghazi 2023 Alg 6", _module_pair(_G23, "alg6_worst_pair"), 1_000, 1_000_000),
     FullAlgorithm("Lowy Alg 1", _module_pair(_L24, "alg1_worst_pair"), 100_000, 1_000_000),
     FullAlgorithm("Lowy Alg 2, 4 steps", _module_pair(_L24, "alg2_worst_pair"), 1_000, 100_000),

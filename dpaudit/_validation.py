@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -23,6 +26,9 @@ __all__ = [
     "argument_error",
     "check_array",
     "check_count",
+    "check_exact_float",
+    "check_exact_float_array",
+    "check_exact_floats",
     "check_finite_array",
     "check_in_range",
     "check_int",
@@ -31,6 +37,7 @@ __all__ = [
     "check_positive",
     "check_probability",
     "check_real",
+    "exact_rational",
     "nonfinite_entries",
 ]
 
@@ -59,6 +66,120 @@ def check_real(owner: str, name: str, value: Any) -> float:
     if math.isnan(out):
         raise argument_error(owner, name, "a real number, not NaN", value)
     return out
+
+
+def exact_rational(owner: str, name: str, value: Any) -> Fraction | float:
+    """The exact value of a real number: a Fraction, or a float when it is infinite.
+
+    Accepts floats (their exact binary value), integers, Fractions and other rationals (numpy and
+    sympy integers, sympy Rationals), Decimals and other reals with an exact rational value (numpy
+    floats of any width, sympy Floats). Refuses booleans, non-numbers and NaN. Nothing is rounded.
+    """
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal)):
+        raise argument_error(owner, name, "a real number", value)
+    exact: Fraction | float
+    if isinstance(value, Fraction):
+        exact = value
+    elif isinstance(value, numbers.Integral):
+        exact = Fraction(int(value))
+    elif isinstance(value, numbers.Rational):
+        exact = Fraction(int(value.numerator), int(value.denominator))
+    elif isinstance(value, (float, Decimal, np.floating)):
+        if isinstance(value, Decimal):
+            if value.is_nan():
+                raise argument_error(owner, name, "a real number, not NaN", value)
+        elif math.isnan(value):
+            raise argument_error(owner, name, "a real number, not NaN", value)
+        if (isinstance(value, Decimal) and value.is_infinite()) or (not isinstance(value, Decimal) and math.isinf(value)):
+            return math.inf if value > 0 else -math.inf
+        # numpy floats of every width (long double included) give their exact ratio; Decimal too
+        ratio = value.as_integer_ratio()
+        exact = Fraction(int(ratio[0]), int(ratio[1]))
+    else:  # another real type (a sympy Float): read through sympy's exact conversion, or refuse
+        exact = _other_real(owner, name, value)
+    return exact
+
+
+def _other_real(owner: str, name: str, value: Any) -> Fraction | float:
+    import sympy
+
+    try:
+        rational = sympy.Rational(value)
+    except (TypeError, ValueError) as exc:
+        raise argument_error(owner, name, "a float, an integer, a Fraction or a Decimal", value) from exc
+    if rational.is_infinite or rational is sympy.nan:
+        as_float = float(value)
+        if math.isnan(as_float):
+            raise argument_error(owner, name, "a real number, not NaN", value)
+        return as_float
+    return Fraction(int(rational.p), int(rational.q))
+
+
+def check_exact_float(owner: str, name: str, value: Any) -> float:
+    """Return ``value`` as the float64 equal to it; refuse a number no float64 holds exactly.
+
+    For computations that use a float's exact binary value (exact and certified arithmetic): a
+    float is taken as it is, any other real number (int, Fraction, Decimal, numpy or sympy number)
+    only when it equals a float64 exactly (``2**53 + 1`` and ``Fraction(1, 3)`` are refused, not
+    rounded, so that a certified result is about the inputs given). Infinities pass (range checks
+    are the caller's); NaN, booleans and non-numbers are refused.
+    """
+    if type(value) is float or isinstance(value, np.float64):
+        if math.isnan(value):
+            raise argument_error(owner, name, "a real number, not NaN", value)
+        return float(value)
+    exact = exact_rational(owner, name, value)
+    if isinstance(exact, float):  # infinite
+        return exact
+    try:
+        nearest = float(exact)
+    except OverflowError:
+        nearest = math.inf if exact > 0 else -math.inf
+    if math.isinf(nearest) or Fraction(nearest) != exact:
+        fix = ("rescale the inputs into float64's range." if math.isinf(nearest) else
+               f"pass the float you mean (float(x) = {nearest!r}), or rescale the inputs so that they are floats.")
+        raise argument_error(owner, name, "a number float64 holds exactly (the exact computation reads a float's exact "
+                             "binary value and rounds nothing)", value, fix=fix)
+    return nearest
+
+
+def check_exact_floats(owner: str, name: str, values: Any) -> list[float]:
+    """Every entry of a number, sequence or array through :func:`check_exact_float` (entries named ``name[i]``)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f" and values.dtype.itemsize <= 8:
+        flat = values.ravel().tolist()  # float16/32/64 entries are float64 values exactly
+        if any(math.isnan(v) for v in flat):
+            raise argument_error(owner, name, "real numbers, not NaN", values)
+        return flat
+    if isinstance(values, np.ndarray):
+        items: Iterable[Any] = values.ravel().tolist() if values.dtype.kind in "biuf" else values.ravel()
+    elif isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise argument_error(owner, name, "a sequence of real numbers", values)
+    else:
+        items = values
+    return [check_exact_float(owner, f"{name}[{i}]", v) for i, v in enumerate(items)]
+
+
+def check_exact_float_array(owner: str, name: str, values: Any) -> NDArray[np.float64]:
+    """A flat float64 array of ``values``, each entry through :func:`check_exact_float` (NaN kept for the caller).
+
+    A float array (float16 to float64) passes as it is, with no per-entry work; any other input is
+    read entry by entry and refused when an entry is not a float64 value.
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f" and values.dtype.itemsize <= 8:
+        return np.ascontiguousarray(values, dtype=np.float64).ravel()
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biu":
+        items: Iterable[Any] = values.ravel().tolist()
+    elif isinstance(values, np.ndarray):
+        items = values.ravel()
+    elif isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        items = [values]
+    else:
+        items = np.asarray(values, dtype=object).ravel().tolist()
+    out = []
+    for i, v in enumerate(items):
+        is_nan = isinstance(v, (float, np.floating)) and math.isnan(v)
+        out.append(float(v) if is_nan else check_exact_float(owner, f"{name}[{i}]", v))
+    return np.array(out, dtype=np.float64)
 
 
 def check_positive(owner: str, name: str, value: Any, *, allow_inf: bool = False) -> float:

@@ -12,6 +12,15 @@ and from it a certified bracket ``[lower, upper]`` of the pair's epsilon at any 
 pairs. A profile of ``kind == "exact"`` is the pair's own law, so its ``lower`` can refute a claim
 with no sampling; ``kind == "upper bound"`` comes from a dominating pair (adaptive composition).
 
+Inputs are never rounded. A float is read as its exact binary value; any other real (an int, a
+``Fraction``, a ``Decimal``, a numpy or sympy number) is accepted where it equals a float64 exactly
+and refused with :class:`~dpaudit.errors.InvalidArgument` otherwise (``2**53 + 1``,
+``Fraction(1, 3)``: pass the float you mean), so an ``"exact"`` bracket is always about the numbers
+given (:func:`dpaudit._validation.check_exact_float`). Where every later step is rational or Arb
+(the shifts of :class:`LaplaceProfile`, :class:`GaussianProfile` and their steps, the locations and
+scales of :class:`LaplaceScalesProfile`, the keep probability of
+:func:`randomized_response_profile`, query-law probabilities) numbers are read exactly instead.
+
 What is covered (each with its source in its module):
 
 * closed forms (:mod:`.closed_forms`): Laplace, Gaussian (a vector shift reduces to its l2 norm),

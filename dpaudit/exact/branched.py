@@ -47,7 +47,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from dpaudit._validation import argument_error, check_positive, check_real
+from dpaudit._validation import argument_error, check_exact_float, check_positive
 from dpaudit.exact.cells import laplace_cdf
 from dpaudit.exact.closed_forms import GaussianProfile, _phi
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision
@@ -68,13 +68,18 @@ def laplace_pass_probability(score: float, threshold: float, scale: float) -> ar
     ``1 - e^{-(score - threshold)/scale}/2`` (the Laplace survival function; ``>=`` or ``>`` alike).
     """
     owner = "laplace_pass_probability"
-    values = {name: check_real(owner, name, v) for name, v in (("score", score), ("threshold", threshold))}
+    values = {name: check_exact_float(owner, name, v) for name, v in (("score", score), ("threshold", threshold))}
     for name, v in values.items():
         if not math.isfinite(v):
             raise argument_error(owner, name, "a finite real number", v)
     gap = Fraction(values["threshold"]) - Fraction(values["score"])
     with precision():
-        return 1 - laplace_cdf(gap, arb_of(check_positive(owner, "scale", scale)))
+        return 1 - laplace_cdf(gap, arb_of(check_positive(owner, "scale", check_exact_float(owner, "scale", scale))))
+
+
+def _test_inputs(owner: str, *values: object) -> tuple[float, ...]:
+    """The test's numbers as the floats they equal, refused (not rounded) when no float64 holds them."""
+    return tuple(check_exact_float(owner, name, v) for name, v in zip(("score0", "score1", "threshold", "scale"), values, strict=True))
 
 
 def laplace_test_profile(score0: float, score1: float, threshold: float, scale: float) -> FiniteProfile:
@@ -82,7 +87,9 @@ def laplace_test_profile(score0: float, score1: float, threshold: float, scale: 
 
     Outcomes ``("halt", "pass")``. Its pure epsilon is ``|score0 - score1| / scale`` when both scores
     are on one side of the threshold (the Laplace tail's ratio on the pass side), less otherwise.
+    Every number is read as the float it equals (:func:`dpaudit._validation.check_exact_float`).
     """
+    score0, score1, threshold, scale = _test_inputs("laplace_test_profile", score0, score1, threshold, scale)
     with precision():
         laws = [[1 - a, a] for a in (laplace_pass_probability(s, threshold, scale) for s in (score0, score1))]
         return finite_from_arbs(laws[0], laws[1], labels=("halt", "pass"),
@@ -94,7 +101,10 @@ def laplace_test_then_gaussian_profile(score0: float, score1: float, threshold: 
     """The test of :func:`laplace_test_profile`, then on a pass ``N(loc, sigma^2 I)`` whose location moves by ``shift``.
 
     Nothing is released on a halt. The joint law's profile, exact (:class:`BranchedGaussianProfile`).
+    Every number is read as the float it equals (:func:`dpaudit._validation.check_exact_float`);
+    ``shift`` exactly as :class:`~dpaudit.exact.GaussianProfile` reads it.
     """
+    score0, score1, threshold, scale = _test_inputs("laplace_test_then_gaussian_profile", score0, score1, threshold, scale)
     with precision():
         passes = [laplace_pass_probability(s, threshold, scale) for s in (score0, score1)]
         return BranchedGaussianProfile(
@@ -129,9 +139,10 @@ class BranchedGaussianProfile(PrivacyProfile):
         owner = "BranchedGaussianProfile"
         if not len(p) == len(q) == len(shifts) or len(p) == 0:
             raise argument_error(owner, "p, q, shifts", "one entry per outcome each (at least one)", (len(p), len(q), len(shifts)))
-        sigma = check_positive(owner, "sigma", sigma)
+        sigma = check_positive(owner, "sigma", check_exact_float(owner, "sigma", sigma))
         with precision():
-            self._p, self._q = [arb(x) for x in p], [arb(x) for x in q]
+            self._p, self._q = ([x if isinstance(x, arb) else arb(check_exact_float(owner, f"{name}[{k}]", x)) for k, x in enumerate(side)]
+                                for name, side in (("p", p), ("q", q)))
             if not all(x > 0 for x in (*self._p, *self._q)):
                 raise argument_error(owner, "p, q", "masses certified positive (an outcome one side never gives is not "
                                      "covered)", [str(x) for x in (*self._p, *self._q)])

@@ -41,7 +41,7 @@ import numpy as np
 from flint import arb
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error
+from dpaudit._validation import argument_error, check_exact_float_array
 from dpaudit.errors import EnclosureError
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision, sum_bounds
 from dpaudit.exact.pld import LossDistribution, bin_masses
@@ -84,6 +84,13 @@ class Cells:
     l_lo: Array
     l_hi: Array
 
+    def __post_init__(self) -> None:
+        # enclosures are read as the floats they equal: a rounded bound could cross the value it bounds
+        for name in ("p_lo", "p_hi", "q_lo", "q_hi", "r_lo", "r_hi", "l_lo", "l_hi"):
+            value = getattr(self, name)
+            if not (isinstance(value, np.ndarray) and value.dtype == np.float64):  # the internal case costs nothing
+                object.__setattr__(self, name, check_exact_float_array("Cells", name, value))
+
     @property
     def size(self) -> int:
         """The number of cells."""
@@ -113,12 +120,13 @@ class Cells:
     @classmethod
     def atoms_from_bounds(cls, p_lo: Array, p_hi: Array, q_lo: Array, q_hi: Array) -> Cells:
         """Atoms from float enclosures of their masses: ratio range ``[p_lo / q_hi, p_hi / q_lo]``, rounded outward."""
+        p_lo, p_hi, q_lo, q_hi = (check_exact_float_array("Cells.atoms_from_bounds", name, x) for name, x in
+                                  (("p_lo", p_lo), ("p_hi", p_hi), ("q_lo", q_lo), ("q_hi", q_hi)))
         with np.errstate(divide="ignore", invalid="ignore"):
             r_lo = np.where(q_hi == 0, np.where(p_lo > 0, np.inf, 0.0), np.maximum(_down(p_lo / np.where(q_hi == 0, 1.0, q_hi)), 0.0))
             r_hi = np.where(q_lo == 0, np.where(p_hi > 0, np.inf, 0.0), _up(p_hi / np.where(q_lo == 0, 1.0, q_lo)))
         r_hi = np.where((p_hi == 0) & (q_hi == 0), np.inf, r_hi)  # an output neither law produces: no information
         l_lo, l_hi = _log_bounds(r_lo, r_hi)
-        p_lo, p_hi, q_lo, q_hi = (np.asarray(x, dtype=float) for x in (p_lo, p_hi, q_lo, q_hi))
         return cls(p_lo, p_hi, q_lo, q_hi, r_lo, r_hi, l_lo, l_hi)
 
     def take(self, index: int | slice) -> Cells:
@@ -270,7 +278,9 @@ class CellProfile(PrivacyProfile):
         description: str = "cells",
         kind: str = EXACT,
     ) -> None:
-        arrays = [np.ascontiguousarray(x, dtype=float).ravel() for x in (p_lo, p_hi, q_lo, q_hi, ratio_lo, ratio_hi)]
+        # bounds are read as the floats they equal (a rounded bound could cross the value it bounds)
+        arrays = [check_exact_float_array("CellProfile", name, x) for name, x in
+                  (("p_lo", p_lo), ("p_hi", p_hi), ("q_lo", q_lo), ("q_hi", q_hi), ("ratio_lo", ratio_lo), ("ratio_hi", ratio_hi))]
         if len({a.size for a in arrays}) != 1 or arrays[0].size == 0:
             raise argument_error("CellProfile", "p_lo", "six non-empty arrays of one size", [a.size for a in arrays])
         p_lo, p_hi, q_lo, q_hi, r_lo, r_hi = arrays
@@ -281,6 +291,7 @@ class CellProfile(PrivacyProfile):
             raise argument_error("CellProfile", "ratio_lo, ratio_hi", "bounds with 0 <= lo <= hi", (r_lo, r_hi))
         if loss_lo is None or loss_hi is None:
             loss_lo, loss_hi = _log_bounds(r_lo, r_hi)
+        loss_lo, loss_hi = (check_exact_float_array("CellProfile", name, x) for name, x in (("loss_lo", loss_lo), ("loss_hi", loss_hi)))
         self._cells = (
             (p_lo, p_hi, q_lo, q_hi, r_lo, r_hi, np.asarray(loss_lo, dtype=float).ravel(), np.asarray(loss_hi, dtype=float).ravel()),
             (q_lo, q_hi, p_lo, p_hi, _reciprocal(r_hi, upper=False), _reciprocal(r_lo, upper=True),

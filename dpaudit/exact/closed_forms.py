@@ -37,7 +37,16 @@ import numpy as np
 from flint import arb
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_nonnegative, check_positive
+from dpaudit._validation import (
+    argument_error,
+    check_exact_float,
+    check_exact_floats,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+    exact_rational,
+)
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, fraction_bounds, precision
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs, finite_from_fractions
 from dpaudit.exact.pld import LossDistribution
@@ -58,14 +67,25 @@ __all__ = [
 _ZERO = Enclosure(0.0, 0.0)
 
 
-def as_values(x: object) -> list[float | Fraction]:
-    """A number, a sequence or an array as a flat list of exact numbers (floats and Fractions kept as they are)."""
-    if isinstance(x, Fraction):
-        return [x]
+def as_values(x: object, owner: str = "as_values", name: str = "shift") -> list[float | Fraction]:
+    """A number, a sequence or an array as a flat list of exact numbers, nothing rounded.
+
+    Floats and Fractions are kept as they are; any other real (an int beyond ``2**53``, a Decimal,
+    a numpy or sympy number) becomes its exact Fraction (:func:`dpaudit._validation.exact_rational`);
+    NaN and non-numbers are refused, infinities kept as floats (the callers refuse them).
+    """
     if isinstance(x, Sequence) or hasattr(x, "__array__"):
         flat = np.asarray(x, dtype=object).ravel().tolist()
-        return [v if isinstance(v, Fraction) else float(v) for v in flat]
-    return [float(x)]  # type: ignore[arg-type]
+        return [_exact_value(owner, f"{name}[{k}]", v) for k, v in enumerate(flat)]
+    return [_exact_value(owner, name, x)]
+
+
+def _exact_value(owner: str, name: str, value: object) -> float | Fraction:
+    if type(value) is float or isinstance(value, Fraction):
+        if value != value:  # NaN
+            raise argument_error(owner, name, "a real number, not NaN", value)
+        return value
+    return exact_rational(owner, name, value)
 
 
 class IdenticalProfile(PrivacyProfile):
@@ -103,10 +123,11 @@ class LaplaceProfile(PrivacyProfile):
     """``Lap(0, scale)`` against ``Lap(shift, scale)`` (one coordinate), exactly."""
 
     def __init__(self, shift: float | Fraction, scale: float) -> None:
-        if not isinstance(shift, Fraction):
-            shift = Fraction(abs(check_nonnegative("LaplaceProfile", "|shift|", abs(float(shift)))))
-        scale = check_positive("LaplaceProfile", "scale", scale)
-        self.shift, self.scale = abs(shift), scale
+        exact = exact_rational("LaplaceProfile", "shift", shift)  # read exactly: every later step is rational
+        if not isinstance(exact, Fraction):
+            raise argument_error("LaplaceProfile", "shift", "finite", shift)
+        scale = check_positive("LaplaceProfile", "scale", check_exact_float("LaplaceProfile", "scale", scale))
+        self.shift, self.scale = abs(exact), scale
         self.ratio = self.shift / Fraction(scale)  # a = |Delta| / b, exactly
         self.description = f"Laplace, shift {float(self.shift):g}, scale {scale:g} (shift/scale = {float(self.ratio):.6g})"
 
@@ -135,6 +156,7 @@ class LaplaceProfile(PrivacyProfile):
 
     def epsilon(self, delta: float) -> EpsilonBracket:
         """``max(0, a + 2 ln(1 - delta))`` in closed form."""
+        delta = check_probability("LaplaceProfile.epsilon", "delta", check_exact_float("LaplaceProfile.epsilon", "delta", delta))
         if delta <= 0.0 or self.ratio == 0:
             return super().epsilon(delta)
         with precision():
@@ -164,8 +186,8 @@ class GaussianProfile(PrivacyProfile):
     TAILS = 9.0
 
     def __init__(self, shift: float | Fraction | Sequence[float | Fraction], sigma: float) -> None:
-        sigma = check_positive("GaussianProfile", "sigma", sigma)
-        values = as_values(shift)
+        sigma = check_positive("GaussianProfile", "sigma", check_exact_float("GaussianProfile", "sigma", sigma))
+        values = as_values(shift, "GaussianProfile", "shift")  # exact: the norm is taken in Arb from exact values
         if not all(isinstance(x, Fraction) or math.isfinite(float(x)) for x in values):
             raise argument_error("GaussianProfile", "shift", "finite", shift)
         self.sigma = sigma
@@ -240,7 +262,8 @@ def discrete_laplace_profile(shift: int, rate: float) -> PrivacyProfile:
     outputs are merged, leaving ``|shift| + 1`` outputs with masses ``1/(1+r)``, ``c r^k``
     (``c = (1-r)/(1+r)``, ``0 < k < shift``) and ``r^shift/(1+r)``, ``r = e^{-rate}``.
     """
-    shift = abs(int(shift))
+    shift = abs(check_int("discrete_laplace_profile", "shift", shift))
+    rate = check_positive("discrete_laplace_profile", "rate", check_exact_float("discrete_laplace_profile", "rate", rate))
     if shift == 0:
         return IdenticalProfile()
     with precision():
@@ -255,7 +278,10 @@ def discrete_laplace_profile(shift: int, rate: float) -> PrivacyProfile:
 
 def truncated_discrete_laplace_profile(shift: int, epsilon: float, kappa: int) -> FiniteProfile:
     """``v + R - kappa`` with ``R ~ TDLap`` on ``{0..2 kappa}``, ``∝ e^{-eps |x - kappa|}`` [GKKMMZ23, Def. 3.4], against ``v + shift``."""
-    shift = abs(int(shift))
+    owner = "truncated_discrete_laplace_profile"
+    shift = abs(check_int(owner, "shift", shift))
+    epsilon = check_positive(owner, "epsilon", check_exact_float(owner, "epsilon", epsilon))
+    kappa = check_int(owner, "kappa", kappa, minimum=0)
     with precision():
         weight = [(-arb_of(epsilon) * abs(j)).exp() for j in range(-kappa, kappa + 1)]
         z = sum(weight, arb(0))
@@ -281,7 +307,12 @@ def randomized_response_profile(keep: float, k: int, differing: int) -> FinitePr
     One entry changing from ``x`` to ``x'`` gives three outputs up to merging: ``x`` (``p`` vs ``r``),
     ``x'`` (``r`` vs ``p``) and any other category (``(k-2) r`` on both), ``r = (1 - p)/(k - 1)``.
     """
-    p = Fraction(keep)
+    owner = "randomized_response_profile"
+    p = exact_rational(owner, "keep", keep)  # read exactly: every later step is rational
+    if not isinstance(p, Fraction) or not 0 <= p <= 1:
+        raise argument_error(owner, "keep", "a probability in [0, 1]", keep)
+    k = check_int(owner, "k", k, minimum=2)
+    differing = check_int(owner, "differing", differing, minimum=0)
     r = (1 - p) / (k - 1)
     if differing == 0:
         return finite_from_fractions([Fraction(1)], [Fraction(1)], description="randomized response, no entry differs")
@@ -298,11 +329,18 @@ def randomized_response_profile(keep: float, k: int, differing: int) -> FinitePr
 
 
 def exponential_mechanism_profile(u0: Sequence[float], u1: Sequence[float], epsilon: float, sensitivity: float) -> FiniteProfile:
-    """``P(i) ∝ exp(eps u_i / (2 s))`` on each utility vector [MT07; DR14, Def. 3.4]."""
+    """``P(i) ∝ exp(eps u_i / (2 s))`` on each utility vector [MT07; DR14, Def. 3.4].
+
+    Every number is read as the float it equals (:func:`dpaudit._validation.check_exact_float`).
+    """
+    owner = "exponential_mechanism_profile"
+    epsilon = check_nonnegative(owner, "epsilon", check_exact_float(owner, "epsilon", epsilon))
+    sensitivity = check_positive(owner, "sensitivity", check_exact_float(owner, "sensitivity", sensitivity))
+    utilities = [check_exact_floats(owner, name, u) for name, u in (("u0", u0), ("u1", u1))]
     with precision():
         factor = arb_of(epsilon) / (2 * arb_of(sensitivity))
         laws = []
-        for u in (u0, u1):
+        for u in utilities:
             top = max(u)
             w = [(factor * (arb_of(x) - arb_of(top))).exp() for x in u]
             z = sum(w, arb(0))

@@ -53,6 +53,8 @@ import numpy as np
 
 from dpaudit._validation import (
     argument_error,
+    check_exact_float,
+    check_exact_floats,
     check_int,
     check_nonnegative,
     check_positive,
@@ -133,7 +135,8 @@ class DiscreteLaplaceStep(Step):
 
     def profile(self) -> PrivacyProfile:
         """The exact finite law of the two-sided geometric noise shifted by ``shift`` [GRS09]."""
-        return discrete_laplace_profile(check_int("DiscreteLaplaceStep", "shift", self.shift), check_positive("DiscreteLaplaceStep", "rate", self.rate))
+        rate = check_positive("DiscreteLaplaceStep", "rate", check_exact_float("DiscreteLaplaceStep", "rate", self.rate))
+        return discrete_laplace_profile(check_int("DiscreteLaplaceStep", "shift", self.shift), rate)
 
 
 @dataclass(frozen=True)
@@ -150,8 +153,10 @@ class TruncatedDiscreteLaplaceStep(Step):
 
     def profile(self) -> FiniteProfile:
         """The exact finite law of ``R - kappa`` shifted by ``shift`` [GKKMMZ23, Def. 3.4]."""
-        kappa = tdlap_kappa(self.epsilon, self.delta) if self.kappa is None else self.kappa
-        return truncated_discrete_laplace_profile(check_int("TruncatedDiscreteLaplaceStep", "shift", self.shift), self.epsilon, kappa)
+        owner = "TruncatedDiscreteLaplaceStep"
+        epsilon, delta = (check_exact_float(owner, name, v) for name, v in (("epsilon", self.epsilon), ("delta", self.delta)))
+        kappa = tdlap_kappa(epsilon, delta) if self.kappa is None else self.kappa
+        return truncated_discrete_laplace_profile(check_int(owner, "shift", self.shift), epsilon, kappa)
 
 
 @dataclass(frozen=True)
@@ -173,8 +178,13 @@ class AboveThresholdStep(Step):
         """The exact law of AboveThreshold's answers on ``queries0`` and ``queries1``."""
         from dpaudit.mechanisms.sparse_vector import AboveThreshold
 
-        mech = AboveThreshold(self.epsilon, self.threshold, self.sensitivity, self.variant)
-        return mech.privacy_profile(list(self.queries0), list(self.queries1))
+        owner = "AboveThresholdStep"
+        # read as the floats they equal before the mechanism (which computes in floats) sees them
+        epsilon, threshold, sensitivity = (check_exact_float(owner, name, v) for name, v in
+                                           (("epsilon", self.epsilon), ("threshold", self.threshold), ("sensitivity", self.sensitivity)))
+        queries0, queries1 = (check_exact_floats(owner, name, v) for name, v in (("queries0", self.queries0), ("queries1", self.queries1)))
+        mech = AboveThreshold(epsilon, threshold, sensitivity, self.variant)
+        return mech.privacy_profile(queries0, queries1)
 
 
 @dataclass(frozen=True)
@@ -200,8 +210,8 @@ class DPStep(Step):
 
     def profile(self) -> FiniteProfile:
         """The dominating pair of an (epsilon, delta)-DP release [KOV15, Thm 2.1]: a four-point law, an upper bound."""
-        eps = check_nonnegative("DPStep", "epsilon", self.epsilon)
-        delta = check_probability("DPStep", "delta", self.delta)
+        eps = check_nonnegative("DPStep", "epsilon", check_exact_float("DPStep", "epsilon", self.epsilon))
+        delta = check_probability("DPStep", "delta", check_exact_float("DPStep", "delta", self.delta))
         with precision():
             e, d = arb_of(eps).exp(), arb_of(delta)
             p = [d, (1 - d) * e / (1 + e), (1 - d) / (1 + e), arb_of(0.0)]

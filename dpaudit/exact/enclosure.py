@@ -33,6 +33,7 @@ import numpy as np
 from flint import arb, ctx, fmpq
 from numpy.typing import NDArray
 
+from dpaudit._validation import exact_rational
 from dpaudit.errors import EnclosureError
 
 __all__ = [
@@ -94,12 +95,19 @@ def up(x: float) -> float:
 
 
 def arb_of(value: float | int | Fraction) -> arb:
-    """The exact Arb value of a float, an integer or a fraction (no rounding for floats and integers)."""
+    """The exact Arb value of a float, an integer or a fraction; nothing is rounded.
+
+    Any other real (a Decimal, a numpy or sympy number) is read as its exact rational
+    (:func:`dpaudit._validation.exact_rational`), never through ``float()``.
+    """
     if isinstance(value, Fraction):
         return arb(fmpq(value.numerator, value.denominator))
-    if isinstance(value, int):
+    if isinstance(value, float):
+        return arb(value)  # a double is exactly representable in Arb
+    if isinstance(value, int) and not isinstance(value, bool):
         return arb(value)
-    return arb(float(value))  # a double is exactly representable in Arb
+    exact = exact_rational("arb_of", "value", value)
+    return arb(exact) if isinstance(exact, float) else arb(fmpq(exact.numerator, exact.denominator))
 
 
 def arb_bounds(x: arb) -> Enclosure:

@@ -25,7 +25,7 @@ import numpy as np
 from flint import arb
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error
+from dpaudit._validation import argument_error, check_exact_float_array
 from dpaudit.exact.enclosure import (
     Enclosure,
     arb_bounds,
@@ -96,7 +96,9 @@ class FiniteProfile(PrivacyProfile):
         exact_probabilities: tuple[Sequence[Fraction], Sequence[Fraction]] | None = None,
         exact_max_losses: tuple[Fraction | None, Fraction | None] | None = None,
     ) -> None:
-        arrays = [np.asarray(x, dtype=float).ravel() for x in (p_lo, p_hi, q_lo, q_hi)]
+        # bounds are read as the floats they equal (a rounded bound could cross the value it bounds)
+        arrays = [check_exact_float_array("FiniteProfile", name, x) for name, x in
+                  (("p_lo", p_lo), ("p_hi", p_hi), ("q_lo", q_lo), ("q_hi", q_hi))]
         if len({a.size for a in arrays}) != 1 or arrays[0].size == 0:
             raise argument_error("FiniteProfile", "p_lo", "four non-empty arrays of one size", [a.size for a in arrays])
         for lo, hi, name in ((arrays[0], arrays[1], "p"), (arrays[2], arrays[3], "q")):

@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
-from dpaudit._validation import argument_error
+from dpaudit._validation import argument_error, check_exact_float, check_positive, exact_rational
 from dpaudit.exact.cells import laplace_cdf
 from dpaudit.exact.enclosure import (
     Enclosure,
@@ -62,8 +62,14 @@ class LaplaceScalesProfile(PrivacyProfile):
 
     def __init__(self, loc0: Fraction | float, scale0: Fraction | float, loc1: Fraction | float, scale1: Fraction | float,
                  *, description: str | None = None) -> None:
-        self.locs = (Fraction(loc0), Fraction(loc1))
-        self.scales = (Fraction(scale0), Fraction(scale1))
+        # read exactly (every later step is rational or Arb): a Fraction such as a count's mean stays itself
+        owner = "LaplaceScalesProfile"
+        values = [exact_rational(owner, name, v) for name, v in (("loc0", loc0), ("scale0", scale0), ("loc1", loc1), ("scale1", scale1))]
+        for name, v in zip(("loc0", "scale0", "loc1", "scale1"), values, strict=True):
+            if not isinstance(v, Fraction):
+                raise argument_error(owner, name, "finite", v)
+        self.locs = (Fraction(values[0]), Fraction(values[2]))
+        self.scales = (Fraction(values[1]), Fraction(values[3]))
         if min(self.scales) <= 0:
             raise argument_error("LaplaceScalesProfile", "scale0, scale1", "> 0", self.scales)
         cuts = sorted(set(self.locs))
@@ -157,8 +163,13 @@ class LaplaceScalesProfile(PrivacyProfile):
 def snapping_profile(x0: float, x1: float, scale: float, grid: float, bound: float, *, description: str) -> FiniteProfile:
     """Mironov's snapping mechanism over the reals on the (already clamped) inputs ``x0``, ``x1``.
 
-    ``scale`` is ``lambda``, ``grid`` is ``Lambda`` (a power of two), ``bound`` is ``B``.
+    ``scale`` is ``lambda``, ``grid`` is ``Lambda`` (a power of two), ``bound`` is ``B``. Every
+    number is read as the float it equals (:func:`dpaudit._validation.check_exact_float`).
     """
+    owner = "snapping_profile"
+    x0, x1 = (check_exact_float(owner, name, v) for name, v in (("x0", x0), ("x1", x1)))
+    scale, grid, bound = (check_positive(owner, name, check_exact_float(owner, name, v))
+                          for name, v in (("scale", scale), ("grid", grid), ("bound", bound)))
     lam, big = Fraction(grid), Fraction(bound)
     m_low, m_high = math.floor(-big / lam), math.ceil(big / lam)  # the outputs -B and +B; grid points strictly between
     lo_x, hi_x = Fraction(min(x0, x1)), Fraction(max(x0, x1))

@@ -35,7 +35,13 @@ from collections.abc import Sequence
 import numpy as np
 from flint import arb
 
-from dpaudit._validation import argument_error, check_one_of, check_positive
+from dpaudit._validation import (
+    argument_error,
+    check_exact_float,
+    check_exact_floats,
+    check_one_of,
+    check_positive,
+)
 from dpaudit.exact.cells import CellProfile, Cells, Interval, hull, refine_maximum
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision
 from dpaudit.exact.exppoly import ExpPoly
@@ -230,7 +236,8 @@ def noisy_max_value_profile(q0: Sequence[float], q1: Sequence[float], scale: flo
                             with_index: bool = False, description: str | None = None) -> CellProfile:
     """The profile of the noisy maximum's value (with its index when ``with_index``) on the answers ``q0``, ``q1``."""
     noise = check_one_of("noisy_max_value_profile", "noise", noise, ("laplace", "exponential"))
-    scale = check_positive("noisy_max_value_profile", "scale", scale)
+    scale = check_positive("noisy_max_value_profile", "scale", check_exact_float("noisy_max_value_profile", "scale", scale))
+    q0, q1 = check_exact_floats("noisy_max_value_profile", "q0", q0), check_exact_floats("noisy_max_value_profile", "q1", q1)
     if len(q0) != len(q1) or len(q0) == 0:
         raise argument_error("noisy_max_value_profile", "q1", f"as long as q0 ({len(q0)}) and non-empty", len(q1))
     q = ([float(x) for x in q0], [float(x) for x in q1])

@@ -27,7 +27,12 @@ from functools import reduce
 
 import numpy as np
 
-from dpaudit._validation import argument_error
+from dpaudit._validation import (
+    argument_error,
+    check_exact_float,
+    check_exact_floats,
+    check_positive,
+)
 from dpaudit.errors import EnclosureError
 from dpaudit.exact.cells import CellProfile, Cells, laplace_pair_cells
 from dpaudit.exact.threshold import ThresholdSpec, threshold_profile
@@ -44,7 +49,9 @@ def numerical_svt_profile(spec: ThresholdSpec, release_scale: float, q0: Sequenc
     """The profile of numerical sparse vector: ``spec``'s ⊤/⊥ pattern and ``q_h + Lap(release_scale)`` on each ⊤."""
     if spec.halt_on != "above" or spec.resample or spec.query_scale is None:
         raise argument_error("numerical_svt_profile", "spec", "halting on ⊤ with query noise and no resampling", spec)
-    q0, q1 = [float(x) for x in q0], [float(x) for x in q1]
+    q0, q1 = check_exact_floats("numerical_svt_profile", "q0", q0), check_exact_floats("numerical_svt_profile", "q1", q1)
+    release_scale = check_positive("numerical_svt_profile", "release_scale",
+                                   check_exact_float("numerical_svt_profile", "release_scale", release_scale))
     patterns = threshold_profile(spec, q0, q1, description=description)
     assert patterns.labels is not None
     tops = [tuple(i for i, code in enumerate(label) if code == "⊤") for label in patterns.labels]

@@ -39,7 +39,7 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_positive
+from dpaudit._validation import argument_error, check_exact_float, check_positive
 from dpaudit.exact.enclosure import (
     Enclosure,
     arb_bounds,
@@ -50,7 +50,7 @@ from dpaudit.exact.enclosure import (
     sum_bounds,
     up,
 )
-from dpaudit.exact.profile import EXACT, PrivacyProfile, exp_bounds
+from dpaudit.exact.profile import EXACT, PrivacyProfile, ProfileUnavailable, exp_bounds
 
 __all__ = ["DEFAULT_RESOLUTION", "GridMeasure", "LossDistribution", "PLDProfile", "bin_masses", "grid_step"]
 
@@ -58,13 +58,16 @@ __all__ = ["DEFAULT_RESOLUTION", "GridMeasure", "LossDistribution", "PLDProfile"
 DEFAULT_RESOLUTION = 2.0**-12
 #: Longest grid kept after a convolution (the lowest losses are lumped or dropped beyond it).
 MAX_GRID = 1 << 16
+#: Most grid points one release's loss distribution may span before composition (``2^22``: losses up
+#: to 1024 at the default step); a wider range is refused (:class:`ProfileUnavailable`), not allocated.
+MAX_SPAN = 1 << 22
 
 _U = 2.0**-53
 
 
 def grid_step(resolution: float) -> float:
     """The power of two at most ``resolution`` (so grid points ``k h`` are exact floats)."""
-    resolution = check_positive("grid_step", "resolution", resolution)
+    resolution = check_positive("grid_step", "resolution", check_exact_float("grid_step", "resolution", resolution))
     return 2.0 ** math.floor(math.log2(resolution))
 
 
@@ -176,6 +179,7 @@ class LossDistribution:
         ``T'_k <= S(g_k)``, running maxima from the right of the lower enclosures.
         """
         k_lo, k_hi = math.floor(low / step), math.ceil(high / step)
+        _check_span(k_hi - k_lo + 1, f"over the losses [{low:.6g}, {high:.6g}] at grid step {step:g}")
         points = np.arange(k_lo, k_hi + 1)
         bounds = [survival(float(k * step)) for k in points]
         s_lo = np.array([b.lo for b in bounds])
@@ -202,10 +206,22 @@ class LossDistribution:
                                 _convolve(self.lower, other.lower, upper=False))
 
 
+def _check_span(points: int, where: str) -> None:
+    """Refuse a loss distribution spanning more than :data:`MAX_SPAN` grid points (before allocating it)."""
+    if points > MAX_SPAN:
+        raise ProfileUnavailable(
+            f"a privacy-loss distribution {where} needs {points:.3g} grid points, "
+            f"more than {MAX_SPAN} (a release whose loss is that large): compose fewer such releases, use a coarser "
+            f"`resolution`, or read that release's own profile (it is not composed on a grid)")
+
+
 def bin_masses(index: NDArray[np.float64], mass: NDArray[np.float64], infinite: float, *, upper: bool) -> GridMeasure:
     """Masses at the grid indices ``index`` (summed, rounded outward: up for an upper measure), plus ``infinite``."""
     if index.size == 0:
         return GridMeasure(0, np.zeros(1), infinite)
+    if not np.all(np.isfinite(index)):
+        raise ProfileUnavailable("a privacy loss is not finite where a finite grid index is needed")
+    _check_span(int(index.max() - index.min()) + 1, f"over the grid indices [{index.min():.6g}, {index.max():.6g}]")
     k = index.astype(np.int64)
     start = int(k.min())
     sums = np.asarray(np.bincount(k - start, weights=mass), dtype=np.float64)  # float64 already: typed, not copied

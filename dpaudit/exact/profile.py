@@ -40,7 +40,13 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error, check_nonnegative, check_probability
+from dpaudit._validation import (
+    argument_error,
+    check_exact_float,
+    check_exact_float_array,
+    check_nonnegative,
+    check_probability,
+)
 from dpaudit.errors import DPAuditError
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, fraction_bounds, precision
 
@@ -129,7 +135,8 @@ class PrivacyProfile(abc.ABC):
     # -- what every profile gives -------------------------------------------------------------
     def delta(self, epsilon: float) -> Enclosure:
         """Enclosure of ``delta(epsilon) = max(H(P||Q), H(Q||P))`` at ``e^epsilon``."""
-        epsilon = check_nonnegative("PrivacyProfile.delta", "epsilon", epsilon, allow_inf=True)
+        epsilon = check_nonnegative("PrivacyProfile.delta", "epsilon", check_exact_float("PrivacyProfile.delta", "epsilon", epsilon),
+                                    allow_inf=True)
         if math.isinf(epsilon):
             return self._max(self.infinite_loss_mass)
         a, b = self.hockey_stick(epsilon, 0), self.hockey_stick(epsilon, 1)
@@ -137,7 +144,9 @@ class PrivacyProfile(abc.ABC):
 
     def curve(self, epsilons: NDArray[np.float64] | list[float]) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """``(epsilons, delta_lo, delta_hi)`` on a grid, for plotting (the truth lies between)."""
-        eps = np.asarray(epsilons, dtype=float)
+        eps = check_exact_float_array("PrivacyProfile.curve", "epsilons", epsilons)
+        if np.ndim(epsilons) != 1:
+            raise argument_error("PrivacyProfile.curve", "epsilons", "a non-empty 1-d array of values >= 0", epsilons)
         if eps.ndim != 1 or eps.size == 0 or not np.all(eps >= 0):
             raise argument_error("PrivacyProfile.curve", "epsilons", "a non-empty 1-d array of values >= 0", epsilons)
         bounds = [self.delta(float(e)) for e in eps]
@@ -145,7 +154,7 @@ class PrivacyProfile(abc.ABC):
 
     def epsilon(self, delta: float) -> EpsilonBracket:
         """The certified bracket of the pair's epsilon at ``delta`` (see the module docstring)."""
-        delta = check_probability("PrivacyProfile.epsilon", "delta", delta)
+        delta = check_probability("PrivacyProfile.epsilon", "delta", check_exact_float("PrivacyProfile.epsilon", "delta", delta))
         if delta == 0.0:
             lo, hi = self._pure()
         else:

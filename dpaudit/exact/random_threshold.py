@@ -37,7 +37,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from dpaudit._validation import argument_error, check_positive
+from dpaudit._validation import argument_error, check_exact_float, check_positive, exact_rational
 from dpaudit.errors import EnclosureError
 from dpaudit.exact.enclosure import arb_of, precision
 from dpaudit.exact.exppoly import ExpPoly
@@ -51,14 +51,21 @@ QueryLaw = Sequence[tuple[float, Fraction]]
 #: Largest number of distinct query values over all steps of one side (each is a cut of the integral).
 MAX_VALUES = 20_000
 
+#: Largest exponent the integrand may reach, ``2 (steps + 1) max|q - T| / min(b_1, b_2)``: Arb's ``exp``
+#: is a finite ball for arguments up to about ``2^256`` at this module's precision and ``[+/- inf]``
+#: beyond (then no enclosure is possible), so inputs past ``2^250`` are refused up front.
+MAX_EXPONENT = 2**250
+
 
 def _checked(owner: str, name: str, laws: Sequence[QueryLaw]) -> list[list[tuple[float, Fraction]]]:
     out = []
     for t, law in enumerate(laws):
-        values = [float(v) for v, _ in law]
+        # values as the floats they equal (refused, not rounded, when no float64 holds them); probabilities exactly
+        values = [check_exact_float(owner, f"{name}[{t}][{k}] value", v) for k, (v, _) in enumerate(law)]
         if not all(math.isfinite(v) for v in values):
             raise argument_error(owner, f"{name}[{t}]", "finite query values", law if len(law) < 8 else f"{len(law)} pairs")
-        pairs = [(v, Fraction(p)) for v, (_, p) in zip(values, law, strict=True)]
+        probabilities = [exact_rational(owner, f"{name}[{t}][{k}] probability", p) for k, (_, p) in enumerate(law)]
+        pairs = [(v, p if isinstance(p, Fraction) else Fraction(-1)) for v, p in zip(values, probabilities, strict=True)]
         if not pairs or any(p < 0 for _, p in pairs) or sum(p for _, p in pairs) != 1:
             raise argument_error(owner, f"{name}[{t}]", "a non-empty law: (value, probability) pairs, probabilities "
                                  ">= 0 summing to exactly 1", law if len(law) < 8 else f"{len(law)} pairs")
@@ -174,16 +181,24 @@ def random_query_threshold_profile(threshold: float, threshold_scale: float, que
         (``kind == "exact"``), probabilities in Arb balls (see the module docstring).
     """
     owner = "random_query_threshold_profile"
-    if not math.isfinite(float(threshold)):
+    threshold = check_exact_float(owner, "threshold", threshold)
+    if not math.isfinite(threshold):
         raise argument_error(owner, "threshold", "a finite number", threshold)
-    b1 = check_positive(owner, "threshold_scale", threshold_scale)
-    b2 = check_positive(owner, "query_scale", query_scale)
+    b1 = check_positive(owner, "threshold_scale", check_exact_float(owner, "threshold_scale", threshold_scale))
+    b2 = check_positive(owner, "query_scale", check_exact_float(owner, "query_scale", query_scale))
     if len(laws0) != len(laws1) or not laws0:
         raise argument_error(owner, "laws1", f"one law per query, as many as laws0 ({len(laws0)})", len(laws1))
     sides = [_checked(owner, name, laws) for name, laws in (("laws0", laws0), ("laws1", laws1))]
     for name, side in zip(("laws0", "laws1"), sides, strict=True):
         if len({q for law in side for q, _ in law}) > MAX_VALUES:
             raise argument_error(owner, name, f"at most {MAX_VALUES} distinct values", "more")
+        far = max(abs(Fraction(q) - Fraction(threshold)) for law in side for q, _ in law)
+        if 2 * (len(side) + 1) * far / Fraction(min(b1, b2)) > MAX_EXPONENT:
+            raise argument_error(owner, name, f"values within {float(MAX_EXPONENT):.3g} * min(threshold_scale, query_scale) / "
+                                 f"(2 (queries + 1)) of the threshold (the integrand's exponents must stay below 2^250 for "
+                                 f"Arb to enclose them)", f"a value {float(far):.6g} from the threshold",
+                                 fix="values this many noise scales from the threshold are not supported (rescaling all "
+                                     "inputs by one factor leaves the ratio, and the law, unchanged).")
     with precision():
         p = _side_probabilities(float(threshold), b1, b2, sides[0])
         q = _side_probabilities(float(threshold), b1, b2, sides[1])

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 from flint import arb
 
-from dpaudit._validation import argument_error
+from dpaudit._validation import argument_error, check_exact_floats
 from dpaudit.exact.cells import CellProfile, Cells, Interval, hull, laplace_cdf_ball, refine_maximum
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision
 from dpaudit.exact.exppoly import Primitive
@@ -419,6 +419,7 @@ def released_value_profile(spec: ThresholdSpec, q0: Sequence[float], q1: Sequenc
     ``spec`` gives ``T``, ``b_1``, ``b_2`` and the cutoff ``c`` (at most 2 released values per output;
     :class:`~dpaudit.exact.ProfileUnavailable` beyond).
     """
+    q0, q1 = check_exact_floats("released_value_profile", "q0", q0), check_exact_floats("released_value_profile", "q1", q1)
     if len(q0) != len(q1) or len(q0) == 0:
         raise argument_error("released_value_profile", "q1", f"as long as q0 ({len(q0)}) and non-empty", len(q1))
     if spec.query_scale is None or spec.cutoff is None or spec.halt_on != "above" or spec.resample:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from flint import arb
 
-from dpaudit._validation import check_one_of
+from dpaudit._validation import check_exact_float, check_exact_floats, check_one_of, check_positive
 from dpaudit.exact.enclosure import arb_of, precision
 from dpaudit.exact.exppoly import ExpPoly, interior_point
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs
@@ -52,7 +52,8 @@ def _pieces(scale: float, centre: float, lo: float | None, hi: float | None, noi
 def argmax_law(queries: Sequence[float], scale: float, noise: str = "laplace") -> list[arb]:
     """Arb balls of ``P(argmax_i (q_i + Z_i) = i)`` for i.i.d. ``Z`` of ``scale`` (``"laplace"`` or ``"exponential"``)."""
     noise = check_one_of("argmax_law", "noise", noise, ("laplace", "exponential"))
-    q = [float(x) for x in queries]
+    q = check_exact_floats("argmax_law", "queries", queries)  # refused, not rounded, when no float64 holds them
+    scale = check_positive("argmax_law", "scale", check_exact_float("argmax_law", "scale", scale))
     cuts = sorted(set(q))
     intervals = list(zip([None, *cuts], [*cuts, None], strict=True))
     with precision():
@@ -72,7 +73,13 @@ def argmax_law(queries: Sequence[float], scale: float, noise: str = "laplace") -
 
 
 def report_noisy_max_profile(q0: Sequence[float], q1: Sequence[float], scale: float, noise: str = "laplace") -> FiniteProfile:
-    """The exact profile of report-noisy-max (the index) on the answer vectors ``q0``, ``q1``."""
+    """The exact profile of report-noisy-max (the index) on the answer vectors ``q0``, ``q1``.
+
+    Every number is read as the float it equals (:func:`dpaudit._validation.check_exact_float`).
+    """
+    owner = "report_noisy_max_profile"
+    q0, q1 = check_exact_floats(owner, "q0", q0), check_exact_floats(owner, "q1", q1)
+    scale = check_positive(owner, "scale", check_exact_float(owner, "scale", scale))
     with precision():
         return finite_from_arbs(argmax_law(q0, scale, noise), argmax_law(q1, scale, noise), labels=[str(i) for i in range(len(q0))],
                                 description=f"report-noisy-max, {noise} noise of scale {scale:g}, {len(q0)} queries")

@@ -32,7 +32,14 @@ from typing import Literal
 
 from flint import arb
 
-from dpaudit._validation import argument_error
+from dpaudit._validation import (
+    argument_error,
+    check_exact_float,
+    check_exact_floats,
+    check_int,
+    check_one_of,
+    check_positive,
+)
 from dpaudit.exact.enclosure import arb_of, precision
 from dpaudit.exact.exppoly import ExpPoly, interior_point
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs
@@ -72,6 +79,19 @@ class ThresholdSpec:
     cutoff: int | None
     halt_on: Literal["above", "below"] = "above"
     resample: bool = False
+
+    def __post_init__(self) -> None:
+        # the numbers as the floats they equal: the profile reads a float's exact binary value, so a
+        # number no float64 holds (2**53 + 1, Fraction(1, 3)) is refused, not rounded
+        owner = "ThresholdSpec"
+        object.__setattr__(self, "threshold", check_exact_float(owner, "threshold", self.threshold))
+        for name in ("threshold_scale", "query_scale"):
+            value = getattr(self, name)
+            if value is not None or name == "threshold_scale":
+                object.__setattr__(self, name, check_positive(owner, name, check_exact_float(owner, name, value)))
+        if self.cutoff is not None:
+            object.__setattr__(self, "cutoff", check_int(owner, "cutoff", self.cutoff, minimum=1))
+        check_one_of(owner, "halt_on", self.halt_on, ("above", "below"))
 
     @property
     def scales(self) -> tuple[float, ...]:
@@ -141,8 +161,10 @@ class _Conditional:
 
 def threshold_profile(spec: ThresholdSpec, q0: Sequence[float], q1: Sequence[float], *, description: str) -> FiniteProfile:
     """The exact profile of a sparse-vector variant on the query vectors ``q0`` and ``q1``."""
+    owner = "threshold_profile"
+    q0, q1 = check_exact_floats(owner, "q0", q0), check_exact_floats(owner, "q1", q1)
     if len(q0) != len(q1) or len(q0) == 0:
-        raise argument_error("threshold_profile", "q1", f"as long as q0 ({len(q0)}) and non-empty", len(q1))
+        raise argument_error(owner, "q1", f"as long as q0 ({len(q0)}) and non-empty", len(q1))
     with precision():
         laws = (_Conditional(spec, q0), _Conditional(spec, q1))
         if spec.cutoff is None and not spec.resample:

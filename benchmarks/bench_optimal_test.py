@@ -1,7 +1,8 @@
 """The most any audit can reach on a pair: the optimal test's expected 95% bound, from the pair's exact law.
 
-For a full algorithm whose transcript on its worst-case pair has a certified privacy-loss
-distribution (:mod:`dpaudit.userlevel.transcript_profile`, a :class:`~dpaudit.exact.pld.PLDProfile`),
+For a full algorithm whose transcript on its worst-case pair has an exact privacy-loss distribution
+(:mod:`dpaudit.userlevel.transcript_profile`, a :class:`~dpaudit.exact.pld.PLDProfile` of the pair's own
+law, ``kind == "exact"``; a dominating pair's is refused, as it bounds the pair from above only),
 the most powerful test of the pair at every level is a threshold on the privacy loss ``L = ln(dP/dQ)``
 (Neyman-Pearson). This benchmark takes the loss distribution under ``P`` from the profile's grid
 (its ``lower`` measure: losses rounded down, so the figures lean low), the law under ``Q`` from
@@ -74,6 +75,9 @@ def rows(only: str, trials: list[float], estimation: float) -> list[dict[str, An
             continue
         if not isinstance(profile, PLDProfile):
             out.append({"name": alg.name, "why": f"not a loss-grid profile ({type(profile).__name__})"})
+            continue
+        if profile.kind != "exact":  # a dominating pair's optimal test says nothing about what an audit of the pair reaches
+            out.append({"name": alg.name, "why": f"a dominating pair ({profile.kind}), not the pair's own law"})
             continue
         for n in trials:
             bound, t, mass = optimal_bound(profile, int(estimation * n), wp.delta)

@@ -43,3 +43,11 @@ def test_the_levy_rows_reach_what_the_benchmark_table_says():
     b2 = optimal_bound(transcript_profile(two.transcript_steps()), 700_000)[0]
     assert 0.18 < b4 < TIGHT * four.epsilon
     assert TIGHT * two.epsilon < b2 < 0.19
+
+
+def test_a_dominating_pair_gets_no_optimal_test():
+    """Lowy et al.'s Algorithm 2's profile is a dominating pair (adaptive Gaussians): its loss grid is not the pair's law."""
+    from benchmarks.bench_optimal_test import rows
+
+    (row,) = rows("Lowy Alg 2", [1e6], 0.7)
+    assert "bound" not in row and "dominating" in row["why"]

@@ -221,8 +221,9 @@ def alg3_audited_pair(steps: int = 4, cls: type[WinsorizedFirstOrder] = Winsoriz
     * on bin 1 (the canary's own bin in ``d0``) the tilt is about ``eps_r/4`` towards ``d0`` and the mean
       moves by ``2/3 w/n``, towards ``d0`` too (the canary is lower there).
 
-    On :func:`alg3_worst_pair` the likely bin spends exactly the Laplace stage's half, so the audit's
-    reach is at most half the claim (reached only in the limit of infinitely many trials); here the
+    On :func:`alg3_worst_pair` the likely bin spends exactly the Laplace stage's half, so an audit
+    reaches half the claim only through the rare bins (the optimal test passes it near ``10^9``
+    estimation rows, ``benchmarks.bench_optimal_test``); here the
     likely bins spend more, and the exact optimal test at ``10^6`` trials per dataset reaches about the
     same bound but grows past half the claim from about ``3*10^6`` (``0.21`` at ``2.1*10^6``
     estimation rows, ``0.23`` at ``7*10^6``; the claim is ``0.414``). Certified: ``0.707`` of the claim
@@ -292,7 +293,8 @@ def alg4_channel_pair(rounds: int = 2, steps: int = 2, n_users: int = 1024, m_it
     users at ``0.25`` (no canary). Bins 1 and 2 are each released with probability about 1/2, and on
     both the released bin tilts towards the side the Laplace mean's move favours: ``0.707`` of the
     claim (certified), against ``0.583`` for :func:`alg4_worst_pair`, whose likely bin spends exactly
-    the Laplace stage's half, so no audit of that pair can reach half the claim. Over round 1's two
+    the Laplace stage's half, so an audit of that pair reaches half the claim only through its rare bins,
+    beyond ``10^10`` estimation rows (``benchmarks.bench_optimal_test``). Over round 1's two
     steps the exact optimal test at ``10^6`` trials per dataset reaches about ``0.18`` (half the claim: ``0.160``).
     """
     first = n_users // 2

@@ -47,6 +47,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from flint import arb
@@ -54,9 +55,9 @@ from flint import arb
 from dpaudit._validation import argument_error, check_exact_floats
 from dpaudit.exact.cells import CellProfile, Cells, Interval, hull, laplace_cdf_ball, refine_maximum
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision
-from dpaudit.exact.exppoly import Primitive
+from dpaudit.exact.exppoly import ExpPoly
 from dpaudit.exact.profile import ProfileUnavailable
-from dpaudit.exact.threshold import MAX_OUTPUTS, ThresholdSpec, _Conditional
+from dpaudit.exact.threshold import MAX_OUTPUTS, ThresholdSpec, _Conditional, shifted_integral
 
 __all__ = ["released_value_profile"]
 
@@ -99,29 +100,25 @@ class _Side:
         if len(tops) == 2:
             names.append(tuple(tops))
         self.names = names
-        self.pieces: list[tuple[float | None, float | None, dict[tuple[float, ...], Primitive]]] = []
+        self.pieces: list[dict[tuple[float, ...], ExpPoly]] = []  # per interval of cond, the integrand of each name
         powers = Counter(bottoms)
-        for j, (lo, hi) in enumerate(cond.intervals):
+        for j in range(len(cond.intervals)):
             g = cond.density[j]
             for value, power in powers.items():
                 for _ in range(power):
                     g = g * cond.factors[value][j][1]
-            prims = {}
+            polys = {}
             for name in names:
                 poly = g
                 for t in name:
                     poly = poly * cond.factors[t][j][1]
-                prims[name] = Primitive(poly)
-            self.pieces.append((lo, hi, prims))
-        self.prefix: list[dict[tuple[float, ...], arb]] = []
+                polys[name] = poly
+            self.pieces.append(polys)
+        self.prefix: list[dict[tuple[float, ...], arb]] = []  # the integrals over the intervals before each one
         running = {name: arb(0) for name in names}
-        self.start: list[dict[tuple[float, ...], arb]] = []
-        for lo, hi, prims in self.pieces:
+        for (lo, hi), ref, polys in zip(cond.intervals, cond.refs, self.pieces, strict=True):
             self.prefix.append(dict(running))
-            at_lo = {name: prims[name].at(-math.inf if lo is None else lo) for name in names}
-            self.start.append(at_lo)
-            at_hi = {name: prims[name].at(math.inf if hi is None else hi) for name in names}
-            running = {name: running[name] + at_hi[name] - at_lo[name] for name in names}
+            running = {name: running[name] + shifted_integral(polys[name], ref, lo, hi) for name in names}
         self.total = running
         self._cache: dict[tuple[tuple[float, ...], float], arb] = {}
 
@@ -133,8 +130,10 @@ class _Side:
             return self.total[name]
         key = (name, s)
         if key not in self._cache:
-            j = next(i for i, (lo, hi, _) in enumerate(self.pieces) if (lo is None or lo <= s) and (hi is None or s <= hi))
-            self._cache[key] = self.prefix[j][name] + self.pieces[j][2][name].at(s) - self.start[j][name]
+            # the interval holding s, compared exactly (a Fraction and a float compare as the rationals they equal)
+            j = next(i for i, (lo, hi) in enumerate(self.cond.intervals) if (lo is None or lo <= s) and (hi is None or s <= hi))
+            lo = self.cond.intervals[j][0]
+            self._cache[key] = self.prefix[j][name] + shifted_integral(self.pieces[j][name], self.cond.refs[j], lo, Fraction(s))
         return self._cache[key]
 
 
@@ -369,7 +368,8 @@ def _cells_from(masses: list[list[arb]], losses: list[Enclosure]) -> Cells:
 
 def _grid(spec: ThresholdSpec, values: Sequence[float]) -> tuple[list[float], float]:
     """The cell boundaries in ``s = v - T``: every breakpoint, an even middle grid, a geometric right tail."""
-    cuts = sorted({0.0} | {v - spec.threshold for v in values})  # as _Conditional cuts them
+    # near the breakpoints (a rounded cut is fine here: any grid partitions the line, and each cell's mass is an exact integral)
+    cuts = sorted({0.0} | {v - spec.threshold for v in values})
     scale = max(spec.threshold_scale, spec.query_scale or 0.0)
     finest = min(spec.threshold_scale, spec.query_scale or spec.threshold_scale)
     low, high = cuts[0], cuts[-1]

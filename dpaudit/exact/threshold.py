@@ -9,8 +9,8 @@ independent, ``P(q_i + nu_i >= T + r) = S_{b_2}(T + r - q_i)`` with the Laplace 
     P(output) = int f_rho(r) prod_{i halting} h_i(r) prod_{i answered, not halting} (1 - h_i(r)) dr
 
 [LSL17, proof of Thm 2; DR14, proof of Thm 3.23]. The integrand is an exponential polynomial on each
-interval between the points ``r = q_i - T`` and ``r = 0``, integrated exactly in Arb
-(:mod:`dpaudit.exact.exppoly`). The output space is finite, so the pair's profile is the finite one
+interval between the points ``r = q_i - T`` and ``r = 0`` (exact rationals, never rounded), integrated
+exactly in Arb (:mod:`dpaudit.exact.exppoly`). The output space is finite, so the pair's profile is the finite one
 (:class:`~dpaudit.exact.finite.FiniteProfile`). Without a cutoff, queries that take the same values on
 both datasets are exchangeable, and outputs are merged by how many of each group halt (same
 likelihood ratio), so ``T`` queries in ``g`` groups give ``prod (n_g + 1)`` outputs instead of ``2^T``.
@@ -28,6 +28,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
 from flint import arb
@@ -40,8 +41,9 @@ from dpaudit._validation import (
     check_one_of,
     check_positive,
 )
+from dpaudit.errors import EnclosureError
 from dpaudit.exact.enclosure import arb_of, precision
-from dpaudit.exact.exppoly import ExpPoly, interior_point
+from dpaudit.exact.exppoly import ExpPoly
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs
 
 __all__ = ["MAX_OUTPUTS", "ThresholdSpec", "threshold_profile"]
@@ -105,37 +107,47 @@ class ThresholdSpec:
 
 
 class _Conditional:
-    """The integrand pieces of one dataset's queries: per interval of ``r``, each query's two factors."""
+    """The integrand pieces of one dataset's queries: per interval of ``r``, the density and each query's two factors.
+
+    The breakpoints ``r = q - T`` are exact rationals (a float difference can round, and on the sliver
+    between the true and the rounded cut the wrong piece would be integrated), and every piece is an
+    exponential polynomial in ``s = r - ref``, ``ref`` the interval's finite lower end (its upper end
+    for the first interval), each exponential read from that end: every factor stays at most 1 on
+    the interval and no huge terms cancel, however far the queries lie from the threshold.
+    """
 
     def __init__(self, spec: ThresholdSpec, queries: Sequence[float]) -> None:
         self.spec = spec
         self.queries = [float(x) for x in queries]
-        cuts = sorted({0.0} | {q - spec.threshold for q in self.queries})
-        self.intervals: list[tuple[float | None, float | None]] = list(zip([None, *cuts], [*cuts, None], strict=True))
-        scales = spec.scales
+        threshold = Fraction(spec.threshold)
+        self.cut_of = {q: Fraction(q) - threshold for q in set(self.queries)}
+        cuts = sorted({Fraction(0)} | set(self.cut_of.values()))
+        self.intervals: list[tuple[Fraction | None, Fraction | None]] = list(zip([None, *cuts], [*cuts, None], strict=True))
+        self.refs = [cuts[0] if lo is None else lo for lo, _ in self.intervals]
         b1 = arb_of(spec.threshold_scale)
-        self.density = [
-            ExpPoly.exponential(scales, 0, 1 if interior_point(lo, hi) < 0 else -1, 1 / (2 * b1)) for lo, hi in self.intervals
-        ]
-        distinct = sorted(set(self.queries))
-        self.factors = {q: [self._factors(q, lo, hi) for lo, hi in self.intervals] for q in distinct}
+        self.density = []
+        for (lo, _), ref in zip(self.intervals, self.refs, strict=True):
+            positive = lo is not None and lo >= 0  # f_rho(r) = e^{-|r|/b1}/(2 b1) = e^{-|ref|/b1} e^{-s/b1 or +s/b1}/(2 b1)
+            self.density.append(ExpPoly.exponential(spec.scales, 0, -1 if positive else 1, (-abs(arb_of(ref)) / b1).exp() / (2 * b1)))
+        self.factors = {q: [self._factors(self.cut_of[q], lo, ref) for lo, ref in zip((i[0] for i in self.intervals), self.refs, strict=True)]
+                        for q in sorted(self.cut_of)}
 
-    def _factors(self, q: float, lo: float | None, hi: float | None) -> tuple[ExpPoly, ExpPoly]:
-        """``(P(halt | r), P(continue | r))`` on the interval, as exponential polynomials."""
+    def _factors(self, cut: Fraction, lo: Fraction | None, ref: Fraction) -> tuple[ExpPoly, ExpPoly]:
+        """``(P(halt | r), P(continue | r))`` on the interval starting at ``lo``, exponential polynomials in ``s = r - ref``."""
         spec, scales = self.spec, self.spec.scales
-        y_positive = spec.threshold + interior_point(lo, hi) - q >= 0  # sign of y = T + r - q on the interval
+        y_positive = lo is not None and lo >= cut  # y = T + r - q = r - cut >= 0 on the whole interval (else <= 0)
         one = ExpPoly.constant(scales, 1)
         if spec.query_scale is None:  # above iff q >= T + r
             above = ExpPoly(scales) if y_positive else one
             below = one if y_positive else ExpPoly(scales)
         else:
             b2 = arb_of(spec.query_scale)
-            c0 = arb_of(spec.threshold) - arb_of(q)  # y = c0 + r
+            shift = arb_of(ref - cut)  # y = shift + s
             if y_positive:  # S(y) = e^{-y/b}/2
-                above = ExpPoly.exponential(scales, 1, -1, (-c0 / b2).exp() / 2)
+                above = ExpPoly.exponential(scales, 1, -1, (-shift / b2).exp() / 2)
                 below = one + above.scaled(-1)
             else:  # S(y) = 1 - e^{y/b}/2
-                below = ExpPoly.exponential(scales, 1, 1, (c0 / b2).exp() / 2)
+                below = ExpPoly.exponential(scales, 1, 1, (shift / b2).exp() / 2)
                 above = one + below.scaled(-1)
         return (above, below) if spec.halt_on == "above" else (below, above)
 
@@ -155,8 +167,33 @@ class _Conditional:
                 for _ in range(n_cont):
                     poly = poly * c
             if not poly.is_zero():
-                total += poly.integrate(lo, hi)
+                total += shifted_integral(poly, self.refs[j], lo, hi)
         return total
+
+
+def shifted_integral(poly: ExpPoly, ref: Fraction, lo: Fraction | None, hi: Fraction | None) -> arb:
+    """``int_lo^hi poly(r - ref) dr`` with exact rational ends (``None``: infinite; every term must decay there)."""
+    total = arb(0)
+    for key, c in poly.terms.items():
+        if c.is_zero():  # an exactly absent term: it contributes nothing, and need not decay
+            continue
+        rate = sum((Fraction(k) / Fraction(b) for k, b in zip(key, poly.scales, strict=True)), Fraction(0))
+        if rate == 0:
+            if lo is None or hi is None:
+                raise EnclosureError("a constant term on an infinite interval: the integrand does not decay")
+            total += c * arb_of(hi - lo)
+            continue
+        if (lo is None and rate < 0) or (hi is None and rate > 0):
+            raise EnclosureError("a term that does not decay at an infinite end of its interval")
+        lam = sum((k / arb_of(b) for k, b in zip(key, poly.scales, strict=True) if k), arb(0))
+        if lo is None:  # int_{-inf}^{hi} e^{lam (r - ref)} dr, lam > 0
+            assert hi is not None  # a term decays at one infinite end only
+            total += c * (lam * arb_of(hi - ref)).exp() / lam
+        elif hi is None:  # lam < 0
+            total -= c * (lam * arb_of(lo - ref)).exp() / lam
+        else:  # e^{lam (lo - ref)} (e^{lam (hi - lo)} - 1) / lam, without cancellation on a short interval
+            total += c * (lam * arb_of(lo - ref)).exp() * (lam * arb_of(hi - lo)).expm1() / lam
+    return total
 
 
 def threshold_profile(spec: ThresholdSpec, q0: Sequence[float], q1: Sequence[float], *, description: str) -> FiniteProfile:

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from flint import arb
 
-from dpaudit.exact.noisy_max import noisy_max_value_profile
+from dpaudit.exact.noisy_max import _Factors, _grid, noisy_max_value_profile
 from dpaudit.exact.selection import argmax_law, report_noisy_max_profile
 
 ONE_UP = float(np.nextafter(1.0, 2.0))
@@ -88,3 +88,49 @@ def test_noisy_max_with_index_branch_masses_are_the_closed_forms(case, noise):
         slack = 1e-15 * prof.size  # fsum of float bounds: one rounding of the sum and the cells' own
         assert low - slack <= float(truth) <= high + slack, (case, noise, low, high, mpmath.nstr(truth, 20))
         assert high - low < 1e-12, (low, high)
+
+
+def _factor(kind: str, noise: str, y: mpmath.mpf, scale: mpmath.mpf) -> mpmath.mpf:
+    """The noise's density (``"f"``) or CDF (``"F"``) at ``y``, from the definition."""
+    if noise == "exponential":
+        if y < 0:
+            return mpmath.mpf(0)
+        return mpmath.exp(-y / scale) / scale if kind == "f" else 1 - mpmath.exp(-y / scale)
+    if kind == "f":
+        return mpmath.exp(-abs(y) / scale) / (2 * scale)
+    return mpmath.exp(y / scale) / 2 if y < 0 else 1 - mpmath.exp(-y / scale) / 2
+
+
+@pytest.mark.parametrize("noise", ["laplace", "exponential"])
+def test_value_release_cell_factors_enclose_the_noise_where_hi_minus_one_rounds(noise):
+    """:class:`~dpaudit.exact.noisy_max._Factors` splits each factor on a cell as ``e^{mu x / b} h(x)`` with a range of ``h``.
+
+    Above ``2**53`` the old interior point of ``(-inf, q]``, ``q - 1.0``, is ``q``: the factor was split as the right
+    piece (the density as ``e^{-x/b}`` where it grows as ``e^{x/b}``, ``F``'s range ``[1/2, 1]`` where it is at
+    most ``1/2``). Checked at exact points of every cell (ends,
+    midpoints, a few scales past a finite end) against the definition at 60 digits.
+    """
+    answers, scale = [BIG, BIG + 2.0**52], 2.0**53  # q / scale = 128: every coefficient is a finite float
+    factors = _Factors(noise, scale)
+    with mpmath.workdps(60):
+        b = mpmath.mpf(scale)
+        for lo, hi in _grid(answers, scale):
+            if math.isinf(lo):
+                points = {Fraction(hi) - k * Fraction(scale) for k in (0, 1, 3)}
+            elif math.isinf(hi):
+                points = {Fraction(lo) + k * Fraction(scale) for k in (0, 1, 3)}
+            else:
+                points = {Fraction(lo), (Fraction(lo) + Fraction(hi)) / 2, Fraction(hi)}
+            for kind in ("f", "F"):
+                for q in answers:
+                    mu, h = factors.split(kind, q, lo, hi)
+                    for x in points:
+                        xm = mpmath.mpf(x.numerator) / x.denominator
+                        truth = _factor(kind, noise, xm - mpmath.mpf(q), b)
+                        if h is None:  # zero inside the cell (an exponential density may jump at its end)
+                            assert truth == 0 or x in {Fraction(e) for e in (lo, hi) if not math.isinf(e)}, (kind, q, lo, hi, x)
+                            continue
+                        grow = mpmath.exp(mu * xm / b)
+                        low, high = grow * mpmath.mpf(h.lo), grow * mpmath.mpf(h.hi)
+                        assert low * (1 - mpmath.mpf("1e-40")) <= truth <= high * (1 + mpmath.mpf("1e-40")), (
+                            kind, q, lo, hi, float(x), mu, h, mpmath.nstr(truth, 20))

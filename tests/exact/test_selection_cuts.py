@@ -22,8 +22,9 @@ import numpy as np
 import pytest
 from flint import arb
 
+from dpaudit.errors import EnclosureError
 from dpaudit.exact.noisy_max import _Factors, _grid, noisy_max_value_profile
-from dpaudit.exact.selection import argmax_law, report_noisy_max_profile
+from dpaudit.exact.selection import _right_of, argmax_law, report_noisy_max_profile
 
 ONE_UP = float(np.nextafter(1.0, 2.0))
 TWO_UP = float(np.nextafter(ONE_UP, 2.0))
@@ -134,3 +135,12 @@ def test_value_release_cell_factors_enclose_the_noise_where_hi_minus_one_rounds(
                         low, high = grow * mpmath.mpf(h.lo), grow * mpmath.mpf(h.hi)
                         assert low * (1 - mpmath.mpf("1e-40")) <= truth <= high * (1 + mpmath.mpf("1e-40")), (
                             kind, q, lo, hi, float(x), mu, h, mpmath.nstr(truth, 20))
+
+
+def test_an_interval_across_a_breakpoint_is_refused():
+    """The side is read from the exact ends only when no breakpoint lies inside: otherwise an error, never a guess."""
+    assert _right_of(ONE_UP, ONE_UP, TWO_UP) and not _right_of(TWO_UP, ONE_UP, TWO_UP)
+    assert not _right_of(BIG, None, BIG) and _right_of(BIG, BIG, None)
+    for lo, hi in ((1.0, TWO_UP), (None, TWO_UP), (1.0, None), (None, None)):
+        with pytest.raises(EnclosureError, match="straddles"):
+            _right_of(ONE_UP, lo, hi)

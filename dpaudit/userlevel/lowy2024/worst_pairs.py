@@ -47,7 +47,7 @@ its sensitivity 2 and the robust mean by the canary's kept contribution ``0.4/15
 every step (full batch), so the steps compose.
 
 The same pair for the with-replacement variant (pitfall P7, ``K = n = 160`` draws)
----------------------------------------------------------------------------------
+----------------------------------------------------------------------------------
 Each step's batch is ``K`` uniform draws among the 160 users: the canary appears ``k ~ Binomial(160,
 1/160)`` times (about ``Poisson(1)``), the same law on both datasets, and so do the core's ``C`` and
 the far cluster's ``F`` copies. The score is ``((C + k)^2 + F^2)/K`` on ``d0`` and ``(C^2 + F^2 + k^2)/K``

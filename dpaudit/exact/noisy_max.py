@@ -45,7 +45,7 @@ from dpaudit._validation import (
 from dpaudit.exact.cells import CellProfile, Cells, Interval, hull, refine_maximum
 from dpaudit.exact.enclosure import Enclosure, arb_bounds, arb_of, precision
 from dpaudit.exact.exppoly import ExpPoly
-from dpaudit.exact.selection import _pieces
+from dpaudit.exact.selection import _pieces, _right_of
 
 __all__ = ["noisy_max_value_profile"]
 
@@ -71,7 +71,7 @@ class _Factors:
         return self._splits[key]
 
     def _split(self, kind: str, q: float, lo: float, hi: float) -> tuple[int, Enclosure | None]:
-        right = _interior(lo, hi) >= q
+        right = _right_of(q, lo, hi)  # from the exact cell ends: every q is a cell boundary
         b, cq = self.b, arb_of(q)
         if self.noise == "exponential" and not right:
             return 0, None
@@ -113,14 +113,6 @@ class _Factors:
         if x < q:
             return arb(0)
         return (-y / b).exp() / b if kind == "f" else 1 - (-y / b).exp()
-
-
-def _interior(lo: float, hi: float) -> float:
-    if math.isinf(lo):
-        return hi - 1.0
-    if math.isinf(hi):
-        return lo + 1.0
-    return 0.5 * (lo + hi)
 
 
 class _Branch:

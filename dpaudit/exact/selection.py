@@ -19,23 +19,32 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 from flint import arb
 
 from dpaudit._validation import check_exact_float, check_exact_floats, check_one_of, check_positive
+from dpaudit.errors import EnclosureError
 from dpaudit.exact.enclosure import arb_of, precision
-from dpaudit.exact.exppoly import ExpPoly, interior_point
+from dpaudit.exact.exppoly import ExpPoly
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs
 
 __all__ = ["argmax_law", "report_noisy_max_profile"]
 
 
 def _pieces(scale: float, centre: float, lo: float | None, hi: float | None, noise: str) -> tuple[ExpPoly, ExpPoly]:
-    """``(f(x - c), F(x - c))`` on the interval as exponential polynomials in ``x`` (one scale)."""
+    """``(f(x - c), F(x - c))`` on the interval as exponential polynomials in ``x`` (one scale).
+
+    The interval must not contain ``c`` inside (its ends may equal it): which piece applies is read
+    from the exact ends (``x - c >= 0`` on the whole interval iff ``lo >= c``), never from a float
+    interior point, which rounds onto an end between adjacent floats (then the other piece would be
+    integrated over the whole interval).
+    """
     scales = (scale,)
     b, c = arb_of(scale), arb_of(centre)
-    positive = interior_point(lo, hi) >= centre
+    positive = _right_of(centre, lo, hi)
     zero, one = ExpPoly(scales), ExpPoly.constant(scales, 1)
     if noise == "laplace":
         if positive:  # f = e^{-(x-c)/b}/2b, F = 1 - e^{-(x-c)/b}/2
@@ -47,6 +56,16 @@ def _pieces(scale: float, centre: float, lo: float | None, hi: float | None, noi
         return zero, zero
     tail = ExpPoly.exponential(scales, 0, -1, (c / b).exp())
     return tail.scaled(1 / b), one + tail.scaled(arb(-1))
+
+
+def _right_of(centre: float, lo: float | None, hi: float | None) -> bool:
+    """Whether the interval ``[lo, hi]`` (``None``: infinite end) lies right of ``centre`` (else left of it), exactly."""
+    low = None if lo is None or math.isinf(lo) else Fraction(lo)
+    high = None if hi is None or math.isinf(hi) else Fraction(hi)
+    c = Fraction(centre)
+    if (low is None or low < c) and (high is None or high > c):
+        raise EnclosureError(f"the interval [{lo}, {hi}] straddles the breakpoint {centre}: the noise's pieces are split there")
+    return low is not None and low >= c
 
 
 def argmax_law(queries: Sequence[float], scale: float, noise: str = "laplace") -> list[arb]:

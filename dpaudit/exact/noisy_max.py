@@ -217,7 +217,9 @@ def _grid(values: Sequence[float], scale: float) -> list[Interval]:
     low, high = min(values), max(values)
     points = set(values)
     if high > low:
-        n = int(min(max(math.ceil((high - low) / (scale / 16)), MIDDLE_CELLS[0]), MIDDLE_CELLS[1]))
+        step = scale / 16  # 0 for a subnormal scale: then the finest grid (the cells only place the exact masses)
+        ratio = (high - low) / step if step > 0 else math.inf
+        n = MIDDLE_CELLS[1] if not math.isfinite(ratio) else int(min(max(math.ceil(ratio), MIDDLE_CELLS[0]), MIDDLE_CELLS[1]))
         points |= {float(x) for x in np.linspace(low, high, n + 1)}
     points |= {high + scale * 2.0 ** (k / 2 - 6) for k in range(TAIL_CELLS)}
     ends = [-math.inf, *sorted(points), math.inf]

@@ -38,10 +38,10 @@ from fractions import Fraction
 from flint import arb
 
 from dpaudit._validation import argument_error, check_exact_float, check_positive, exact_rational
-from dpaudit.errors import EnclosureError
 from dpaudit.exact.enclosure import arb_of, precision
 from dpaudit.exact.exppoly import ExpPoly
 from dpaudit.exact.finite import FiniteProfile, finite_from_arbs
+from dpaudit.exact.threshold import shifted_integral
 
 __all__ = ["MAX_VALUES", "QueryLaw", "random_query_threshold_profile"]
 
@@ -123,38 +123,10 @@ def _side_probabilities(threshold: float, b1: float, b2: float, laws: list[list[
             rise, fall = ExpPoly.exponential(scales, 1, 1, g_coef), ExpPoly.exponential(scales, 1, -1, a_coef)
             halt = fall + ExpPoly.constant(scales, suffix_w[index[t]]) + rise.scaled(-1)
             go_on = ExpPoly.constant(scales, below_w[t]) + fall.scaled(-1) + rise
-            out[t] += _integrate(acc * halt, lo, hi)
+            out[t] += shifted_integral(acc * halt, ref_frac, lo, hi)
             acc = acc * go_on
-        out[n_steps] += _integrate(acc, lo, hi)
+        out[n_steps] += shifted_integral(acc, ref_frac, lo, hi)
     return out
-
-
-def _integrate(poly: ExpPoly, lo: Fraction | None, hi: Fraction | None) -> arb:
-    """``int_lo^hi poly(r - ref) dr``, the polynomial in ``s = r - ref``, ``ref`` the finite end ``lo`` (else ``hi``)."""
-    total = arb(0)
-    length = None if lo is None or hi is None else arb_of(hi - lo)
-    for key, c in poly.terms.items():
-        if c.is_zero():  # an exactly absent term (a sum over no values): it may not decay, and need not
-            continue
-        rate = sum((Fraction(k) / Fraction(b) for k, b in zip(key, poly.scales, strict=True)), Fraction(0))
-        if rate == 0:
-            if length is None:
-                raise EnclosureError("a constant term on an infinite interval: the integrand does not decay")
-            total += c * length
-            continue
-        lam = sum((k / arb_of(b) for k, b in zip(key, poly.scales, strict=True) if k), arb(0))
-        if lo is None:  # s in (-inf, 0]: only growing terms decay there
-            if rate < 0:
-                raise EnclosureError("a decaying term on (-inf, 0]: the integrand does not decay at -inf")
-            total += c / lam
-        elif hi is None:  # s in [0, inf)
-            if rate > 0:
-                raise EnclosureError("a growing term on [0, inf): the integrand does not decay")
-            total -= c / lam
-        else:
-            assert length is not None  # both ends finite
-            total += c * ((lam * length).exp() - 1) / lam
-    return total
 
 
 def random_query_threshold_profile(threshold: float, threshold_scale: float, query_scale: float, laws0: Sequence[QueryLaw],

@@ -111,7 +111,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit._validation import argument_error
+from dpaudit._validation import argument_error, check_int
 from dpaudit.errors import UnsoundMechanismWarning
 from dpaudit.neighbors.canary import canary_pair
 from dpaudit.userlevel.ghazi2023.audit_cases import golden_problem
@@ -268,12 +268,17 @@ def boundary_margins(mech: StronglyConvexERM, n: int, m: int, outliers: int) -> 
     exceeds ``2 kappa``, more than a search may delete). ``"radius"`` is ``R' / (2R)`` [Alg 5, line 2]: at least 1, the released branch's
     ``K'`` is ``K``. The records (:func:`transcript_steps`) check all of it on the data.
     """
+    owner = "boundary_margins"
+    n, m = check_int(owner, "n", n, minimum=2), check_int(owner, "m", m, minimum=1)
+    outliers = check_int(owner, "outliers", outliers, minimum=0, maximum=n)
     pr = mech.problem
     beta = mech._beta(n, m)
     spec = mech.first_stage(n, m).parameters(n, m, 1)
 
     def move_over_delta(kappa: int, reg: float, threshold: float) -> float:
         kept = n - 4 * kappa
+        if kept < 2:  # a search's 4 kappa deletions would leave fewer than two users
+            raise argument_error(owner, "n", f"more than 4 kappa + 1 = {4 * kappa + 1} users (the phases' searches)", n)
         mean = (2 * outliers - kept) / kept
         return float((1.0 - mean) / ((kept - 1) * (1.0 + reg)) / threshold)
 

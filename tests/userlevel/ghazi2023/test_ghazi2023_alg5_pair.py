@@ -77,3 +77,15 @@ def test_the_first_stage_pairs_records_are_its_exact_law():
         want = float(law[:k].sum())
         got = float(rows[:, 0].mean())
         assert abs(got - want) < 4 * np.sqrt(want * (1 - want) / 20_000), (k, got, want)
+
+
+def test_boundary_margins_refuses_bad_sizes():
+    """Non-integers, negative counts and too few users for the searches are refused, naming the parameter."""
+    from dpaudit.errors import InvalidArgument
+    from dpaudit.userlevel.ghazi2023.worst_pairs import alg5_first_stage_pair, boundary_margins
+
+    mech = alg5_first_stage_pair().mechanism
+    for kwargs, name in (({"n": 5370.5}, "n"), ({"m": 0}, "m"), ({"outliers": -1}, "outliers"), ({"n": 100}, "n")):
+        args = {"n": 5370, "m": 10_000, "outliers": 28, **kwargs}
+        with pytest.raises(InvalidArgument, match=name):
+            boundary_margins(mech, **args)
